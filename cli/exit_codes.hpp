@@ -1,0 +1,10 @@
+// Exit codes of the warpmodel program (README "Exit codes").
+#pragma once
+
+namespace warpmodel::cli {
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;      // a bug: please report
+inline constexpr int kExitBadInput = 2;      // malformed or invalid input, unknown names, bad options
+inline constexpr int kExitNoGpu = 3;         // a GPU subcommand found no usable GPU
+inline constexpr int kExitNoPermission = 4;  // profiling counters not permitted
+}  // namespace warpmodel::cli

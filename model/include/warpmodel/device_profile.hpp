@@ -1,0 +1,69 @@
+// DeviceProfile: what the model knows about a GPU.
+// Hardware specifications (thesis table 4.2) plus measured latencies (thesis table 4.3).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpmodel {
+
+// Per-SM resource limits that decide occupancy. One row per compute capability, from the CUDA
+// occupancy rules (the CUDA C Programming Guide's table of technical specifications).
+struct ArchLimits {
+  int warp_size = 32;
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 16;
+  int registers_per_sm = 65536;
+  int max_registers_per_block = 65536;
+  int max_registers_per_thread = 255;
+  int register_allocation_unit = 256;  // registers are given to a warp in units of this many
+  int sub_partitions_per_sm = 4;       // the register file is split among the warp schedulers
+  int shared_memory_per_sm_bytes = 49152;
+  int shared_memory_per_block_bytes = 49152;        // without opt-in
+  int shared_memory_per_block_optin_bytes = 49152;  // with cudaFuncSetAttribute opt-in
+  int shared_memory_allocation_unit = 256;
+  int shared_memory_reserved_per_block_bytes = 0;   // 1 KiB on sm_80 and later
+
+  int max_warps_per_sm() const { return max_threads_per_sm / warp_size; }
+};
+
+// Limits for compute capability major.minor (3.5 .. 9.0); throws std::invalid_argument otherwise.
+ArchLimits arch_limits_for(int cc_major, int cc_minor);
+// The compute capabilities arch_limits_for knows, as "major.minor".
+std::vector<std::string> known_compute_capabilities();
+
+struct DeviceProfile {
+  std::string name;
+
+  // --- hardware specifications (thesis table 4.2) ---
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;                   // #SMs
+  double sm_clock_mhz = 0;            // freq
+  int simd_width = 0;                 // FP32 lanes per SM (SIMD_width; 192 on Kepler, 128 on Hopper)
+  int sfu_width = 0;                  // special-function lanes per SM (0: unknown)
+  double mem_peak_bandwidth_gbs = 0;  // mem_peak_bandwidth, GB/s (1e9 B/s)
+  ArchLimits limits;
+
+  // --- measured latencies, clock cycles (thesis table 4.3 / warpmodel characterize) ---
+  double fp_latency_cycles = 0;  // avg_inst_lat
+  std::optional<double> sfu_latency_cycles;
+  std::optional<double> shared_load_latency_cycles;
+  double l1_hit_latency_cycles = 0;
+  double l2_hit_latency_cycles = 0;
+  double dram_latency_cycles = 0;                        // DRAM_lat (Mem_LD in Hong & Kim)
+  double departure_delay_coalesced_cycles = 0;           // Delta
+  std::optional<double> departure_delay_uncoalesced_cycles;
+  // Global-load latency measured with 1, 2, ... warps per block (input of eq 4.25). Optional.
+  std::vector<double> global_load_latency_by_warps;
+
+  // Free-form provenance (GPU, driver, CUDA, date, commit, command, source of each number).
+  std::map<std::string, std::string> provenance;
+
+  int warp_size() const { return limits.warp_size; }
+};
+
+}  // namespace warpmodel

@@ -1,0 +1,47 @@
+// Reading and writing the model's value types as JSON. The schema is documented in README.md
+// ("JSON schema"). Readers are strict: a missing, mistyped, out-of-range or unknown field raises
+// InputError with one line naming the file, the field and what was expected.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "warpmodel/device_profile.hpp"
+#include "warpmodel/kernel_profile.hpp"
+#include "warpmodel/prediction.hpp"
+
+namespace warpmodel {
+
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char* kDeviceSchema = "warpmodel.device/1";
+inline constexpr const char* kKernelSchema = "warpmodel.kernel/1";
+
+// `origin` names the input in messages (a file path, or "<stdin>").
+DeviceProfile device_from_json(const nlohmann::json& j, const std::string& origin);
+KernelProfile kernel_from_json(const nlohmann::json& j, const std::string& origin);
+
+// Parses a whole text; malformed JSON becomes InputError ("<origin>: not valid JSON: ...").
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
+// Reads and parses a file; unreadable files become InputError.
+nlohmann::json read_json_file(const std::filesystem::path& path);
+
+DeviceProfile load_device_profile(const std::filesystem::path& path);
+KernelProfile load_kernel_profile(const std::filesystem::path& path);
+
+nlohmann::json to_json(const DeviceProfile& d);
+nlohmann::json to_json(const KernelProfile& k);
+nlohmann::json to_json(const Occupancy& o);
+nlohmann::json to_json(const Prediction& p);  // unused terms (NaN) become null
+
+// Writes `text` to `path` atomically: a temporary file beside it, then rename. Throws
+// InputError naming the path when the folder is not writable.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace warpmodel

@@ -1,0 +1,65 @@
+// KernelProfile: what the model knows about one kernel launch (thesis table 4.1).
+// Instruction counts are per warp; ratios are fractions in [0, 1].
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace warpmodel {
+
+struct Dim3 {
+  long long x = 1, y = 1, z = 1;
+  long long count() const { return x * y * z; }
+  bool operator==(const Dim3&) const = default;
+};
+
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  int registers_per_thread = 0;
+  int shared_memory_per_block_bytes = 0;  // static + dynamic
+  // N forced from outside (the thesis's "warps per SM" columns, or achieved occupancy from
+  // CUPTI). When absent N comes from the occupancy calculator.
+  std::optional<double> active_warps_per_sm;
+  // #total_warps forced from outside: the warps that do useful work rather than all launched
+  // (thesis table 4.7 counts floor(50^3 / 32) = 3906 instead of the 4096 launched).
+  std::optional<double> total_warps;
+  // Points the grid covers, one thread per point; `sweep` re-derives the grid from it.
+  std::optional<Dim3> domain;
+};
+
+struct KernelProfile {
+  std::string name;
+  LaunchConfig launch;
+
+  // --- dynamic instructions per warp ---
+  double inst_per_warp = 0;                // #inst
+  double mem_inst_per_warp = 0;            // #mem_inst (global loads and stores)
+  double fp_inst_per_warp = 0;             // #FP_inst
+  double sfu_inst_per_warp = 0;            // #SFU_inst
+  double sync_inst_per_warp = 0;           // #sync_insts (barriers)
+  double uncoalesced_mem_inst_per_warp = 0;  // Hong & Kim's #Uncoal_Mem_insts; the rest are coalesced
+  double divergent_inst_per_warp = 0;      // instructions executed extra by divergent branches (O_CFdiv)
+  double bank_conflicts_per_warp = 0;      // extra shared-memory wavefronts per warp (O_bank)
+
+  // --- parallelism within a warp ---
+  std::optional<double> ilp;               // ILP; when absent, eq 4.26 from the two counts below
+  std::optional<double> static_instructions;  // #total_instructions of eq 4.26 (from the CFG)
+  std::optional<double> basic_blocks;         // #basic_blocks of eq 4.26
+  double mlp = 1;                          // MLP
+
+  // --- memory behaviour ---
+  double transactions_per_request = 1;     // avg_trans_warp (gld_transactions_per_request)
+  double transactions_per_uncoalesced_request = 32;  // #Uncoal_per_mw
+  double l1_miss_ratio = 1;                // 1 - L1 global hit rate
+  double l2_miss_ratio = 1;                // 1 - L2 hit rate for L1 misses
+  int data_size_bytes = 4;                 // bytes each thread loads per request (eq 4.20)
+
+  // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
+  std::map<std::string, std::string> sources;
+
+  double coalesced_mem_inst_per_warp() const { return mem_inst_per_warp - uncoalesced_mem_inst_per_warp; }
+};
+
+}  // namespace warpmodel

@@ -1,0 +1,100 @@
+// Prediction: every intermediate term of an MWP-CWP evaluation, so each can be checked by hand.
+// A term a variant does not use is NaN (written as null in JSON, "-" in tables).
+#pragma once
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpmodel {
+
+inline constexpr double kUnused = std::numeric_limits<double>::quiet_NaN();
+
+enum class ModelVariant { HongKim2009, GpuPerf2012, Thesis2016 };
+
+// The three cases of Hong & Kim (2009), section 3 of the thesis: which resource bounds the time.
+enum class ModelCase {
+  MemoryBound,     // MWP < CWP: memory periods dominate
+  ComputeBound,    // MWP >= CWP: computation dominates
+  NotEnoughWarps,  // MWP == CWP == N: too few warps to hide either
+};
+
+enum class OccupancyLimiter { Warps, Blocks, Registers, SharedMemory, Grid, Forced };
+
+std::string_view to_string(ModelVariant v);
+std::string_view to_string(ModelCase c);
+std::string_view to_string(OccupancyLimiter l);
+
+// Occupancy and work distribution: N, #active_SMs, #Rep (thesis section 4.5.4, Hong & Kim eq for #Rep).
+struct Occupancy {
+  int warps_per_block = 0;
+  int blocks_limit_by_warps = 0;
+  int blocks_limit_by_blocks = 0;
+  int blocks_limit_by_registers = 0;
+  int blocks_limit_by_shared_memory = 0;
+  int blocks_per_sm = 0;            // min of the four limits (#Active_blocks_per_SM)
+  OccupancyLimiter limiter = OccupancyLimiter::Warps;
+  long long total_blocks = 0;       // #Blocks
+  double total_warps = 0;           // #total_warps (eq 4.29, whole warps per block)
+  int active_sms = 0;               // #active_SMs
+  double resident_blocks_per_sm = 0;  // blocks_per_sm, or fewer when the grid is small
+  double n = 0;                     // N: concurrently running warps on one SM (eq 4.30)
+  double rep = 0;                   // #Rep, fractional: #Blocks / (#Active_blocks_per_SM x #active_SMs)
+  long long waves = 0;              // #Rep rounded up: whole waves of blocks
+  double occupancy_fraction = 0;    // N / max warps per SM
+};
+
+struct Prediction {
+  ModelVariant variant = ModelVariant::Thesis2016;
+  Occupancy occupancy;
+
+  // instruction and memory parallelism
+  double avg_inst_lat = kUnused;
+  double ilp = kUnused;
+  double itilp_max = kUnused;
+  double itilp = kUnused;
+  double mlp = kUnused;
+  double itmlp = kUnused;
+
+  // memory latency
+  double departure_delay = kUnused;  // Delta as used
+  double avg_dram_lat = kUnused;     // eq 4.10
+  double amat = kUnused;             // eq 4.9 / 4.24
+  double mem_l = kUnused;            // Hong & Kim's Mem_L (weighted coalesced/uncoalesced latency)
+
+  // warp parallelism
+  double bw_per_warp_gbs = kUnused;
+  double mwp_peak_bw = kUnused;
+  double mwp_without_bw = kUnused;   // avg_DRAM_lat / Delta
+  double mwp = kUnused;
+  double cwp_full = kUnused;
+  double cwp = kUnused;
+  double mwp_cp = kUnused;
+
+  // one warp's work
+  double comp_cycles = kUnused;
+  double mem_cycles = kUnused;
+
+  // per-SM totals
+  double w_parallel = kUnused;
+  double o_sync = kUnused;
+  double o_sfu = kUnused;
+  double o_cfdiv = kUnused;
+  double o_bank = kUnused;
+  double w_serial = kUnused;
+  double t_comp = kUnused;
+  double t_mem = kUnused;
+  double f_overlap = kUnused;
+  double zeta = kUnused;
+  double t_overlap = kUnused;
+
+  ModelCase model_case = ModelCase::ComputeBound;
+  double cycles = kUnused;   // predicted kernel time, SM clock cycles
+  double seconds = kUnused;  // cycles / SM clock
+
+  // Readings or fallbacks this evaluation took that a reader should know about.
+  std::vector<std::string> notes;
+};
+
+}  // namespace warpmodel

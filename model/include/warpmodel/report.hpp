@@ -1,0 +1,34 @@
+// Output: the model's results as tables (aligned text, Markdown, CSV). Nothing here computes.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "warpmodel/prediction.hpp"
+#include "warpmodel/sweep.hpp"
+#include "warpmodel/thesis.hpp"
+
+namespace warpmodel {
+
+enum class TableFormat { Text, Markdown, Csv };
+
+struct Table {
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+  std::string render(TableFormat format) const;
+};
+
+// "-" for unused (NaN) terms; otherwise up to `significant` significant digits, no exponent below 1e12.
+std::string format_number(double value, int significant = 8);
+std::string format_dim3(const Dim3& d);
+
+// One row per term, one value column per prediction (so variants sit side by side).
+Table prediction_table(std::span<const Prediction> predictions);
+// The best `top` launch shapes of a sweep.
+Table sweep_table(const SweepResult& sweep, std::size_t top);
+// The worked example (printed vs recomputed) and tables 4.5 / 4.7.
+Table thesis_rows_table(const ThesisReproduction& r);
+Table thesis_cells_table(const ThesisReproduction& r);
+
+}  // namespace warpmodel

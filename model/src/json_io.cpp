@@ -1,0 +1,538 @@
+#include "warpmodel/json_io.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "warpmodel/model.hpp"
+
+namespace warpmodel {
+namespace {
+
+using nlohmann::json;
+
+std::string describe(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Reads one JSON object field by field, remembering which keys it consumed so that `finish()`
+// can reject unknown (usually misspelt) keys.
+class ObjectReader {
+ public:
+  ObjectReader(const json& j, std::string origin, std::string path)
+      : j_(j), origin_(std::move(origin)), path_(std::move(path)) {
+    if (!j_.is_object()) fail_at(path_.empty() ? "(top level)" : path_, "expected a JSON object, got " + describe(j_));
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const { fail_at(field(key), what); }
+
+  bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+
+  const json& at(const char* key) {
+    seen_.insert(key);
+    if (!has(key)) fail(key, "missing field (expected " + expected_.value_or("a value") + ")");
+    return j_.at(key);
+  }
+
+  double number(const char* key, double min, bool min_exclusive, double max, const std::string& expected) {
+    expected_ = expected;
+    const json& v = at(key);
+    expected_.reset();
+    if (!v.is_number()) fail(key, "expected " + expected + ", got " + describe(v));
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < min || (min_exclusive && x == min))
+      fail(key, "expected " + expected + ", got " + describe(v));
+    if (x > max)
+      fail(key, "expected " + expected + (max == kLargest ? " no larger than 1e15" : "") + ", got " + describe(v));
+    return x;
+  }
+  // Counts and latencies beyond 1e15 are typing errors, and would overflow the model's products.
+  static constexpr double kLargest = 1e15;
+  double positive(const char* key) { return number(key, 0, true, kLargest, "a positive number"); }
+  double non_negative(const char* key) { return number(key, 0, false, kLargest, "a number >= 0"); }
+  double ratio(const char* key) { return number(key, 0, false, 1, "a ratio between 0 and 1"); }
+  int integer(const char* key, long long min, const std::string& expected) {
+    const double x = number(key, static_cast<double>(min), false, 2147483647.0, expected);
+    if (x != std::floor(x)) fail(key, "expected " + expected + ", got " + describe(j_.at(key)));
+    return static_cast<int>(x);
+  }
+  int positive_int(const char* key) { return integer(key, 1, "a positive integer"); }
+  int non_negative_int(const char* key) { return integer(key, 0, "an integer >= 0"); }
+
+  std::optional<double> optional_positive(const char* key) {
+    seen_.insert(key);
+    return has(key) ? std::optional(positive(key)) : std::nullopt;
+  }
+  double non_negative_or(const char* key, double fallback) {
+    seen_.insert(key);
+    return has(key) ? non_negative(key) : fallback;
+  }
+  double positive_or(const char* key, double fallback) {
+    seen_.insert(key);
+    return has(key) ? positive(key) : fallback;
+  }
+  int non_negative_int_or(const char* key, int fallback) {
+    seen_.insert(key);
+    return has(key) ? non_negative_int(key) : fallback;
+  }
+  int positive_int_or(const char* key, int fallback) {
+    seen_.insert(key);
+    return has(key) ? positive_int(key) : fallback;
+  }
+
+  std::string string(const char* key) {
+    expected_ = "a string";
+    const json& v = at(key);
+    expected_.reset();
+    if (!v.is_string() || v.get<std::string>().empty()) fail(key, "expected a non-empty string, got " + describe(v));
+    return v.get<std::string>();
+  }
+
+  ObjectReader object(const char* key) {
+    expected_ = "an object";
+    const json& v = at(key);
+    expected_.reset();
+    return ObjectReader(v, origin_, field(key));
+  }
+  std::optional<ObjectReader> optional_object(const char* key) {
+    seen_.insert(key);
+    if (!has(key)) return std::nullopt;
+    return object(key);
+  }
+
+  // Grid, block and domain: [x, y, z] (1 to 3 positive integers) or one positive integer.
+  Dim3 dim3(const char* key) {
+    expected_ = "[x, y, z]";
+    const json& v = at(key);
+    expected_.reset();
+    const std::string expected = "a positive integer or [x, y, z] of positive integers";
+    std::vector<long long> parts;
+    if (v.is_number_integer()) {
+      parts.push_back(v.get<long long>());
+    } else if (v.is_array() && !v.empty() && v.size() <= 3) {
+      for (const json& e : v) {
+        if (!e.is_number_integer()) fail(key, "expected " + expected + ", got " + describe(v));
+        parts.push_back(e.get<long long>());
+      }
+    } else {
+      fail(key, "expected " + expected + ", got " + describe(v));
+    }
+    for (long long p : parts)
+      if (p <= 0 || p > (1LL << 31)) fail(key, "expected " + expected + ", got " + describe(v));
+    Dim3 d;
+    d.x = parts[0];
+    if (parts.size() > 1) d.y = parts[1];
+    if (parts.size() > 2) d.z = parts[2];
+    return d;
+  }
+  std::optional<Dim3> optional_dim3(const char* key) {
+    seen_.insert(key);
+    return has(key) ? std::optional(dim3(key)) : std::nullopt;
+  }
+
+  std::vector<double> positive_array(const char* key) {
+    const json& v = at(key);
+    if (!v.is_array()) fail(key, "expected an array of positive numbers, got " + describe(v));
+    std::vector<double> out;
+    for (const json& e : v) {
+      if (!e.is_number() || !(e.get<double>() > 0) || !std::isfinite(e.get<double>()))
+        fail(key, "expected an array of positive numbers, got element " + describe(e));
+      out.push_back(e.get<double>());
+    }
+    return out;
+  }
+
+  // Free-form string map (provenance, sources): scalar values are kept as text.
+  std::map<std::string, std::string> string_map(const char* key) {
+    seen_.insert(key);
+    std::map<std::string, std::string> out;
+    if (!has(key)) return out;
+    const json& v = j_.at(key);
+    if (!v.is_object()) fail(key, "expected an object of strings, got " + describe(v));
+    for (const auto& [k, e] : v.items()) {
+      if (e.is_string())
+        out[k] = e.get<std::string>();
+      else if (e.is_primitive())
+        out[k] = e.dump();
+      else
+        fail(std::string(key) + "." + k, "expected a string or number, got " + describe(e));
+    }
+    return out;
+  }
+
+  void ignore(const char* key) { seen_.insert(key); }
+
+  // Rejects keys nobody read, suggesting the nearest known one.
+  void finish() const {
+    for (const auto& [k, v] : j_.items()) {
+      if (seen_.count(k)) continue;
+      std::string best;
+      std::size_t best_d = 4;
+      for (const auto& s : seen_) {
+        const std::size_t d = edit_distance(k, s);
+        if (d < best_d) best_d = d, best = s;
+      }
+      fail(k, "unknown field" + (best.empty() ? std::string() : " (did you mean '" + best + "'?)"));
+    }
+  }
+
+  const std::string& origin() const { return origin_; }
+
+ private:
+  std::string field(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  [[noreturn]] void fail_at(const std::string& field_path, const std::string& what) const {
+    throw InputError(origin_ + ": field '" + field_path + "': " + what);
+  }
+
+  const json& j_;
+  std::string origin_;
+  std::string path_;
+  std::set<std::string> seen_;
+  std::optional<std::string> expected_;
+};
+
+void check_schema(ObjectReader& r, const char* schema) {
+  r.ignore("schema");
+  if (r.has("schema")) {
+    const std::string s = r.string("schema");
+    if (s != schema) r.fail("schema", std::string("expected \"") + schema + "\", got \"" + s + "\"");
+  }
+}
+
+void read_limit_overrides(ObjectReader r, ArchLimits& a) {
+  a.max_threads_per_block = r.positive_int_or("max_threads_per_block", a.max_threads_per_block);
+  a.max_threads_per_sm = r.positive_int_or("max_threads_per_sm", a.max_threads_per_sm);
+  a.max_blocks_per_sm = r.positive_int_or("max_blocks_per_sm", a.max_blocks_per_sm);
+  a.registers_per_sm = r.positive_int_or("registers_per_sm", a.registers_per_sm);
+  a.max_registers_per_block = r.positive_int_or("max_registers_per_block", a.max_registers_per_block);
+  a.max_registers_per_thread = r.positive_int_or("max_registers_per_thread", a.max_registers_per_thread);
+  a.register_allocation_unit = r.positive_int_or("register_allocation_unit", a.register_allocation_unit);
+  a.sub_partitions_per_sm = r.positive_int_or("sub_partitions_per_sm", a.sub_partitions_per_sm);
+  a.shared_memory_per_sm_bytes = r.non_negative_int_or("shared_memory_per_sm_bytes", a.shared_memory_per_sm_bytes);
+  a.shared_memory_per_block_bytes =
+      r.non_negative_int_or("shared_memory_per_block_bytes", a.shared_memory_per_block_bytes);
+  a.shared_memory_per_block_optin_bytes =
+      r.non_negative_int_or("shared_memory_per_block_optin_bytes", a.shared_memory_per_block_optin_bytes);
+  a.shared_memory_allocation_unit =
+      r.positive_int_or("shared_memory_allocation_unit", a.shared_memory_allocation_unit);
+  a.shared_memory_reserved_per_block_bytes =
+      r.non_negative_int_or("shared_memory_reserved_per_block_bytes", a.shared_memory_reserved_per_block_bytes);
+  r.finish();
+}
+
+json nan_to_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+
+}  // namespace
+
+DeviceProfile device_from_json(const json& j, const std::string& origin) {
+  ObjectReader top(j, origin, "");
+  check_schema(top, kDeviceSchema);
+  DeviceProfile d;
+  d.name = top.string("name");
+
+  ObjectReader hw = top.object("hardware");
+  const std::string cc = hw.string("compute_capability");
+  int major = 0, minor = 0;
+  char dot = 0;
+  std::istringstream cc_in(cc);
+  if (!(cc_in >> major >> dot >> minor) || dot != '.' || !cc_in.eof())
+    hw.fail("compute_capability", "expected \"major.minor\" such as \"9.0\", got \"" + cc + "\"");
+  try {
+    d.limits = arch_limits_for(major, minor);
+  } catch (const std::invalid_argument& e) {
+    hw.fail("compute_capability", e.what());
+  }
+  d.cc_major = major;
+  d.cc_minor = minor;
+  d.sm_count = hw.positive_int("sm_count");
+  d.sm_clock_mhz = hw.positive("sm_clock_mhz");
+  d.simd_width = hw.positive_int("simd_width");
+  d.sfu_width = hw.non_negative_int_or("sfu_width", 0);
+  d.limits.warp_size = hw.positive_int_or("warp_size", 32);
+  d.mem_peak_bandwidth_gbs = hw.positive("mem_peak_bandwidth_gbs");
+  if (auto limits = hw.optional_object("limits")) read_limit_overrides(*limits, d.limits);
+  hw.finish();
+
+  ObjectReader lat = top.object("latency_cycles");
+  d.fp_latency_cycles = lat.positive("fp");
+  d.sfu_latency_cycles = lat.optional_positive("sfu");
+  d.shared_load_latency_cycles = lat.optional_positive("shared_load");
+  d.l1_hit_latency_cycles = lat.positive("l1_hit");
+  d.l2_hit_latency_cycles = lat.positive("l2_hit");
+  d.dram_latency_cycles = lat.positive("dram");
+  d.departure_delay_coalesced_cycles = lat.positive("departure_delay_coalesced");
+  d.departure_delay_uncoalesced_cycles = lat.optional_positive("departure_delay_uncoalesced");
+  lat.finish();
+
+  top.ignore("global_load_latency_by_warps");
+  if (top.has("global_load_latency_by_warps"))
+    d.global_load_latency_by_warps = top.positive_array("global_load_latency_by_warps");
+  d.provenance = top.string_map("provenance");
+  top.ignore("measurements");  // free-form detail written by `characterize` (full tables, curves)
+  top.finish();
+  return d;
+}
+
+KernelProfile kernel_from_json(const json& j, const std::string& origin) {
+  ObjectReader top(j, origin, "");
+  check_schema(top, kKernelSchema);
+  KernelProfile k;
+  k.name = top.string("name");
+
+  ObjectReader launch = top.object("launch");
+  k.launch.grid = launch.dim3("grid");
+  k.launch.block = launch.dim3("block");
+  if (k.launch.block.count() > 4096) launch.fail("block", "expected at most 4096 threads per block");
+  k.launch.registers_per_thread = launch.non_negative_int_or("registers_per_thread", 0);
+  k.launch.shared_memory_per_block_bytes = launch.non_negative_int_or("shared_memory_per_block_bytes", 0);
+  launch.ignore("active_warps_per_sm");
+  if (launch.has("active_warps_per_sm"))
+    k.launch.active_warps_per_sm = launch.number("active_warps_per_sm", 0, true, 64, "a number of warps in (0, 64]");
+  k.launch.total_warps = launch.optional_positive("total_warps");
+  k.launch.domain = launch.optional_dim3("domain");
+  launch.finish();
+
+  ObjectReader inst = top.object("instructions_per_warp");
+  k.inst_per_warp = inst.positive("total");
+  k.mem_inst_per_warp = inst.non_negative("memory");
+  k.fp_inst_per_warp = inst.non_negative_or("fp", 0);
+  k.sfu_inst_per_warp = inst.non_negative_or("sfu", 0);
+  k.sync_inst_per_warp = inst.non_negative_or("sync", 0);
+  k.uncoalesced_mem_inst_per_warp = inst.non_negative_or("uncoalesced_memory", 0);
+  k.divergent_inst_per_warp = inst.non_negative_or("divergent", 0);
+  if (k.mem_inst_per_warp > k.inst_per_warp)
+    inst.fail("memory", "expected at most instructions_per_warp.total (" + std::to_string(k.inst_per_warp) + ")");
+  if (k.uncoalesced_mem_inst_per_warp > k.mem_inst_per_warp)
+    inst.fail("uncoalesced_memory", "expected at most instructions_per_warp.memory");
+  inst.finish();
+
+  ObjectReader par = top.object("parallelism");
+  k.ilp = par.optional_positive("ilp");
+  k.mlp = par.positive("mlp");
+  k.static_instructions = par.optional_positive("static_instructions");
+  k.basic_blocks = par.optional_positive("basic_blocks");
+  par.finish();
+
+  ObjectReader mem = top.object("memory");
+  k.transactions_per_request = mem.number("transactions_per_request", 1, false, 1e6, "a number >= 1");
+  k.transactions_per_uncoalesced_request =
+      mem.has("transactions_per_uncoalesced_request")
+          ? mem.number("transactions_per_uncoalesced_request", 1, false, 1e6, "a number >= 1")
+          : (mem.ignore("transactions_per_uncoalesced_request"), 32.0);
+  k.l1_miss_ratio = mem.ratio("l1_miss_ratio");
+  k.l2_miss_ratio = mem.ratio("l2_miss_ratio");
+  k.data_size_bytes = mem.positive_int_or("data_size_bytes", 4);
+  k.bank_conflicts_per_warp = mem.non_negative_or("bank_conflicts_per_warp", 0);
+  mem.finish();
+
+  k.sources = top.string_map("sources");
+  top.finish();
+  return k;
+}
+
+json parse_json_text(const std::string& text, const std::string& origin) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    if (auto pos = what.find("parse error"); pos != std::string::npos) what = what.substr(pos);
+    throw InputError(origin + ": not valid JSON: " + what);
+  }
+}
+
+json read_json_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec))
+    throw InputError(path.string() + ": cannot read the file (does it exist and is it readable?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_json_text(text.str(), path.string());
+}
+
+DeviceProfile load_device_profile(const std::filesystem::path& path) {
+  return device_from_json(read_json_file(path), path.string());
+}
+
+KernelProfile load_kernel_profile(const std::filesystem::path& path) {
+  return kernel_from_json(read_json_file(path), path.string());
+}
+
+json to_json(const DeviceProfile& d) {
+  const ArchLimits& a = d.limits;
+  json limits = {{"max_threads_per_block", a.max_threads_per_block},
+                 {"max_threads_per_sm", a.max_threads_per_sm},
+                 {"max_blocks_per_sm", a.max_blocks_per_sm},
+                 {"registers_per_sm", a.registers_per_sm},
+                 {"max_registers_per_block", a.max_registers_per_block},
+                 {"max_registers_per_thread", a.max_registers_per_thread},
+                 {"register_allocation_unit", a.register_allocation_unit},
+                 {"sub_partitions_per_sm", a.sub_partitions_per_sm},
+                 {"shared_memory_per_sm_bytes", a.shared_memory_per_sm_bytes},
+                 {"shared_memory_per_block_bytes", a.shared_memory_per_block_bytes},
+                 {"shared_memory_per_block_optin_bytes", a.shared_memory_per_block_optin_bytes},
+                 {"shared_memory_allocation_unit", a.shared_memory_allocation_unit},
+                 {"shared_memory_reserved_per_block_bytes", a.shared_memory_reserved_per_block_bytes}};
+  json lat = {{"fp", d.fp_latency_cycles},
+              {"l1_hit", d.l1_hit_latency_cycles},
+              {"l2_hit", d.l2_hit_latency_cycles},
+              {"dram", d.dram_latency_cycles},
+              {"departure_delay_coalesced", d.departure_delay_coalesced_cycles}};
+  if (d.sfu_latency_cycles) lat["sfu"] = *d.sfu_latency_cycles;
+  if (d.shared_load_latency_cycles) lat["shared_load"] = *d.shared_load_latency_cycles;
+  if (d.departure_delay_uncoalesced_cycles) lat["departure_delay_uncoalesced"] = *d.departure_delay_uncoalesced_cycles;
+  json out = {{"schema", kDeviceSchema},
+              {"name", d.name},
+              {"hardware",
+               {{"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                {"sm_count", d.sm_count},
+                {"sm_clock_mhz", d.sm_clock_mhz},
+                {"simd_width", d.simd_width},
+                {"sfu_width", d.sfu_width},
+                {"warp_size", a.warp_size},
+                {"mem_peak_bandwidth_gbs", d.mem_peak_bandwidth_gbs},
+                {"limits", limits}}},
+              {"latency_cycles", lat}};
+  if (!d.global_load_latency_by_warps.empty()) out["global_load_latency_by_warps"] = d.global_load_latency_by_warps;
+  if (!d.provenance.empty()) out["provenance"] = d.provenance;
+  return out;
+}
+
+json to_json(const KernelProfile& k) {
+  json launch = {{"grid", dim3_json(k.launch.grid)},
+                 {"block", dim3_json(k.launch.block)},
+                 {"registers_per_thread", k.launch.registers_per_thread},
+                 {"shared_memory_per_block_bytes", k.launch.shared_memory_per_block_bytes}};
+  if (k.launch.active_warps_per_sm) launch["active_warps_per_sm"] = *k.launch.active_warps_per_sm;
+  if (k.launch.total_warps) launch["total_warps"] = *k.launch.total_warps;
+  if (k.launch.domain) launch["domain"] = dim3_json(*k.launch.domain);
+  json par = {{"mlp", k.mlp}};
+  if (k.ilp) par["ilp"] = *k.ilp;
+  if (k.static_instructions) par["static_instructions"] = *k.static_instructions;
+  if (k.basic_blocks) par["basic_blocks"] = *k.basic_blocks;
+  json out = {{"schema", kKernelSchema},
+              {"name", k.name},
+              {"launch", launch},
+              {"instructions_per_warp",
+               {{"total", k.inst_per_warp},
+                {"memory", k.mem_inst_per_warp},
+                {"fp", k.fp_inst_per_warp},
+                {"sfu", k.sfu_inst_per_warp},
+                {"sync", k.sync_inst_per_warp},
+                {"uncoalesced_memory", k.uncoalesced_mem_inst_per_warp},
+                {"divergent", k.divergent_inst_per_warp}}},
+              {"parallelism", par},
+              {"memory",
+               {{"transactions_per_request", k.transactions_per_request},
+                {"transactions_per_uncoalesced_request", k.transactions_per_uncoalesced_request},
+                {"l1_miss_ratio", k.l1_miss_ratio},
+                {"l2_miss_ratio", k.l2_miss_ratio},
+                {"data_size_bytes", k.data_size_bytes},
+                {"bank_conflicts_per_warp", k.bank_conflicts_per_warp}}}};
+  if (!k.sources.empty()) out["sources"] = k.sources;
+  return out;
+}
+
+json to_json(const Occupancy& o) {
+  return {{"warps_per_block", o.warps_per_block},
+          {"blocks_limit_by_warps", o.blocks_limit_by_warps},
+          {"blocks_limit_by_blocks", o.blocks_limit_by_blocks},
+          {"blocks_limit_by_registers", o.blocks_limit_by_registers},
+          {"blocks_limit_by_shared_memory", o.blocks_limit_by_shared_memory},
+          {"blocks_per_sm", o.blocks_per_sm},
+          {"limiter", std::string(to_string(o.limiter))},
+          {"total_blocks", o.total_blocks},
+          {"total_warps", o.total_warps},
+          {"active_sms", o.active_sms},
+          {"resident_blocks_per_sm", o.resident_blocks_per_sm},
+          {"N", o.n},
+          {"rep", o.rep},
+          {"waves", o.waves},
+          {"occupancy_fraction", o.occupancy_fraction}};
+}
+
+json to_json(const Prediction& p) {
+  return {{"model", std::string(to_string(p.variant))},
+          {"occupancy", to_json(p.occupancy)},
+          {"terms",
+           {{"avg_inst_lat", nan_to_null(p.avg_inst_lat)},
+            {"ILP", nan_to_null(p.ilp)},
+            {"ITILP_max", nan_to_null(p.itilp_max)},
+            {"ITILP", nan_to_null(p.itilp)},
+            {"MLP", nan_to_null(p.mlp)},
+            {"ITMLP", nan_to_null(p.itmlp)},
+            {"departure_delay", nan_to_null(p.departure_delay)},
+            {"avg_DRAM_lat", nan_to_null(p.avg_dram_lat)},
+            {"AMAT", nan_to_null(p.amat)},
+            {"Mem_L", nan_to_null(p.mem_l)},
+            {"BW_per_warp_gbs", nan_to_null(p.bw_per_warp_gbs)},
+            {"MWP_peak_bw", nan_to_null(p.mwp_peak_bw)},
+            {"MWP_without_bw", nan_to_null(p.mwp_without_bw)},
+            {"MWP", nan_to_null(p.mwp)},
+            {"CWP_full", nan_to_null(p.cwp_full)},
+            {"CWP", nan_to_null(p.cwp)},
+            {"MWP_cp", nan_to_null(p.mwp_cp)},
+            {"comp_cycles", nan_to_null(p.comp_cycles)},
+            {"mem_cycles", nan_to_null(p.mem_cycles)},
+            {"W_parallel", nan_to_null(p.w_parallel)},
+            {"O_sync", nan_to_null(p.o_sync)},
+            {"O_SFU", nan_to_null(p.o_sfu)},
+            {"O_CFdiv", nan_to_null(p.o_cfdiv)},
+            {"O_bank", nan_to_null(p.o_bank)},
+            {"W_serial", nan_to_null(p.w_serial)},
+            {"T_comp", nan_to_null(p.t_comp)},
+            {"T_mem", nan_to_null(p.t_mem)},
+            {"F_overlap", nan_to_null(p.f_overlap)},
+            {"zeta", nan_to_null(p.zeta)},
+            {"T_overlap", nan_to_null(p.t_overlap)}}},
+          {"case", std::string(to_string(p.model_case))},
+          {"cycles", nan_to_null(p.cycles)},
+          {"seconds", nan_to_null(p.seconds)},
+          {"notes", p.notes}};
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(dir.string() + ": folder is not writable; choose another output folder");
+    out << text;
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw InputError(path.string() + ": write failed (disk full?)");
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw InputError(path.string() + ": cannot replace the file: " + ec.message());
+  }
+}
+
+}  // namespace warpmodel

@@ -1,0 +1,191 @@
+#include "warpmodel/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "warpmodel/model.hpp"
+
+namespace warpmodel {
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string md_field(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (c == '|') ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::string format_number(double value, int significant) {
+  if (std::isnan(value)) return "-";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buf[64];
+  const double mag = std::fabs(value);
+  if (mag != 0 && (mag >= 1e12 || mag < 1e-4)) {
+    std::snprintf(buf, sizeof buf, "%.*g", significant, value);
+    return buf;
+  }
+  // Fixed notation with enough decimals for `significant` digits, trailing zeros trimmed.
+  const int int_digits = mag < 1 ? 1 : static_cast<int>(std::floor(std::log10(mag))) + 1;
+  const int decimals = std::max(0, significant - int_digits);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
+std::string format_dim3(const Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+std::string Table::render(TableFormat format) const {
+  std::ostringstream out;
+  if (format == TableFormat::Csv) {
+    auto line = [&](const std::vector<std::string>& cells) {
+      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_field(cells[i]);
+      out << "\n";
+    };
+    line(headers);
+    for (const auto& r : rows) line(r);
+    return out.str();
+  }
+  if (format == TableFormat::Markdown) {
+    auto line = [&](const std::vector<std::string>& cells) {
+      out << "|";
+      for (const auto& c : cells) out << " " << md_field(c) << " |";
+      out << "\n";
+    };
+    line(headers);
+    out << "|";
+    for (std::size_t i = 0; i < headers.size(); ++i) out << "---|";
+    out << "\n";
+    for (const auto& r : rows) line(r);
+    return out.str();
+  }
+  std::vector<std::size_t> width(headers.size(), 0);
+  for (std::size_t i = 0; i < headers.size(); ++i) width[i] = headers[i].size();
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      text += cells[i];
+      if (i + 1 < cells.size()) text += std::string(width[i] - cells[i].size() + 2, ' ');
+    }
+    out << text << "\n";
+  };
+  line(headers);
+  std::size_t total = 0;
+  for (auto w : width) total += w + 2;
+  out << std::string(total > 2 ? total - 2 : total, '-') << "\n";
+  for (const auto& r : rows) line(r);
+  return out.str();
+}
+
+Table prediction_table(std::span<const Prediction> predictions) {
+  Table t;
+  t.headers = {"term", "eq"};
+  for (const auto& p : predictions) t.headers.emplace_back(to_string(p.variant));
+  auto add = [&](const char* name, const char* eq, auto get) {
+    std::vector<std::string> row{name, eq};
+    for (const auto& p : predictions) row.push_back(get(p));
+    t.rows.push_back(std::move(row));
+  };
+  auto num = [](double Prediction::*field) { return [field](const Prediction& p) { return format_number(p.*field); }; };
+  auto occ_num = [](auto field) {
+    return [field](const Prediction& p) { return format_number(static_cast<double>(p.occupancy.*field)); };
+  };
+  add("blocks/SM (limiter)", "occ", [](const Prediction& p) {
+    return std::to_string(p.occupancy.blocks_per_sm) + " (" + std::string(to_string(p.occupancy.limiter)) + ")";
+  });
+  add("N (warps/SM)", "4.30", occ_num(&Occupancy::n));
+  add("#active_SMs", "4.5.4", occ_num(&Occupancy::active_sms));
+  add("#total_warps", "4.29", occ_num(&Occupancy::total_warps));
+  add("#Rep", "HK", occ_num(&Occupancy::rep));
+  add("waves", "HK", occ_num(&Occupancy::waves));
+  add("avg_inst_lat", "", num(&Prediction::avg_inst_lat));
+  add("ILP", "4.5/4.26", num(&Prediction::ilp));
+  add("ITILP_max", "4.6", num(&Prediction::itilp_max));
+  add("ITILP", "4.4", num(&Prediction::itilp));
+  add("departure delay", "4.25", num(&Prediction::departure_delay));
+  add("avg_DRAM_lat", "4.10", num(&Prediction::avg_dram_lat));
+  add("AMAT", "4.9/4.24", num(&Prediction::amat));
+  add("Mem_L", "HK", num(&Prediction::mem_l));
+  add("BW_per_warp (GB/s)", "4.19", num(&Prediction::bw_per_warp_gbs));
+  add("MWP_peak_bw", "4.18", num(&Prediction::mwp_peak_bw));
+  add("MWP without BW", "4.17", num(&Prediction::mwp_without_bw));
+  add("MWP", "4.17", num(&Prediction::mwp));
+  add("comp_cycles", "4.15", num(&Prediction::comp_cycles));
+  add("mem_cycles", "4.16", num(&Prediction::mem_cycles));
+  add("CWP_full", "4.14", num(&Prediction::cwp_full));
+  add("CWP", "4.13", num(&Prediction::cwp));
+  add("MWP_cp", "4.12", num(&Prediction::mwp_cp));
+  add("MLP", "", num(&Prediction::mlp));
+  add("ITMLP", "4.11", num(&Prediction::itmlp));
+  add("W_parallel", "4.3", num(&Prediction::w_parallel));
+  add("O_sync", "4.7", num(&Prediction::o_sync));
+  add("O_SFU", "4.7", num(&Prediction::o_sfu));
+  add("O_CFdiv", "4.7", num(&Prediction::o_cfdiv));
+  add("O_bank", "4.7", num(&Prediction::o_bank));
+  add("W_serial", "4.7", num(&Prediction::w_serial));
+  add("T_comp", "4.2", num(&Prediction::t_comp));
+  add("T_mem", "4.8", num(&Prediction::t_mem));
+  add("zeta", "4.22", num(&Prediction::zeta));
+  add("F_overlap", "4.22", num(&Prediction::f_overlap));
+  add("T_overlap", "4.21", num(&Prediction::t_overlap));
+  add("case", "", [](const Prediction& p) { return std::string(to_string(p.model_case)); });
+  add("cycles", "4.1", num(&Prediction::cycles));
+  add("time (us)", "", [](const Prediction& p) { return format_number(p.seconds * 1e6, 6); });
+  return t;
+}
+
+Table sweep_table(const SweepResult& sweep, std::size_t top) {
+  Table t;
+  t.headers = {"rank", "block", "grid", "threads", "blocks/SM", "N", "limiter", "waves", "case", "cycles", "time_us"};
+  const std::size_t n = std::min(top, sweep.ranked.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const SweepEntry& e = sweep.ranked[i];
+    const Occupancy& o = e.prediction.occupancy;
+    t.rows.push_back({std::to_string(i + 1), format_dim3(e.block), format_dim3(e.grid), std::to_string(e.block.count()),
+                      std::to_string(o.blocks_per_sm), format_number(o.n), std::string(to_string(o.limiter)),
+                      std::to_string(o.waves), std::string(to_string(e.prediction.model_case)),
+                      format_number(e.prediction.cycles), format_number(e.prediction.seconds * 1e6, 6)});
+  }
+  return t;
+}
+
+Table thesis_rows_table(const ThesisReproduction& r) {
+  Table t;
+  t.headers = {"quantity", "eq", "thesis", "recomputed", "difference", "verdict", "reading"};
+  for (const auto& row : r.rows)
+    t.rows.push_back({row.quantity, row.equation, format_number(row.printed), format_number(row.recomputed),
+                      format_number(row.recomputed - row.printed, 6), row.matches() ? "match" : "DIFFERS", row.reading});
+  return t;
+}
+
+Table thesis_cells_table(const ThesisReproduction& r) {
+  Table t;
+  t.headers = {"table", "order", "warps/SM", "thesis", "recomputed", "difference", "8-warp inputs, N changed", "status"};
+  for (const auto& c : r.cells) {
+    const std::string rec = c.recomputed ? format_number(*c.recomputed) : "-";
+    const std::string diff = c.recomputed ? format_number(*c.recomputed - c.printed, 6) : "-";
+    const std::string fixed = c.with_fixed_inputs ? format_number(*c.with_fixed_inputs) : "-";
+    t.rows.push_back({c.table, std::to_string(c.order), std::to_string(c.warps), format_number(c.printed), rec, diff,
+                      fixed, c.status});
+  }
+  return t;
+}
+
+}  // namespace warpmodel

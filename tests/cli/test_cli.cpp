@@ -1,0 +1,136 @@
+// The warpmodel program end to end: exit codes and one-line errors (README "Exit codes").
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code;
+  std::string out, err;
+};
+
+const fs::path kTmp = fs::temp_directory_path() / ("warpmodel_cli_test_" + std::to_string(::getpid()));
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CommandResult run(const std::string& args) {
+  fs::create_directories(kTmp);
+  const std::string cmd = std::string(WARPMODEL_BIN) + " " + args + " >" + (kTmp / "out").string() + " 2>" +
+                          (kTmp / "err").string();
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(kTmp / "out"), slurp(kTmp / "err")};
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  fs::create_directories(kTmp);
+  std::ofstream(kTmp / name) << text;
+  return (kTmp / name).string();
+}
+
+const std::string kDevice = std::string(WARPMODEL_DATA) + "/k40-thesis.device.json";
+const std::string kKernel = std::string(WARPMODEL_DATA) + "/stencil-order2-k40-thesis.kernel.json";
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(Cli, PredictPrintsEveryTerm) {
+  const CommandResult r = run("predict --device " + kDevice + " --kernel " + kKernel);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* term : {"ITILP", "MWP_cp", "AMAT", "T_overlap", "W_serial", "#Rep", "102912"})
+    EXPECT_NE(r.out.find(term), std::string::npos) << term;
+}
+
+TEST(Cli, PredictJsonForAllModels) {
+  const CommandResult r = run("predict --device " + kDevice + " --kernel " + kKernel + " --model all --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 3u);
+  EXPECT_EQ(j[2]["model"], "thesis-2016");
+  EXPECT_NEAR(j[2]["cycles"].get<double>(), 102912, 1e-6);
+  EXPECT_TRUE(j[0]["terms"]["ITILP"].is_null());  // hong-kim-2009 has no ITILP
+}
+
+TEST(Cli, ReproduceThesisShowsMatchesAndDifferences) {
+  const CommandResult r = run("reproduce-thesis");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("88115.4"), std::string::npos);
+  EXPECT_NE(r.out.find("DIFFERS"), std::string::npos);
+  EXPECT_NE(r.out.find("98138.25"), std::string::npos);
+  const CommandResult csv = run("reproduce-thesis --format csv");
+  ASSERT_EQ(csv.exit_code, 0);
+  EXPECT_EQ(csv.out.rfind("quantity,eq,thesis,recomputed,difference,verdict,reading\n", 0), 0u);
+}
+
+TEST(Cli, SweepRanksShapes) {
+  const CommandResult r = run("sweep --device " + kDevice + " --kernel " + kKernel + " --top 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("limiter"), std::string::npos);
+  EXPECT_NE(r.out.find("\n5 "), std::string::npos);
+}
+
+void expect_bad_input(const CommandResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(Cli, BadInputIsOneLineAndExitTwo) {
+  expect_bad_input(run("predict --device " + kDevice + " --kernel " + kKernel + " --model nope"),
+                   "unknown model 'nope' (known: hong-kim-2009, gpuperf-2012, thesis-2016, all)");
+  expect_bad_input(run("predict --device /nonexistent.json --kernel " + kKernel), "/nonexistent.json: cannot read");
+  const std::string broken = write("broken.json", "{\"name\": \"x\", ");
+  expect_bad_input(run("predict --device " + broken + " --kernel " + kKernel), "broken.json: not valid JSON");
+  std::string device_text = slurp(kDevice);
+  device_text.replace(device_text.find("\"dram\": 399"), 11, "\"dram\": -399");
+  const std::string negative = write("negative.json", device_text);
+  expect_bad_input(run("predict --device " + negative + " --kernel " + kKernel),
+                   "negative.json: field 'latency_cycles.dram': expected a positive number, got -399");
+  EXPECT_EQ(run("predict --device " + kDevice).exit_code, 2);  // missing --kernel
+  EXPECT_EQ(run("no-such-command").exit_code, 2);
+}
+
+TEST(Cli, OutputToUnwritableFolderLeavesNothing) {
+  // A regular file where the folder should be: not writable even for root.
+  const std::string blocker = write("blocker", "not a folder");
+  const fs::path target = fs::path(blocker) / "thesis.md";
+  expect_bad_input(run("reproduce-thesis --output " + target.string()), "not writable");
+  EXPECT_EQ(slurp(blocker), "not a folder");
+  for (const auto& entry : fs::directory_iterator(kTmp))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+}
+
+TEST(Cli, OutputFileIsWritten) {
+  const fs::path out = kTmp / "thesis.md";
+  const CommandResult r = run("reproduce-thesis --format markdown --output " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(slurp(out).find("| T_exec |"), std::string::npos);
+}
+
+// A GPU subcommand on any machine: a table (GPU present) or one line and exit 3 (none). Never a crash.
+TEST(Cli, GpuSubcommandWithoutGpuExitsThree) {
+  const CommandResult r = run("devices");
+  if (r.exit_code == 0) {
+    EXPECT_NE(r.out.find("name"), std::string::npos);
+  } else {
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,206 @@
+// JSON input: round trips, one-line errors naming file and field, and a fuzz-style test that
+// feeds random, mutated and truncated JSON: every outcome is a profile or an InputError.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "random_profiles.hpp"
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/model.hpp"
+#include "warpmodel/thesis.hpp"
+
+namespace warpmodel {
+namespace {
+
+using nlohmann::json;
+
+json k40_device() { return json::parse(thesis_k40_device_json()); }
+json order2_kernel() { return json::parse(thesis_order2_kernel_json()); }
+
+std::string device_error(const json& j) {
+  try {
+    device_from_json(j, "dev.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string kernel_error(const json& j) {
+  try {
+    kernel_from_json(j, "kern.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Json, RoundTripPreservesEveryField) {
+  std::mt19937 rng(42);
+  for (int i = 0; i < 200; ++i) {
+    const DeviceProfile d = testing::random_device(rng);
+    const KernelProfile k = testing::random_kernel(rng, d);
+    const DeviceProfile d2 = device_from_json(to_json(d), "rt");
+    const KernelProfile k2 = kernel_from_json(to_json(k), "rt");
+    EXPECT_EQ(to_json(d2), to_json(d));
+    EXPECT_EQ(to_json(k2), to_json(k));
+    for (ModelVariant v : all_variants()) EXPECT_DOUBLE_EQ(predict(v, d2, k2).cycles, predict(v, d, k).cycles);
+  }
+}
+
+TEST(Json, ErrorsNameFileFieldAndExpectation) {
+  json d = k40_device();
+  d["latency_cycles"].erase("dram");
+  EXPECT_EQ(device_error(d), "dev.json: field 'latency_cycles.dram': missing field (expected a positive number)");
+
+  d = k40_device();
+  d["hardware"]["sm_count"] = -15;
+  EXPECT_EQ(device_error(d), "dev.json: field 'hardware.sm_count': expected a positive integer, got -15");
+
+  d = k40_device();
+  d["hardware"]["sm_count"] = "15";
+  EXPECT_EQ(device_error(d), "dev.json: field 'hardware.sm_count': expected a positive integer, got \"15\"");
+
+  d = k40_device();
+  d["hardware"]["sm_cuont"] = 15;
+  EXPECT_EQ(device_error(d), "dev.json: field 'hardware.sm_cuont': unknown field (did you mean 'sm_count'?)");
+
+  d = k40_device();
+  d["hardware"]["compute_capability"] = "2.0";
+  EXPECT_NE(device_error(d).find("field 'hardware.compute_capability': unknown compute capability 2.0"),
+            std::string::npos);
+
+  json k = order2_kernel();
+  k["instructions_per_warp"]["total"] = 0;
+  EXPECT_EQ(kernel_error(k), "kern.json: field 'instructions_per_warp.total': expected a positive number, got 0");
+
+  k = order2_kernel();
+  k["memory"]["l2_miss_ratio"] = 1.5;
+  EXPECT_EQ(kernel_error(k), "kern.json: field 'memory.l2_miss_ratio': expected a ratio between 0 and 1, got 1.5");
+
+  k = order2_kernel();
+  k["instructions_per_warp"]["memory"] = 100;
+  EXPECT_NE(kernel_error(k).find("'instructions_per_warp.memory': expected at most"), std::string::npos);
+
+  k = order2_kernel();
+  k["launch"]["block"] = {8, 0, 4};
+  EXPECT_NE(kernel_error(k).find("'launch.block': expected a positive integer or [x, y, z]"), std::string::npos);
+
+  k = order2_kernel();
+  k["schema"] = "warpmodel.device/1";
+  EXPECT_NE(kernel_error(k).find("field 'schema'"), std::string::npos);
+
+  EXPECT_EQ(kernel_error(json::array()), "kern.json: field '(top level)': expected a JSON object, got []");
+}
+
+TEST(Json, MalformedTextAndUnreadableFiles) {
+  try {
+    parse_json_text("{\"name\": ", "x.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("x.json: not valid JSON: parse error", 0), 0u) << e.what();
+  }
+  try {
+    load_device_profile("/nonexistent/dev.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/dev.json: cannot read the file (does it exist and is it readable?)");
+  }
+}
+
+json random_scalar(std::mt19937& rng) {
+  switch (std::uniform_int_distribution<int>(0, 7)(rng)) {
+    case 0: return nullptr;
+    case 1: return -1;
+    case 2: return 0;
+    case 3: return 1e308;
+    case 4: return "text";
+    case 5: return json::array({1, 2});
+    case 6: return json::object();
+    default: return std::uniform_real_distribution<double>(-10, 1000)(rng);
+  }
+}
+
+// Replace, delete or add one field somewhere in the tree.
+void mutate(json& j, std::mt19937& rng) {
+  json* node = &j;
+  for (int depth = 0; depth < 3 && node->is_object() && !node->empty(); ++depth) {
+    auto it = node->begin();
+    std::advance(it, std::uniform_int_distribution<std::size_t>(0, node->size() - 1)(rng));
+    if (!it->is_structured() || rng() % 2) {
+      switch (rng() % 3) {
+        case 0: *it = random_scalar(rng); return;
+        case 1: node->erase(it.key()); return;
+        default: (*node)["extra_" + std::to_string(rng() % 5)] = random_scalar(rng); return;
+      }
+    }
+    node = &*it;
+  }
+  *node = random_scalar(rng);
+}
+
+// Each outcome: a valid profile (which the model must then evaluate without crashing) or one
+// InputError line naming the input. Never another exception, never a crash.
+template <typename Load>
+void fuzz(const json& valid, Load load, unsigned seed) {
+  std::mt19937 rng(seed);
+  const std::string text = valid.dump();
+  int accepted = 0, rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string input;
+    if (i % 3 == 0) {
+      input = text.substr(0, std::uniform_int_distribution<std::size_t>(0, text.size() - 1)(rng));  // truncated
+    } else if (i % 3 == 1) {
+      input = text;
+      for (int flips = 0; flips < 3; ++flips)
+        input[std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng)] = static_cast<char>(32 + rng() % 95);
+    } else {
+      json j = valid;
+      for (int m = 0; m < 1 + static_cast<int>(rng() % 3); ++m) mutate(j, rng);
+      input = j.dump();
+    }
+    try {
+      load(parse_json_text(input, "fuzz.json"));
+      ++accepted;
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      ASSERT_EQ(msg.rfind("fuzz.json: ", 0), 0u) << msg;
+      ASSERT_EQ(msg.find('\n'), std::string::npos) << msg;
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 1000);
+  EXPECT_GT(accepted, 10);
+}
+
+TEST(JsonFuzz, DeviceProfiles) {
+  const KernelProfile k = thesis_order2_kernel();
+  fuzz(k40_device(), [&](const json& j) {
+    const DeviceProfile d = device_from_json(j, "fuzz.json");
+    for (ModelVariant v : all_variants()) {
+      try {
+        const Prediction p = predict(v, d, k);
+        ASSERT_TRUE(std::isfinite(p.cycles) && p.cycles > 0);
+      } catch (const ModelError&) {
+        // a valid device the kernel cannot run on: reported, not a crash
+      }
+    }
+  }, 1);
+}
+
+TEST(JsonFuzz, KernelProfiles) {
+  const DeviceProfile d = thesis_k40_device();
+  fuzz(order2_kernel(), [&](const json& j) {
+    const KernelProfile k = kernel_from_json(j, "fuzz.json");
+    for (ModelVariant v : all_variants()) {
+      try {
+        const Prediction p = predict(v, d, k);
+        ASSERT_TRUE(std::isfinite(p.cycles) && p.cycles > 0) << to_string(v) << " " << j.dump();
+      } catch (const ModelError&) {
+      }
+    }
+  }, 2);
+}
+
+}  // namespace
+}  // namespace warpmodel
