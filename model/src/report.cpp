@@ -23,6 +23,12 @@ std::string md_field(const std::string& s) {
   return out;
 }
 
+// recomputed - printed, with floating-point dust (below 1e-9 relative) shown as 0.
+std::string format_difference(double recomputed, double printed) {
+  const double diff = recomputed - printed;
+  return format_number(std::fabs(diff) < 1e-9 * std::max(1.0, std::fabs(printed)) ? 0.0 : diff, 6);
+}
+
 }  // namespace
 
 std::string format_number(double value, int significant) {
@@ -171,7 +177,7 @@ Table thesis_rows_table(const ThesisReproduction& r) {
   t.headers = {"quantity", "eq", "thesis", "recomputed", "difference", "verdict", "reading"};
   for (const auto& row : r.rows)
     t.rows.push_back({row.quantity, row.equation, format_number(row.printed), format_number(row.recomputed),
-                      format_number(row.recomputed - row.printed, 6), row.matches() ? "match" : "DIFFERS", row.reading});
+                      format_difference(row.recomputed, row.printed), row.matches() ? "match" : "DIFFERS", row.reading});
   return t;
 }
 
@@ -180,7 +186,7 @@ Table thesis_cells_table(const ThesisReproduction& r) {
   t.headers = {"table", "order", "warps/SM", "thesis", "recomputed", "difference", "8-warp inputs, N changed", "status"};
   for (const auto& c : r.cells) {
     const std::string rec = c.recomputed ? format_number(*c.recomputed) : "-";
-    const std::string diff = c.recomputed ? format_number(*c.recomputed - c.printed, 6) : "-";
+    const std::string diff = c.recomputed ? format_difference(*c.recomputed, c.printed) : "-";
     const std::string fixed = c.with_fixed_inputs ? format_number(*c.with_fixed_inputs) : "-";
     t.rows.push_back({c.table, std::to_string(c.order), std::to_string(c.warps), format_number(c.printed), rec, diff,
                       fixed, c.status});
