@@ -79,26 +79,22 @@ class ObjectReader {
   int positive_int(const char* key) { return integer(key, 1, "a positive integer"); }
   int non_negative_int(const char* key) { return integer(key, 0, "an integer >= 0"); }
 
-  std::optional<double> optional_positive(const char* key) {
+  // Optional fields: absent (or null) gives the fallback; present must be valid.
+  template <typename T, typename Read>
+  T or_default(const char* key, T fallback, Read read) {
     seen_.insert(key);
-    return has(key) ? std::optional(positive(key)) : std::nullopt;
+    return has(key) ? static_cast<T>((this->*read)(key)) : fallback;
+  }
+  std::optional<double> optional_positive(const char* key) {
+    return or_default<std::optional<double>>(key, std::nullopt, &ObjectReader::positive);
   }
   double non_negative_or(const char* key, double fallback) {
-    seen_.insert(key);
-    return has(key) ? non_negative(key) : fallback;
-  }
-  double positive_or(const char* key, double fallback) {
-    seen_.insert(key);
-    return has(key) ? positive(key) : fallback;
+    return or_default(key, fallback, &ObjectReader::non_negative);
   }
   int non_negative_int_or(const char* key, int fallback) {
-    seen_.insert(key);
-    return has(key) ? non_negative_int(key) : fallback;
+    return or_default(key, fallback, &ObjectReader::non_negative_int);
   }
-  int positive_int_or(const char* key, int fallback) {
-    seen_.insert(key);
-    return has(key) ? positive_int(key) : fallback;
-  }
+  int positive_int_or(const char* key, int fallback) { return or_default(key, fallback, &ObjectReader::positive_int); }
 
   std::string string(const char* key) {
     expected_ = "a string";

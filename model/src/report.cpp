@@ -113,9 +113,10 @@ Table prediction_table(std::span<const Prediction> predictions) {
   auto occ_num = [](auto field) {
     return [field](const Prediction& p) { return format_number(static_cast<double>(p.occupancy.*field)); };
   };
-  add("blocks/SM (limiter)", "occ", [](const Prediction& p) {
+  add("blocks/SM: fit (limiter)", "occ", [](const Prediction& p) {
     return std::to_string(p.occupancy.blocks_per_sm) + " (" + std::string(to_string(p.occupancy.limiter)) + ")";
   });
+  add("blocks/SM: resident", "occ", occ_num(&Occupancy::resident_blocks_per_sm));
   add("N (warps/SM)", "4.30", occ_num(&Occupancy::n));
   add("#active_SMs", "4.5.4", occ_num(&Occupancy::active_sms));
   add("#total_warps", "4.29", occ_num(&Occupancy::total_warps));
