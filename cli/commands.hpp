@@ -14,5 +14,7 @@ using Action = std::function<int()>;
 void add_model_commands(CLI::App& app, Action& action);
 // GPU subcommands (devices, ...). Without CUDA support built in they say so and exit 3.
 void add_gpu_commands(CLI::App& app, Action& action);
+// characterize: the microbenchmarks (ubench); without CUDA it says so and exits 3.
+void add_characterize_command(CLI::App& app, Action& action);
 
 }  // namespace warpmodel::cli

@@ -48,6 +48,7 @@ int run_devices() {
 void add_gpu_commands(CLI::App& app, Action& action) {
   CLI::App* devices = app.add_subcommand("devices", "list the CUDA GPUs present (GPU subcommand)");
   devices->callback([&action] { action = [] { return run_devices(); }; });
+  add_characterize_command(app, action);
 }
 
 }  // namespace warpmodel::cli

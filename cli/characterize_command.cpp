@@ -1,0 +1,147 @@
+// `warpmodel characterize`: measure the GPU with the declared microbenchmarks and write
+// results/<gpu>/device.json, ubench.csv and ubench.md (README "Microbenchmarks (ubench)").
+// No GPU: one line, exit 3. Unknown --device: the list of devices, exit 2. Unwritable output
+// folder: one line, exit 2, checked before measuring; every file is written atomically.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "warpmodel/json_io.hpp"
+
+#ifdef WARPMODEL_HAVE_CUDA
+#include "characterize.hpp"
+#include "device_query.hpp"
+#include "kernels.hpp"
+#endif
+
+namespace warpmodel::cli {
+namespace {
+
+struct CharacterizeArgs {
+  int device = 0;
+  std::string output;  // default results/<gpu slug>
+  int reps = 50;
+  std::string command;
+};
+
+#ifdef WARPMODEL_HAVE_CUDA
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+// Can we create files in dir? (creates it if missing; leaves nothing behind)
+bool writable(const std::filesystem::path& dir, std::string& why) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    why = ec.message();
+    return false;
+  }
+  const auto probe = dir / (".warpmodel-probe-" + std::to_string(::getpid()));
+  {
+    std::ofstream f(probe);
+    if (!f) {
+      why = "cannot create files there";
+      return false;
+    }
+  }
+  std::filesystem::remove(probe, ec);
+  return true;
+}
+
+int run_characterize(const CharacterizeArgs& a) {
+  std::vector<ubench::GpuInfo> gpus;
+  try {
+    gpus = ubench::query_gpus();
+  } catch (const ubench::NoGpuError& e) {
+    std::cerr << "warpmodel characterize: " << e.what() << "\n";
+    return kExitNoGpu;
+  }
+  if (a.device < 0 || a.device >= static_cast<int>(gpus.size())) {
+    std::cerr << "warpmodel characterize: --device " << a.device << " does not exist; devices:";
+    for (const auto& g : gpus) std::cerr << " [" << g.index << "] " << g.name;
+    std::cerr << "\n";
+    return kExitBadInput;
+  }
+  if (a.reps < 2) {
+    std::cerr << "warpmodel characterize: --reps must be >= 2 (50 or more for the thesis's uncertainty)\n";
+    return kExitBadInput;
+  }
+  const auto& gpu = gpus[a.device];
+  const std::filesystem::path dir = a.output.empty() ? "results/" + ubench::gpu_slug(gpu.name) : a.output;
+  std::string why;
+  if (!writable(dir, why)) {
+    std::cerr << "warpmodel characterize: " << dir.string() << ": output folder is not writable (" << why
+              << "); choose another with --output\n";
+    return kExitBadInput;
+  }
+  ubench::CharacterizeOptions o;
+  o.reps = a.reps;
+  o.self_exe = self_exe();
+  o.command = a.command;
+  if (const char* c = std::getenv("WARPMODEL_GIT_COMMIT")) o.commit = c;
+#ifdef WARPMODEL_GIT_COMMIT_CONFIGURED
+  if (o.commit.empty()) o.commit = WARPMODEL_GIT_COMMIT_CONFIGURED;
+#endif
+  o.log = [](const std::string& s) { std::cerr << "characterize: " << s << "\n"; };
+  ubench::CharacterizeOutputs out;
+  try {
+    out = ubench::characterize(gpu, o);
+  } catch (const ubench::gpu::CudaError& e) {
+    std::cerr << "warpmodel characterize: CUDA error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+  try {
+    write_file_atomically(dir / "ubench.csv", out.csv);
+    write_file_atomically(dir / "ubench.md", out.markdown);
+    write_file_atomically(dir / "device.json", out.device_json);
+  } catch (const InputError& e) {
+    std::cerr << "warpmodel characterize: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  for (const auto& w : out.warnings) std::cerr << "warning: " << w << "\n";
+  if (!out.profile_error.empty()) return kExitInternal;
+  std::cout << "characterize: " << gpu.name << " measured in " << out.seconds << " s; wrote "
+            << (dir / "device.json").string() << ", ubench.csv, ubench.md\n";
+  return kExitOk;
+}
+#else
+int run_characterize(const CharacterizeArgs&) {
+  std::cerr << "warpmodel characterize: this build has no CUDA support (configured with WARPMODEL_ENABLE_CUDA=OFF); "
+               "rebuild with the CUDA toolkit to use GPU subcommands\n";
+  return kExitNoGpu;
+}
+#endif
+
+}  // namespace
+
+void add_characterize_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<CharacterizeArgs>();
+  CLI::App* c = app.add_subcommand("characterize",
+                                   "measure the GPU with inline-PTX microbenchmarks and write a device profile "
+                                   "(GPU subcommand)");
+  c->add_option("--device", args->device, "CUDA device index (see `warpmodel devices`)");
+  c->add_option("-o,--output", args->output, "output folder (default results/<gpu>, e.g. results/h200)");
+  c->add_option("--reps", args->reps, "repetitions per point (default 50)");
+  c->callback([&action, args, &app] {
+    std::ostringstream cmd;
+    cmd << "warpmodel characterize";
+    if (args->device != 0) cmd << " --device " << args->device;
+    if (!args->output.empty()) cmd << " --output " << args->output;
+    if (args->reps != 50) cmd << " --reps " << args->reps;
+    (void)app;
+    args->command = cmd.str();
+    action = [args] { return run_characterize(*args); };
+  });
+}
+
+}  // namespace warpmodel::cli

@@ -1,0 +1,39 @@
+// `warpmodel characterize`: runs every declared microbenchmark on one GPU through one harness and
+// reduces it into a DeviceProfile (device.json), the raw series (ubench.csv) and a report laid out
+// like thesis tables 4.3/4.4 (ubench.md).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "device_query.hpp"
+
+namespace warpmodel::ubench {
+
+struct CharacterizeOptions {
+  int reps = 50;                // repetitions kept per point (>= 50 for the thesis's table 4.4)
+  std::string self_exe;         // this program, for the SASS check (cuobjdump -sass)
+  std::string command;          // the exact command line, for provenance
+  std::string commit;           // git commit of the sources
+  std::function<void(const std::string&)> log;  // progress lines (stderr)
+};
+
+struct CharacterizeOutputs {
+  std::string device_json, csv, markdown;
+  std::vector<std::string> warnings;
+  std::string profile_error;  // non-empty: device_from_json rejected device.json (a bug)
+  double seconds = 0;
+};
+
+// Throws gpu::CudaError on a CUDA failure.
+CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& options);
+
+// "NVIDIA H200" -> "h200": the results folder name.
+std::string gpu_slug(const std::string& name);
+
+// FP32 lanes and SFU lanes per SM by compute capability (CUDA programming guide throughput table).
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+int sfu_lanes_per_sm(int cc_major, int cc_minor);
+
+}  // namespace warpmodel::ubench

@@ -1,0 +1,465 @@
+// The microbenchmark kernels. ALU benchmarks are instantiated from ubench.def (declared PTX
+// bodies); the memory, clock, departure and bandwidth kernels are written once each. Kernels are
+// extern "C" so the SASS check finds them by name in `cuobjdump -sass` of the program.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace {
+
+__device__ __forceinline__ long long clock64_read() {
+  long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+
+constexpr int kThroughputIlp = 8;
+
+// One dependent chain per thread (latency) or ILP independent chains (throughput). The chain is
+// the only dependency path; the result is stored so nothing is dead.
+template <class Op, int ILP>
+__device__ __forceinline__ void alu_body(const typename Op::T* in, long long* cycles, typename Op::T* sink, int reps) {
+  using T = typename Op::T;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int nwarps = blockDim.x / 32;
+  T x[ILP];
+  const T y = in[1];
+#pragma unroll
+  for (int i = 0; i < ILP; ++i) x[i] = in[0] + T(i) * in[2] + T(threadIdx.x) * in[2];
+  long long* out = cycles + (static_cast<long long>(blockIdx.x) * nwarps + warp) * (reps + 1);
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    const long long t0 = clock64_read();
+#pragma unroll
+    for (int k = 0; k < Op::kChain; ++k) {
+#pragma unroll
+      for (int i = 0; i < ILP; ++i) x[i] = Op::step(x[i], y);
+    }
+    const long long t1 = clock64_read();
+    if (lane == 0) out[r] = t1 - t0;
+  }
+  T s = x[0];
+#pragma unroll
+  for (int i = 1; i < ILP; ++i) s += x[i];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+#define UBENCH_ALU(name, TT, constraint, ptx, sass_regex, sass_per_op, allowed_regex, chain, spec, minus)      \
+  struct Op_##name {                                                                                    \
+    using T = TT;                                                                                       \
+    static constexpr int kChain = chain;                                                                \
+    static __device__ __forceinline__ T step(T x, T y) {                                                \
+      asm volatile(ptx : "+" constraint(x) : constraint(y));                                            \
+      return x;                                                                                         \
+    }                                                                                                   \
+  };                                                                                                    \
+  extern "C" __global__ void ubench_lat_##name(const TT* in, long long* cycles, TT* sink, int reps) {   \
+    alu_body<Op_##name, 1>(in, cycles, sink, reps);                                                     \
+  }                                                                                                     \
+  extern "C" __global__ void ubench_thr_##name(const TT* in, long long* cycles, TT* sink, int reps) {   \
+    alu_body<Op_##name, kThroughputIlp>(in, cycles, sink, reps);                                        \
+  }
+#include "ubench.def"
+
+// --- clock-read cost ---
+extern "C" __global__ void ubench_clock64(long long* cycles, int reps) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    const long long t0 = clock64_read();
+    const long long t1 = clock64_read();
+    if (lane == 0) cycles[warp * (reps + 1) + r] = t1 - t0;
+  }
+}
+
+extern "C" __global__ void ubench_clock32(long long* cycles, int reps) {  // thesis listing 4.1
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    unsigned start, stop;
+    asm volatile("mov.u32 %0, %%clock;\n\tmov.u32 %1, %%clock;" : "=r"(start), "=r"(stop)::"memory");
+    if (lane == 0) cycles[warp * (reps + 1) + r] = static_cast<int>(stop - start);
+  }
+}
+
+extern "C" __global__ void ubench_clock_fn(long long* cycles, int reps) {  // thesis listing 4.2
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    const clock_t start = clock();
+    const clock_t stop = clock();
+    if (lane == 0) cycles[warp * (reps + 1) + r] = static_cast<int>(stop - start);
+  }
+}
+
+// --- shared-memory pointer chase ---
+constexpr int kSharedWords = 2048;
+constexpr int kSharedChain = 512;
+extern "C" __global__ void ubench_shared_chase(long long* cycles, unsigned* sink, int reps) {
+  __shared__ unsigned s[kSharedWords];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(s));
+  for (int i = threadIdx.x; i < kSharedWords; i += blockDim.x)
+    s[i] = base + 4u * ((i + 32 * 7) % kSharedWords);  // lane keeps its bank: no conflicts
+  __syncthreads();
+  unsigned p = base + 4u * ((warp * 32 + lane) % kSharedWords);
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    const long long t0 = clock64_read();
+#pragma unroll
+    for (int k = 0; k < kSharedChain; ++k) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p)::"memory");
+    const long long t1 = clock64_read();
+    if (lane == 0) cycles[warp * (reps + 1) + r] = t1 - t0;
+  }
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = p;
+}
+
+// --- global-memory pointer chase ---
+constexpr int kGlobalChain = 256;
+#define UBENCH_CHASE(op)                                                                                 \
+  extern "C" __global__ void ubench_chase_##op(const unsigned long long* starts, long long* cycles,     \
+                                               unsigned long long* sink, int warmup, int reps) {         \
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;                                          \
+    const int nwarps = blockDim.x / 32;                                                                  \
+    const int tid = blockIdx.x * blockDim.x + threadIdx.x;                                               \
+    unsigned long long p = starts[tid];                                                                  \
+    _Pragma("unroll 1") for (int i = 0; i < warmup; ++i)                                                 \
+        asm volatile("ld.global." #op ".u64 %0, [%0];" : "+l"(p)::"memory");                            \
+    long long* out = cycles + (static_cast<long long>(blockIdx.x) * nwarps + warp) * (reps + 1);        \
+    _Pragma("unroll 1") for (int r = 0; r <= reps; ++r) {                                                \
+      const long long t0 = clock64_read();                                                               \
+      _Pragma("unroll") for (int k = 0; k < kGlobalChain; ++k)                                           \
+          asm volatile("ld.global." #op ".u64 %0, [%0];" : "+l"(p)::"memory");                          \
+      const long long t1 = clock64_read();                                                               \
+      if (lane == 0) out[r] = t1 - t0;                                                                   \
+    }                                                                                                    \
+    sink[tid] = p;                                                                                       \
+  }
+UBENCH_CHASE(ca)
+UBENCH_CHASE(cg)
+
+// --- departure delay, direct ---
+__device__ __forceinline__ unsigned long long scramble_line(unsigned long long line, unsigned long long mask) {
+  return (line * 1031ull) & mask;  // odd multiplier: a bijection on the power-of-two line space
+}
+extern "C" __global__ void ubench_departure(const unsigned* buf, unsigned long long line_mask,
+                                            unsigned long long first_line, int uncoalesced, long long* t_start,
+                                            long long* t_end, unsigned* sink, int reps) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int nwarps = blockDim.x / 32;
+  unsigned acc = 0;
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    const unsigned long long slot = static_cast<unsigned long long>(r) * nwarps + warp;
+    const unsigned long long line = uncoalesced ? first_line + slot * 32 + lane : first_line + slot;
+    const unsigned* addr = buf + scramble_line(line, line_mask) * 32 + (uncoalesced ? 0 : lane);
+    __syncthreads();
+    const long long t0 = clock64_read();
+    unsigned v;
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(addr) : "memory");
+    asm volatile("add.u32 %0, %0, %1;" : "+r"(acc) : "r"(v));
+    const long long t1 = clock64_read();
+    if (lane == 0) {
+      t_start[slot] = t0;
+      t_end[slot] = t1;
+    }
+  }
+  sink[threadIdx.x] = acc;
+}
+
+// --- bandwidth ---
+extern "C" __global__ void ubench_bw_read(const float4* __restrict__ a, std::size_t n, float* sink) {
+  float s = 0;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const float4 v = __ldcg(a + i);
+    s += v.x + v.y + v.z + v.w;
+  }
+  if (s == 1.2345f) sink[0] = s;  // never true for the zeroed buffer; keeps the loads alive
+}
+extern "C" __global__ void ubench_bw_write(float4* __restrict__ a, std::size_t n) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    a[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+extern "C" __global__ void ubench_bw_copy(const float4* __restrict__ a, float4* __restrict__ b, std::size_t n) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    b[i] = a[i];
+}
+extern "C" __global__ void ubench_bw_l2_read(const float4* __restrict__ a, std::size_t n, int passes, float* sink) {
+  float s = 0;  // n is a power of two
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t c = blockIdx.x * blockDim.x + threadIdx.x; c < n * passes; c += step) {
+    const float4 v = __ldcg(a + (c & (n - 1)));
+    s += v.x + v.y + v.z + v.w;
+  }
+  if (s == 1.2345f) sink[0] = s;
+}
+// Brings a chase footprint into L2 before the timed chase (parallel streaming read).
+extern "C" __global__ void ubench_prewarm(const unsigned long long* __restrict__ a, std::size_t n, unsigned long long* sink) {
+  unsigned long long s = 0;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    s += __ldcg(a + i);
+  if (s == 12345) sink[0] = s;
+}
+constexpr int kSharedBwFloat4 = 2048;  // 32 KiB per block
+extern "C" __global__ void ubench_bw_shared(int iters, float* sink) {
+  __shared__ float4 s[kSharedBwFloat4];
+  for (int i = threadIdx.x; i < kSharedBwFloat4; i += blockDim.x) s[i] = make_float4(i, 0, 0, 0);
+  __syncthreads();
+  float4 acc = make_float4(0, 0, 0, 0);
+  int idx = threadIdx.x;
+#pragma unroll 1
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const float4 v = s[(idx + k * 256) % kSharedBwFloat4];
+      acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+    }
+    idx = (idx + 1) & (kSharedBwFloat4 - 1);
+  }
+  if (acc.x + acc.y + acc.z + acc.w == 1.2345f) sink[0] = acc.x;
+}
+
+// --- host side ---
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw warpmodel::ubench::gpu::CudaError(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+template <class T>
+struct DevBuf {
+  T* p = nullptr;
+  explicit DevBuf(std::size_t n) { check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc"); }
+  ~DevBuf() { cudaFree(p); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  std::vector<T> get(std::size_t n) const {
+    std::vector<T> h(n);
+    check(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return h;
+  }
+};
+
+void sync(const char* what) {
+  check(cudaGetLastError(), what);
+  check(cudaDeviceSynchronize(), what);
+}
+
+using AluKernelF = void (*)(const float*, long long*, float*, int);
+using AluKernelD = void (*)(const double*, long long*, double*, int);
+struct AluEntry {
+  AluKernelF f = nullptr;
+  AluKernelD d = nullptr;
+  AluKernelF tf = nullptr;
+  AluKernelD td = nullptr;
+};
+template <class K>
+void set_kernels(AluEntry& e, K lat, K thr);
+template <>
+void set_kernels<AluKernelF>(AluEntry& e, AluKernelF lat, AluKernelF thr) { e.f = lat; e.tf = thr; }
+template <>
+void set_kernels<AluKernelD>(AluEntry& e, AluKernelD lat, AluKernelD thr) { e.d = lat; e.td = thr; }
+
+std::vector<AluEntry> alu_table() {
+  std::vector<AluEntry> t;
+#define UBENCH_ALU(name, TT, constraint, ptx, sass_regex, sass_per_op, allowed_regex, chain, spec, minus) \
+  {                                                                                                \
+    AluEntry e;                                                                                    \
+    set_kernels<void (*)(const TT*, long long*, TT*, int)>(e, ubench_lat_##name, ubench_thr_##name); \
+    t.push_back(e);                                                                                \
+  }
+#include "ubench.def"
+  return t;
+}
+
+// A large zeroed buffer shared by the departure and bandwidth kernels.
+struct Scratch {
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  unsigned long long next_line = 0;
+} g_scratch;
+constexpr std::size_t kScratchBytes = 2ull << 30;  // 2 GiB
+
+void* scratch() {
+  if (!g_scratch.p) {
+    check(cudaMalloc(&g_scratch.p, kScratchBytes), "cudaMalloc scratch");
+    check(cudaMemset(g_scratch.p, 0, kScratchBytes), "cudaMemset scratch");
+    g_scratch.bytes = kScratchBytes;
+    sync("scratch init");
+  }
+  return g_scratch.p;
+}
+
+}  // namespace
+
+namespace warpmodel::ubench::gpu {
+
+void select_device(int index) { check(cudaSetDevice(index), "cudaSetDevice"); }
+
+std::string pci_bus_id(int index) {
+  char id[64] = {0};
+  if (cudaDeviceGetPCIBusId(id, sizeof id, index) != cudaSuccess) return "";
+  return id;
+}
+
+int alu_count() { return static_cast<int>(alu_table().size()); }
+
+Cycles run_alu(int alu_index, bool throughput, int blocks, int warps, int reps) {
+  const auto table = alu_table();
+  const AluEntry& e = table.at(alu_index);
+  const std::size_t threads = static_cast<std::size_t>(blocks) * warps * 32;
+  const std::size_t n = static_cast<std::size_t>(blocks) * warps * (reps + 1);
+  DevBuf<long long> cyc(n);
+  if (e.f) {
+    const float in_h[3] = {1.0001f, 0.99993f, 1e-7f};  // runtime values: nothing folds
+    DevBuf<float> in(3), sink(threads);
+    check(cudaMemcpy(in.p, in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
+    (throughput ? e.tf : e.f)<<<blocks, warps * 32>>>(in.p, cyc.p, sink.p, reps);
+    sync("alu kernel");
+  } else {
+    const double in_h[3] = {1.0001, 0.99993, 1e-9};
+    DevBuf<double> in(3), sink(threads);
+    check(cudaMemcpy(in.p, in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
+    (throughput ? e.td : e.d)<<<blocks, warps * 32>>>(in.p, cyc.p, sink.p, reps);
+    sync("alu kernel");
+  }
+  return cyc.get(n);
+}
+
+Cycles run_clock(int which, int warps, int reps) {
+  const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
+  DevBuf<long long> cyc(n);
+  if (which == 0) ubench_clock64<<<1, warps * 32>>>(cyc.p, reps);
+  else if (which == 1) ubench_clock32<<<1, warps * 32>>>(cyc.p, reps);
+  else ubench_clock_fn<<<1, warps * 32>>>(cyc.p, reps);
+  sync("clock kernel");
+  return cyc.get(n);
+}
+
+Cycles run_shared_chase(int warps, int reps) {
+  const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
+  DevBuf<long long> cyc(n);
+  DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
+  ubench_shared_chase<<<1, warps * 32>>>(cyc.p, sink.p, reps);
+  sync("shared chase");
+  return cyc.get(n);
+}
+
+namespace {
+__global__ void link_nodes(unsigned long long* buf, const std::uint32_t* order, std::size_t nodes, std::size_t stride) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= nodes) return;
+  const std::size_t from = order[i], to = order[(i + 1) % nodes];
+  unsigned long long* node = buf + from * (stride / 8);
+  const unsigned long long next = reinterpret_cast<unsigned long long>(buf + to * (stride / 8));
+  for (int w = 0; w < 32; ++w) node[w] = next + 8ull * w;
+}
+}  // namespace
+
+ChaseBuffer::ChaseBuffer(std::size_t max_bytes) : max_(max_bytes) {
+  check(cudaMalloc(&buf_, max_bytes), "cudaMalloc chase buffer");
+}
+ChaseBuffer::~ChaseBuffer() { cudaFree(buf_); }
+
+std::size_t ChaseBuffer::build(std::size_t footprint, std::size_t stride, std::uint64_t seed) {
+  if (footprint > max_ || stride < 256 || footprint < 2 * stride) throw CudaError("chase: bad footprint/stride");
+  footprint_ = footprint;
+  stride_ = stride;
+  nodes_ = footprint / stride;
+  order_.resize(nodes_);
+  std::iota(order_.begin(), order_.end(), 0u);
+  std::mt19937_64 rng(seed);
+  std::shuffle(order_.begin(), order_.end(), rng);  // a random cyclic order = a single random cycle
+  DevBuf<std::uint32_t> ord(nodes_);
+  check(cudaMemcpy(ord.p, order_.data(), nodes_ * 4, cudaMemcpyHostToDevice), "cudaMemcpy order");
+  link_nodes<<<static_cast<unsigned>((nodes_ + 255) / 256), 256>>>(static_cast<unsigned long long*>(buf_), ord.p, nodes_, stride_);
+  sync("link nodes");
+  return nodes_;
+}
+
+Cycles ChaseBuffer::run(const std::string& cache_op, bool coalesced, int blocks, int warps, int warmup_steps, int reps) {
+  const std::size_t threads = static_cast<std::size_t>(blocks) * warps * 32;
+  std::vector<unsigned long long> starts(threads);
+  const auto base = reinterpret_cast<unsigned long long>(buf_);
+  for (std::size_t t = 0; t < threads; ++t) {
+    const std::size_t warp = t / 32, lane = t % 32;
+    const std::size_t chains = coalesced ? threads / 32 : threads;
+    const std::size_t chain = coalesced ? warp : t;
+    const std::size_t pos = chain * nodes_ / chains;  // spread the chains along the cycle
+    starts[t] = base + order_[pos] * stride_ + 8 * lane;
+  }
+  DevBuf<unsigned long long> st(threads), sink(threads);
+  check(cudaMemcpy(st.p, starts.data(), threads * 8, cudaMemcpyHostToDevice), "cudaMemcpy starts");
+  const std::size_t n = static_cast<std::size_t>(blocks) * warps * (reps + 1);
+  DevBuf<long long> cyc(n);
+  ubench_prewarm<<<1024, 256>>>(static_cast<const unsigned long long*>(buf_), footprint_ / 8, sink.p);  // L2 warm
+  sync("prewarm");
+  if (cache_op == "ca") ubench_chase_ca<<<blocks, warps * 32>>>(st.p, cyc.p, sink.p, warmup_steps, reps);
+  else ubench_chase_cg<<<blocks, warps * 32>>>(st.p, cyc.p, sink.p, warmup_steps, reps);
+  sync("chase");
+  return cyc.get(n);
+}
+
+Departure run_departure(bool coalesced, int warps, int reps) {
+  const auto* buf = static_cast<const unsigned*>(scratch());
+  const unsigned long long lines = g_scratch.bytes / 128;
+  const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
+  DevBuf<long long> ts(n), te(n);
+  DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
+  ubench_departure<<<1, warps * 32>>>(buf, lines - 1, g_scratch.next_line, coalesced ? 0 : 1, ts.p, te.p, sink.p, reps);
+  sync("departure");
+  g_scratch.next_line += n * (coalesced ? 1 : 32);  // never reuse a line (until the space wraps)
+  return {ts.get(n), te.get(n)};
+}
+
+Bandwidth run_bandwidth(const std::string& kind, int sm_count, int reps) {
+  auto* base = static_cast<float4*>(scratch());
+  DevBuf<float> sink(1);
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "event");
+  check(cudaEventCreate(&b), "event");
+  Bandwidth out;
+  const std::size_t half = g_scratch.bytes / 2 / sizeof(float4);
+  const int blocks = sm_count * 8, threads = 256;
+  const std::size_t l2_n = (16ull << 20) / sizeof(float4);  // 16 MiB: resident in L2
+  const int l2_passes = 256;
+  const int shared_iters = 4096;
+  auto launch = [&] {
+    if (kind == "dram_read") ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.p);
+    else if (kind == "dram_write") ubench_bw_write<<<blocks, threads>>>(base, 2 * half);
+    else if (kind == "dram_copy") ubench_bw_copy<<<blocks, threads>>>(base, base + half, half);
+    else if (kind == "l2_read") ubench_bw_l2_read<<<sm_count * 4, 512>>>(base, l2_n, l2_passes, sink.p);
+    else ubench_bw_shared<<<sm_count * 4, 256>>>(shared_iters, sink.p);
+  };
+  if (kind == "dram_read" || kind == "dram_write") out.bytes = 2.0 * half * sizeof(float4);
+  else if (kind == "dram_copy") out.bytes = 2.0 * half * sizeof(float4);
+  else if (kind == "l2_read") out.bytes = double(l2_n) * sizeof(float4) * l2_passes;
+  else out.bytes = double(sm_count) * 4 * 256 * shared_iters * 8 * sizeof(float4);
+  launch();  // warm-up
+  sync("bandwidth warm-up");
+  for (int r = 0; r < reps; ++r) {
+    check(cudaEventRecord(a), "event");
+    launch();
+    check(cudaEventRecord(b), "event");
+    check(cudaEventSynchronize(b), "event");
+    check(cudaGetLastError(), "bandwidth kernel");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a, b), "event");
+    out.seconds.push_back(ms / 1e3);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return out;
+}
+
+void release_buffers() {
+  if (g_scratch.p) cudaFree(g_scratch.p);
+  g_scratch = Scratch{};
+}
+
+}  // namespace warpmodel::ubench::gpu
