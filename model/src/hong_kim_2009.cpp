@@ -2,6 +2,7 @@
 // Thread-level Parallelism Awareness", ISCA 2009. Equation names as in the paper; the numbers in
 // brackets are the paper's, as public reimplementations cite them (not checked against the print).
 // No caches: every memory instruction pays Mem_L.
+#include <algorithm>
 #include <string>
 
 #include "mwp_cwp_core.hpp"
