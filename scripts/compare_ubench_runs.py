@@ -26,6 +26,15 @@ def main():
             f"{len(rows) - bad} of {len(rows)} rows meet it.\n\n"
             "| benchmark | warps | run 1 [cycles] | run 2 [cycles] | abs diff | rel diff | within |\n|---|---|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n")
+    med = []
+    for name in sorted(set(la) & set(lb)):
+        for k in ("warps_1", "warps_32"):
+            if k in la[name] and k in lb[name] and "median_cycles" in la[name][k] and "median_cycles" in lb[name][k]:
+                x, y = la[name][k]["median_cycles"], lb[name][k]["median_cycles"]
+                med.append(f"| {name} | {k.replace('_', ' ')} | {x:.2f} | {y:.2f} | {100 * abs(x - y) / max(abs(x), 1e-9):.2f}% |")
+    if med:
+        text += ("\nMedians beside the means (information only; the criterion above is applied to the means):\n\n"
+                 "| benchmark | warps | run 1 median | run 2 median | rel diff |\n|---|---|---|---|---|\n" + "\n".join(med) + "\n")
     ra, rb = a["measurements"]["departure_delay"], b["measurements"]["departure_delay"]
     text += "\n| departure delay | run 1 | run 2 |\n|---|---|---|\n"
     for k in ("departure_coalesced", "departure_uncoalesced"):

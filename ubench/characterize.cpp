@@ -200,9 +200,16 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
     for (int r = 1; r <= R; ++r) {
       double sum = 0;
       for (int b = 0; b < blocks; ++b) {
-        long long mx = 0;
-        for (int w = 0; w < warps; ++w) mx = std::max(mx, c[(static_cast<std::size_t>(b) * warps + w) * (R + 1) + r]);
-        sum += double(warps) * 32 * d.chain * d.ilp / double(mx - overhead[32]);
+        // The block's time: first start to last end over its warps (%clock64 is per SM). Taking the
+        // longest single-warp region instead overstates the rate: the scheduler runs warps partly
+        // one after another.
+        long long t0 = 0, t1 = 0;
+        for (int w = 0; w < warps; ++w) {
+          const std::size_t i = ((static_cast<std::size_t>(b) * warps + w) * (R + 1) + r) * 2;
+          t0 = w == 0 ? c[i] : std::min(t0, c[i]);
+          t1 = w == 0 ? c[i + 1] : std::max(t1, c[i + 1]);
+        }
+        sum += double(warps) * 32 * d.chain * d.ilp / double(t1 - t0 - overhead[32]);
       }
       rate.push_back(sum / blocks);
       h.csv_value(d.name, "throughput", warps, 0, r, rate.back(), "ops_per_clk_per_sm");
@@ -222,7 +229,33 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
     lat["shared_load"].push_back(h.reduce("shared_load", "latency", k, 0, raw, overhead[k], d->chain));
   }
 
+  // --- store latency: round trip "st [p], p; ld p, [p]" minus the same chain without the store ---
+  h.log("store latency (shared, global), 1..32 warps");
+  for (const auto& [space, which_store] : std::vector<std::pair<std::string, int>>{{"shared", 0}, {"global", 2}}) {
+    const std::string st_name = "store_" + space, ld_name = "selfload_" + space;
+    if (sass_checked && (!sass_ok(st_name) || !sass_ok(ld_name))) continue;
+    const auto* d = find_declaration(st_name);
+    for (int k = 1; k <= kMaxWarps; ++k) {
+      const auto trip = h.reduce(space + "_store_roundtrip", "latency", k, 0,
+                                 h.per_rep_mean(gpu::run_store(which_store, k, R), k), overhead[k], d->chain);
+      const auto base = h.reduce(space + "_selfload", "latency", k, 0,
+                                 h.per_rep_mean(gpu::run_store(which_store + 1, k, R), k), overhead[k], d->chain);
+      lat[space + "_store_roundtrip"].push_back(trip);
+      lat[space + "_selfload"].push_back(base);
+      Estimate diff;
+      diff.mean = trip.mean - base.mean;
+      diff.uncertainty = std::sqrt(trip.uncertainty * trip.uncertainty + base.uncertainty * base.uncertainty);
+      diff.stddev = diff.uncertainty * std::sqrt(double(std::min(trip.n, base.n)));
+      diff.n = std::min(trip.n, base.n);
+      lat[space + "_store"].push_back(diff);
+      h.csv_value(space + "_store", "latency_difference", k, 0, 0, diff.mean, "cycles");
+    }
+  }
+
   // --- global memory: footprint curves and warp series ---
+  // The L1 is sized with an explicit carveout: 0 % shared memory = the largest L1 the SM allows.
+  const int kChaseCarveoutPercent = 0;
+  gpu::ChaseBuffer::set_carveout(kChaseCarveoutPercent);
   const std::size_t kMaxFootprint = 4ull << 30;
   gpu::ChaseBuffer chase(kMaxFootprint);
   auto stride_for = [](std::size_t f) {
@@ -237,6 +270,7 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
     footprints.push_back(f);
     if (f * 3 / 2 <= kMaxFootprint && f < kMaxFootprint) footprints.push_back(f * 3 / 2);
   }
+  for (std::size_t f : {208u << 10, 224u << 10, 240u << 10}) footprints.push_back(f);  // L1 (max carveout) resolution
   std::sort(footprints.begin(), footprints.end());
   h.log("global pointer chase over " + std::to_string(footprints.size()) + " footprints (ca, cg)");
   std::uint64_t seed = 12345;
@@ -254,6 +288,22 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
     }
     curve.push_back(point);
   }
+  // Does the carveout move the latencies? L1 hit (ca, 16 KiB) and L2 hit (cg, 4 MiB), 1 warp, with
+  // the driver's default carveout and with the one used above.
+  json carveout_check = json::array();
+  for (const int pc : {-1, kChaseCarveoutPercent}) {
+    gpu::ChaseBuffer::set_carveout(pc);
+    for (const auto& [op, f] : std::vector<std::pair<std::string, std::size_t>>{{"ca", 16u << 10}, {"cg", 4u << 20}}) {
+      if (sass_checked && !sass_ok("chase_" + op)) continue;
+      const std::size_t nodes = chase.build(f, 256, seed++);
+      const auto raw = h.per_rep_mean(chase.run(op, true, 1, 1, static_cast<int>(std::min<std::size_t>(nodes, 8192)), R), 1);
+      const auto e = h.reduce("chase_" + op, pc < 0 ? "carveout_default" : "carveout_" + std::to_string(pc), 1,
+                              double(f), raw, overhead[1], 256);
+      carveout_check.push_back({{"carveout_percent", pc < 0 ? json("driver default") : json(pc)}, {"op", op},
+                                {"footprint_bytes", f}, {"mean_cycles", e.mean}, {"u_cycles", e.uncertainty}});
+    }
+  }
+  gpu::ChaseBuffer::set_carveout(kChaseCarveoutPercent);
   auto at_footprint = [&](const std::string& op, double f) {
     for (const auto& [x, e] : curves[op])
       if (x == f) return e;
@@ -281,19 +331,122 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
     }
   }
 
+  // --- near/far L2: every load of a 4 MiB chase timed on its own, from one warp on each SM ---
+  json near_far = json::object();
+  if (!sass_checked || sass_ok("l2_lines")) {
+    h.log("near/far L2: per-load latency from each of " + std::to_string(gpu.sm_count) + " SMs");
+    const std::size_t f = 4u << 20;
+    chase.build(f, 256, seed++);
+    chase.prewarm();
+    const int steps = 2048;
+    std::vector<std::vector<double>> per_sm(gpu.sm_count);
+    std::vector<double> pooled;
+    for (int sm = 0; sm < gpu.sm_count; ++sm) {
+      const auto c = chase.run_lines(sm, steps, 4 * gpu.sm_count);
+      if (c[0] < 0) continue;  // no block landed on this SM
+      for (long long x : c) per_sm[sm].push_back(double(x) - overhead[1]);
+      pooled.insert(pooled.end(), per_sm[sm].begin(), per_sm[sm].end());
+    }
+    if (pooled.size() > 100) {
+      // Two plateaus: 2-means on the pooled per-load latencies, the slowest 1 % left out first
+      // (a refresh or a TLB walk now and then; documented in the README).
+      std::vector<double> sorted = pooled;
+      std::sort(sorted.begin(), sorted.end());
+      const double p99 = sorted[sorted.size() * 99 / 100];
+      std::vector<double> kept;
+      for (double x : pooled)
+        if (x <= p99) kept.push_back(x);
+      double c_lo = sorted.front(), c_hi = p99;
+      for (int it = 0; it < 100; ++it) {
+        double s0 = 0, s1 = 0;
+        int n0 = 0, n1 = 0;
+        const double cut = 0.5 * (c_lo + c_hi);
+        for (double x : kept) (x < cut ? (s0 += x, ++n0) : (s1 += x, ++n1));
+        if (n0 == 0 || n1 == 0) break;
+        c_lo = s0 / n0;
+        c_hi = s1 / n1;
+      }
+      const double cut = 0.5 * (c_lo + c_hi);
+      std::vector<double> lo, hi;
+      for (double x : kept) (x < cut ? lo : hi).push_back(x);
+      auto median = [](std::vector<double> v) {
+        if (v.empty()) return double(NAN);
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+      };
+      const auto e_lo = estimate(lo), e_hi = estimate(hi);
+      json per_sm_json = json::array();
+      std::vector<double> sm_means, sm_near, sm_far;
+      for (int sm = 0; sm < gpu.sm_count; ++sm) {
+        if (per_sm[sm].empty()) continue;
+        std::vector<double> a, b;
+        for (double x : per_sm[sm])
+          if (x <= p99) (x < cut ? a : b).push_back(x);
+        const auto e = estimate(per_sm[sm]);
+        const double frac = double(a.size()) / double(a.size() + b.size());
+        const double na = a.empty() ? NAN : estimate(a).mean, fb = b.empty() ? NAN : estimate(b).mean;
+        sm_means.push_back(e.mean);
+        if (std::isfinite(na)) sm_near.push_back(na);
+        if (std::isfinite(fb)) sm_far.push_back(fb);
+        per_sm_json.push_back({{"smid", sm}, {"mean_cycles", e.mean}, {"median_cycles", median(per_sm[sm])},
+                               {"near_fraction", frac}, {"near_mean_cycles", na}, {"far_mean_cycles", fb}});
+        h.csv_value("l2_near_far", "sm_mean", 1, double(f), sm, e.mean, "cycles");
+        h.csv_value("l2_near_far", "sm_median", 1, double(f), sm, median(per_sm[sm]), "cycles");
+        h.csv_value("l2_near_far", "sm_near_fraction", 1, double(f), sm, frac, "fraction");
+        h.csv_value("l2_near_far", "sm_near_mean", 1, double(f), sm, na, "cycles");
+        h.csv_value("l2_near_far", "sm_far_mean", 1, double(f), sm, fb, "cycles");
+      }
+      // Pooled histogram, 4-cycle bins (rep = lower bin edge in cycles).
+      std::map<long long, int> hist;
+      for (double x : pooled) ++hist[static_cast<long long>(std::floor(x / 4)) * 4];
+      for (const auto& [edge, count] : hist) h.csv_value("l2_near_far", "histogram_4cyc", 1, double(f), int(edge), count, "loads");
+      auto spread = [&](std::vector<double> v) -> json {
+        if (v.empty()) return nullptr;
+        std::sort(v.begin(), v.end());
+        return {{"min", v.front()}, {"median", v[v.size() / 2]}, {"max", v.back()}, {"mean", estimate(v).mean}};
+      };
+      lat["l2_near"].push_back(e_lo);
+      lat["l2_far"].push_back(e_hi);
+      near_far = {{"method", "one warp pinned on each SM (%smid; the first of 4 x SMs single-warp blocks that lands "
+                             "there), ld.global.cg chase over 4 MiB (16384 lines of 256 B, prewarmed into L2), 2048 "
+                             "loads each timed on its own (clock64, load, dependent LOP3, clock64; clock64 cost "
+                             "subtracted), same lines from every SM; 2-means on the pooled loads after dropping the "
+                             "slowest 1 %"},
+                  {"sms_measured", sm_means.size()},
+                  {"loads_per_sm", steps},
+                  {"near_cycles", {{"mean", e_lo.mean}, {"u", e_lo.uncertainty}, {"stddev", e_lo.stddev},
+                                   {"median", median(lo)}, {"n", e_lo.n}}},
+                  {"far_cycles", {{"mean", e_hi.mean}, {"u", e_hi.uncertainty}, {"stddev", e_hi.stddev},
+                                  {"median", median(hi)}, {"n", e_hi.n}}},
+                  {"threshold_cycles", cut},
+                  {"dropped_above_cycles", p99},
+                  {"near_fraction_pooled", double(lo.size()) / double(kept.size())},
+                  {"per_sm_mean_cycles", spread(sm_means)},
+                  {"per_sm_near_mean_cycles", spread(sm_near)},
+                  {"per_sm_far_mean_cycles", spread(sm_far)},
+                  {"per_sm", per_sm_json}};
+    }
+  }
+
   // --- departure delay, direct ---
   json departure = json::object();
   std::map<std::string, double> delta_direct;
+  // The completion time of one cold load per warp varies by ~10 % from repetition to repetition
+  // (DRAM state), so the departure series takes 8x the repetitions (u shrinks by sqrt(8)); the
+  // median is reported beside the mean.
+  const int Rd = 8 * R;
+  std::map<std::string, std::vector<double>> median_of;
   if (!sass_checked || sass_ok("departure")) {
     for (const bool coal : {true, false}) {
       const std::string name = coal ? "departure_coalesced" : "departure_uncoalesced";
       h.log("departure delay (direct), " + name);
       std::vector<double> ks, completion;
       json raw_series = json::array();
+      std::vector<double> medians;
       for (int k = 1; k <= kMaxWarps; ++k) {
-        const auto d = gpu::run_departure(coal, k, R);
+        const auto d = gpu::run_departure(coal, k, Rd);
         std::vector<double> comp;
-        for (int r = 1; r <= R; ++r) {
+        for (int r = 1; r <= Rd; ++r) {
           long long s = d.start[static_cast<std::size_t>(r) * k], e = d.end[static_cast<std::size_t>(r) * k];
           for (int w = 0; w < k; ++w) {
             s = std::min(s, d.start[static_cast<std::size_t>(r) * k + w]);
@@ -303,6 +456,10 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
         }
         const auto est = h.reduce(name, "completion", k, 0, comp, overhead[k], 1);
         lat[name].push_back(est);
+        std::vector<double> sc = comp;
+        std::sort(sc.begin(), sc.end());
+        medians.push_back(sc[sc.size() / 2] - overhead[k]);
+        median_of[name].push_back(medians.back());
         ks.push_back(k);
         completion.push_back(est.mean);
         raw_series.push_back(est.mean);
@@ -313,7 +470,9 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
                          {"delta_cycles", fit.slope},
                          {"u_cycles", fit.slope_uncertainty},
                          {"intercept_cycles", fit.intercept},
-                         {"completion_cycles_by_warps", raw_series}};
+                         {"completion_cycles_by_warps", raw_series},
+                         {"median_completion_cycles_by_warps", medians},
+                         {"repetitions", Rd}};
     }
   }
   // Thesis eq 4.25 over the global-load series: sum of successive differences / (#warps - 1).
@@ -479,15 +638,31 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
   json meas;
   meas["note"] = "warpmodel characterize: per-op cycles, clock64 read cost subtracted, mean and GUM type-A "
                  "uncertainty (s/sqrt(n)) over the repetitions; ns at the recorded SM clock.";
+  auto sass_of = [&](const std::string& name) -> std::string {
+    if (name.rfind("departure", 0) == 0) return sass_status("departure");
+    if (name == "l1_hit") return sass_status("chase_ca");
+    if (name.rfind("l2_hit", 0) == 0 || name.rfind("global_load", 0) == 0) return sass_status("chase_cg");
+    if (name == "l2_near" || name == "l2_far") return sass_status("l2_lines");
+    for (const std::string sp : {"shared", "global"}) {
+      if (name == sp + "_store_roundtrip") return sass_status("store_" + sp);
+      if (name == sp + "_selfload") return sass_status("selfload_" + sp);
+      if (name == sp + "_store") {
+        const auto a = sass_status("store_" + sp), b = sass_status("selfload_" + sp);
+        return a == b ? a : a == "valid" ? b : a;
+      }
+    }
+    return sass_status(name);
+  };
   json table = json::object();
   for (const auto& [name, v] : lat) {
     json by = json::object();
     if (!v.empty()) by["warps_1"] = est_json(v.front(), mhz);
     if (v.size() >= 32) by["warps_32"] = est_json(v[31], mhz);
-    by["sass"] = sass_status(name.rfind("departure", 0) == 0 ? "departure"
-                             : name == "l1_hit"                ? "chase_ca"
-                             : name.rfind("l2_hit", 0) == 0 || name.rfind("global_load", 0) == 0 ? "chase_cg"
-                                                                                                   : name);
+    by["sass"] = sass_of(name);
+    if (median_of.count(name) && median_of[name].size() >= 32) {
+      by["warps_1"]["median_cycles"] = median_of[name].front();
+      by["warps_32"]["median_cycles"] = median_of[name][31];
+    }
     table[name] = by;
   }
   for (const auto& d : declarations())
@@ -503,6 +678,10 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
                       {"l2_level_cycles", l2_level},
                       {"dram_level_cycles", dram_level},
                       {"dram_tlb_missing_cycles", dram_tlb},
+                      {"carveout_check", carveout_check},
+                      {"l1_carveout",
+                       "cudaFuncAttributePreferredSharedMemoryCarveout = " + std::to_string(kChaseCarveoutPercent) +
+                           " % on both chase kernels (0 = the largest L1)"},
                       {"method", "largest footprint whose chase latency stays below the midpoint of the two "
                                  "adjacent plateaus (ca curve for L1, cg curve for L2)"}};
   meas["thesis_indirect"] = {{"l1_hit_eq_4_27", l1_eq427},
@@ -511,6 +690,13 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
                              {"l1_hit_direct", l1_hit},
                              {"l2_hit_direct", l2_hit}};
   meas["departure_delay"] = departure;
+  meas["l2_near_far"] = near_far;
+  meas["store_latency"] = {
+      {"method", "round trip: each thread chains 'st [p], p; ld p, [p]' on its own word (shared: ld.shared.u32; "
+                 "global: st.global.u64 + ld.global.cg.u64, 256 B per warp), 256 steps; minus the same chain "
+                 "without the store ('selfload'); per step, clock64 cost subtracted"},
+      {"k40_note", "the thesis's K40 rows time a lone store between two clock reads (its issue cost), "
+                   "not its completion"}};
   meas["bandwidth"] = bandwidth;
   json sass = json::object();
   for (const auto& [name, v] : verdicts) sass[name] = {{"valid", v.valid}, {"reason", v.reason}};
@@ -549,12 +735,16 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
       {"fp32_sub", {"12", "11"}},                     {"fp32_mul", {"12", "11"}},
       {"fp32_div_full", {"206", "222"}},              {"global_load", {"402 ± 5.88", "395 ± 6.17"}},
       {"shared_load", {"45 ± 0.57", "45 ± 0.60"}},    {"l1_hit", {"29 (eq 4.27)", "29 (eq 4.27)"}},
-      {"l2_hit", {"215.5 (eq 4.28)", "212 (eq 4.28)"}}};
+      {"l2_hit", {"215.5 (eq 4.28)", "212 (eq 4.28)"}},
+      {"shared_store", {"12 (lone store, issue)", "14 (lone store, issue)"}},
+      {"global_store", {"21 (lone store, issue)", "20 (lone store, issue)"}}};
   const std::vector<std::string> order = {"clock64", "clock_register", "clock_function", "register_mov", "fp32_add",
                                           "fp32_sub", "fp32_mul", "fp32_fma", "fp32_div_approx", "fp32_div_full",
                                           "fp32_div_rn", "fp64_add", "fp64_fma", "sfu_rcp", "sfu_sqrt", "sfu_ex2",
-                                          "sfu_sin", "shared_load", "l1_hit", "l2_hit", "global_load",
-                                          "global_load_uncoalesced"};
+                                          "sfu_sin", "shared_load", "shared_store", "shared_store_roundtrip",
+                                          "shared_selfload", "l1_hit", "l2_hit", "global_load",
+                                          "global_load_uncoalesced", "global_store", "global_store_roundtrip",
+                                          "global_selfload"};
   for (const auto& name : order) {
     const auto kk = k40.count(name) ? k40.at(name) : std::make_pair(std::string("-"), std::string("-"));
     const std::string st = table.count(name) ? table[name]["sass"].get<std::string>() : "n/a";
@@ -570,6 +760,10 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
        << fmt(b.uncertainty) << " | " << fmt(a.mean / mhz * 1e3) << " | " << kk.first << " | " << kk.second << " | "
        << st << " |\n";
   }
+  md << "\nshared_store / global_store: the store's latency as the extra time a store adds to a dependent "
+        "round trip, i.e. (chain of `st [p], p; ld p, [p]`) minus (the same chain without the store, the "
+        "`_selfload` row; global: ld.global.cg, so both reach L2); the thesis's K40 rows time a lone store "
+        "(its issue), so they are not the same quantity.\n";
   md << "\nclock64 is the read cost subtracted from every other row; clock_register and clock_function are the "
         "thesis's listings 4.1/4.2 (raw, nothing subtracted).\n\n";
   md << "## Latency by level\n\n| quantity | cycles | ns | note |\n|---|---|---|---|\n"
@@ -580,9 +774,44 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
      << "| DRAM (512 MiB) | " << fmt(dram) << " ± " << fmt(dram_e.uncertainty) << " | " << fmt(dram / mhz * 1e3)
      << " | |\n"
      << "| DRAM (4 GiB, TLB missing) | " << fmt(dram_tlb) << " | " << fmt(dram_tlb / mhz * 1e3) << " | |\n"
-     << "| L1 capacity detected | " << (std::isfinite(l1_capacity) ? fmt_bytes(l1_capacity) : "n/a") << " | | ca curve |\n"
+     << "| L1 capacity detected | " << (std::isfinite(l1_capacity) ? fmt_bytes(l1_capacity) : "n/a")
+     << " | | ca curve; carveout set explicitly: cudaFuncAttributePreferredSharedMemoryCarveout = "
+     << kChaseCarveoutPercent << " % (the largest L1) |\n"
      << "| L2 capacity detected | " << (std::isfinite(l2_capacity) ? fmt_bytes(l2_capacity) : "n/a")
-     << " | | runtime says " << fmt_bytes(gpu.l2_cache_bytes) << " |\n\n";
+     << " | | runtime says " << fmt_bytes(gpu.l2_cache_bytes) << " |\n";
+  for (const auto& c : carveout_check)
+    md << "| " << (c["op"] == "ca" ? "L1 hit (16 KiB, ca)" : "L2 hit (4 MiB, cg)") << ", carveout "
+       << (c["carveout_percent"].is_string() ? c["carveout_percent"].get<std::string>()
+                                             : std::to_string(c["carveout_percent"].get<int>()) + " %")
+       << " | " << fmt(c["mean_cycles"].get<double>()) << " ± " << fmt(c["u_cycles"].get<double>()) << " | | carveout check |\n";
+  md << "\n";
+  if (near_far.contains("near_cycles")) {
+    const auto& nf = near_far;
+    auto g = [&](const json& j, const char* k) { return j.is_null() ? std::string("n/a") : fmt(j[k].get<double>()); };
+    md << "## Near and far L2 (per-load latency, one warp on each SM)\n\n"
+       << "4 MiB ld.global.cg chase, 2048 loads per SM each timed on its own, the same lines from each of "
+       << nf["sms_measured"].get<std::size_t>() << " SMs; 2-means on the pooled loads (slowest 1 % above "
+       << fmt(nf["dropped_above_cycles"].get<double>(), 0) << " cycles left out), split at "
+       << fmt(nf["threshold_cycles"].get<double>(), 1) << " cycles.\n\n"
+       << "| plateau | mean ± u [cycles] | median | stddev | share of loads | ns |\n|---|---|---|---|---|---|\n"
+       << "| near L2 | " << fmt(nf["near_cycles"]["mean"].get<double>()) << " ± " << fmt(nf["near_cycles"]["u"].get<double>())
+       << " | " << fmt(nf["near_cycles"]["median"].get<double>(), 0) << " | " << fmt(nf["near_cycles"]["stddev"].get<double>())
+       << " | " << fmt(nf["near_fraction_pooled"].get<double>(), 3) << " | "
+       << fmt(nf["near_cycles"]["mean"].get<double>() / mhz * 1e3) << " |\n"
+       << "| far L2 | " << fmt(nf["far_cycles"]["mean"].get<double>()) << " ± " << fmt(nf["far_cycles"]["u"].get<double>())
+       << " | " << fmt(nf["far_cycles"]["median"].get<double>(), 0) << " | " << fmt(nf["far_cycles"]["stddev"].get<double>())
+       << " | " << fmt(1 - nf["near_fraction_pooled"].get<double>(), 3) << " | "
+       << fmt(nf["far_cycles"]["mean"].get<double>() / mhz * 1e3) << " |\n\n"
+       << "| over the SMs | min | median | max |\n|---|---|---|---|\n"
+       << "| per-SM mean [cycles] | " << g(nf["per_sm_mean_cycles"], "min") << " | " << g(nf["per_sm_mean_cycles"], "median")
+       << " | " << g(nf["per_sm_mean_cycles"], "max") << " |\n"
+       << "| per-SM near mean [cycles] | " << g(nf["per_sm_near_mean_cycles"], "min") << " | "
+       << g(nf["per_sm_near_mean_cycles"], "median") << " | " << g(nf["per_sm_near_mean_cycles"], "max") << " |\n"
+       << "| per-SM far mean [cycles] | " << g(nf["per_sm_far_mean_cycles"], "min") << " | "
+       << g(nf["per_sm_far_mean_cycles"], "median") << " | " << g(nf["per_sm_far_mean_cycles"], "max") << " |\n\n"
+       << "Raw per-SM values (mean, median, near share, near and far means) and the pooled 4-cycle histogram: "
+          "`ubench.csv`, benchmark `l2_near_far`.\n\n";
+  }
   md << "## Departure delay\n\n| method | coalesced [cycles] | uncoalesced [cycles] |\n|---|---|---|\n"
      << "| thesis eq 4.25 over the 1..32-warp global-load series | " << fmt(eq425("global_load"), 3) << " | "
      << fmt(eq425("global_load_uncoalesced"), 3) << " |\n";
@@ -593,6 +822,16 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
        << fmt(departure["departure_uncoalesced"]["delta_cycles"].get<double>(), 3) << " ± "
        << fmt(departure["departure_uncoalesced"]["u_cycles"].get<double>(), 3) << " |\n";
   md << "| K40 (thesis table 4.3) | 3 | - |\n\n";
+  if (median_of.count("departure_coalesced") && median_of["departure_coalesced"].size() >= 32)
+    md << "Completion time of one load per warp (" << Rd << " repetitions per point), mean ± u and median: "
+       << "coalesced 1 warp " << fmt(lat["departure_coalesced"][0].mean) << " ± " << fmt(lat["departure_coalesced"][0].uncertainty)
+       << " (median " << fmt(median_of["departure_coalesced"][0]) << "), 32 warps " << fmt(lat["departure_coalesced"][31].mean)
+       << " ± " << fmt(lat["departure_coalesced"][31].uncertainty) << " (median " << fmt(median_of["departure_coalesced"][31])
+       << "); uncoalesced 1 warp " << fmt(lat["departure_uncoalesced"][0].mean) << " ± "
+       << fmt(lat["departure_uncoalesced"][0].uncertainty) << " (median " << fmt(median_of["departure_uncoalesced"][0])
+       << "), 32 warps " << fmt(lat["departure_uncoalesced"][31].mean) << " ± "
+       << fmt(lat["departure_uncoalesced"][31].uncertainty) << " (median " << fmt(median_of["departure_uncoalesced"][31])
+       << ").\n\n";
   md << "## Bandwidth\n\n| kind | GB/s | fraction of spec | spec |\n|---|---|---|---|\n";
   for (const auto& [kind, b] : bandwidth.items())
     md << "| " << kind << " | " << fmt(b["gbs"].get<double>(), 1) << " ± " << fmt(b["u_gbs"].get<double>(), 1) << " | "

@@ -51,6 +51,46 @@ __device__ __forceinline__ void alu_body(const typename Op::T* in, long long* cy
   sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
+// Throughput: the same ops, ILP independent chains, but as a loop whose body (kThroughputUnroll
+// steps x ILP chains, <= 4 KiB of SASS) stays in the instruction cache. A straight-line region of
+// chain x ILP = 4096 instructions (64 KiB) is fetch-bound: FP32 then issues only ~0.63 of 128/clk/SM.
+constexpr int kThroughputUnroll = 32;
+template <class Op>
+__device__ __forceinline__ void alu_thr_body(const typename Op::T* in, long long* cycles, typename Op::T* sink, int reps) {
+  using T = typename Op::T;
+  constexpr int ILP = kThroughputIlp;
+  static_assert(Op::kChain % kThroughputUnroll == 0, "chain must be a multiple of the loop body");
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int nwarps = blockDim.x / 32;
+  T x[ILP];
+  const T y = in[1];
+#pragma unroll
+  for (int i = 0; i < ILP; ++i) x[i] = in[0] + T(i) * in[2] + T(threadIdx.x) * in[2];
+  long long* out = cycles + (static_cast<long long>(blockIdx.x) * nwarps + warp) * 2 * (reps + 1);
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    __syncthreads();  // all warps start the repetition together; the harness takes max(t1) - min(t0)
+    const long long t0 = clock64_read();
+#pragma unroll 1
+    for (int it = 0; it < Op::kChain / kThroughputUnroll; ++it) {
+#pragma unroll
+      for (int k = 0; k < kThroughputUnroll; ++k) {
+#pragma unroll
+        for (int i = 0; i < ILP; ++i) x[i] = Op::step(x[i], y);
+      }
+    }
+    const long long t1 = clock64_read();
+    if (lane == 0) {
+      out[2 * r] = t0;  // absolute %clock64 (per SM): start and end of this warp's region
+      out[2 * r + 1] = t1;
+    }
+  }
+  T s = x[0];
+#pragma unroll
+  for (int i = 1; i < ILP; ++i) s += x[i];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 #define UBENCH_ALU(name, TT, constraint, ptx, sass_regex, sass_per_op, allowed_regex, chain, spec, minus)      \
   struct Op_##name {                                                                                    \
     using T = TT;                                                                                       \
@@ -64,7 +104,7 @@ __device__ __forceinline__ void alu_body(const typename Op::T* in, long long* cy
     alu_body<Op_##name, 1>(in, cycles, sink, reps);                                                     \
   }                                                                                                     \
   extern "C" __global__ void ubench_thr_##name(const TT* in, long long* cycles, TT* sink, int reps) {   \
-    alu_body<Op_##name, kThroughputIlp>(in, cycles, sink, reps);                                        \
+    alu_thr_body<Op_##name>(in, cycles, sink, reps);                                                    \
   }
 #include "ubench.def"
 
@@ -121,6 +161,96 @@ extern "C" __global__ void ubench_shared_chase(long long* cycles, unsigned* sink
   sink[blockIdx.x * blockDim.x + threadIdx.x] = p;
 }
 
+// A dependent use of a loaded value (one LOP3): the next clock read is issued only after it, so
+// the timed region includes the whole latency of the load that produced v.
+__device__ __forceinline__ void consume(unsigned& acc, unsigned long long v) {
+  asm volatile("{\n\t.reg .u32 lo;\n\tcvt.u32.u64 lo, %1;\n\txor.b32 %0, %0, lo;\n\t}" : "+r"(acc) : "l"(v));
+}
+
+// --- store latency (thesis listings 4.8/4.9, measured as a round trip) ---
+// Every thread owns one 8-byte word that holds its own address. One step of the chain is
+// "st [p], p; ld p, [p]": the store's data and address come from the previous load, and the load
+// must return what the store wrote, so the store lies on the dependency path. The matching
+// "load only" kernel runs the same chain without the store (same words, same cache level); the
+// store latency is the difference per step. Shared memory: u32 words (conflict-free, one per
+// lane); global: u64 words, 256 B per warp, loads with .cg (L2; stores are write-through).
+constexpr int kStoreChain = 256;
+template <class Step>
+__device__ __forceinline__ void store_body(unsigned long long* gbase, long long* cycles, unsigned* sink, int reps) {
+  using T = typename Step::T;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __shared__ unsigned s[1024];
+  T p;
+  if constexpr (Step::kShared) {
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(s + threadIdx.x));
+    s[threadIdx.x] = a;
+    p = a;
+  } else {
+    unsigned long long* a = gbase + threadIdx.x;
+    *a = reinterpret_cast<unsigned long long>(a);
+    p = reinterpret_cast<unsigned long long>(a);
+  }
+  __syncthreads();
+  unsigned acc = 0;
+#pragma unroll 1
+  for (int r = 0; r <= reps; ++r) {
+    const long long t0 = clock64_read();
+#pragma unroll
+    for (int k = 0; k < kStoreChain; ++k) p = Step::step(p);
+    consume(acc, static_cast<unsigned long long>(p));
+    const long long t1 = clock64_read();
+    if (lane == 0) cycles[warp * (reps + 1) + r] = t1 - t0;
+  }
+  sink[threadIdx.x] = acc + static_cast<unsigned>(p);
+}
+#define UBENCH_STORE(name, shared, TT, cons, body)                                                        \
+  struct Step_##name {                                                                                  \
+    using T = TT;                                                                                       \
+    static constexpr bool kShared = shared;                                                             \
+    static __device__ __forceinline__ T step(T p) {                                                     \
+      asm volatile(body : "+" cons(p)::"memory");                                                       \
+      return p;                                                                                         \
+    }                                                                                                   \
+  };                                                                                                    \
+  extern "C" __global__ void ubench_##name(unsigned long long* gbase, long long* cycles, unsigned* sink, int reps) { \
+    store_body<Step_##name>(gbase, cycles, sink, reps);                                                 \
+  }
+// .volatile on the shared chain: without it ptxas forwards the stored value and deletes the LDS.
+UBENCH_STORE(store_shared, true, unsigned, "r", "st.volatile.shared.u32 [%0], %0;\n\tld.volatile.shared.u32 %0, [%0];")
+UBENCH_STORE(selfload_shared, true, unsigned, "r", "ld.volatile.shared.u32 %0, [%0];")
+UBENCH_STORE(store_global, false, unsigned long long, "l", "st.global.u64 [%0], %0;\n\tld.global.cg.u64 %0, [%0];")
+UBENCH_STORE(selfload_global, false, unsigned long long, "l", "ld.global.cg.u64 %0, [%0];")
+
+// --- near/far L2: per-load latency of a chase, from one warp on one chosen SM ---
+// Launched with many single-warp blocks; the first block that lands on SM `target` (by %smid)
+// chases `steps` nodes once untimed (TLB, L2 state) and once timing every load on its own:
+// clock, one ld.global.cg, a dependent use, clock. Every SM chases the same lines from the same
+// start, so the per-SM distributions are comparable line by line.
+extern "C" __global__ void ubench_l2_lines(unsigned long long start, int steps, int target, int* claimed,
+                                           long long* cycles, unsigned long long* sink) {
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  if (static_cast<int>(smid) != target) return;
+  __shared__ int won;
+  if (threadIdx.x == 0) won = atomicCAS(claimed, 0, 1) == 0;
+  __syncthreads();
+  if (!won) return;
+  unsigned acc = 0;
+  unsigned long long p = start;
+#pragma unroll 1
+  for (int i = 0; i < steps; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p)::"memory");
+  p = start;
+#pragma unroll 1
+  for (int i = 0; i < steps; ++i) {
+    const long long t0 = clock64_read();
+    asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p)::"memory");
+    consume(acc, p);
+    const long long t1 = clock64_read();
+    if (threadIdx.x == 0) cycles[i] = t1 - t0;
+  }
+  sink[threadIdx.x] = p + acc;
+}
+
 // --- global-memory pointer chase ---
 constexpr int kGlobalChain = 256;
 #define UBENCH_CHASE(op)                                                                                 \
@@ -130,6 +260,7 @@ constexpr int kGlobalChain = 256;
     const int nwarps = blockDim.x / 32;                                                                  \
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;                                               \
     unsigned long long p = starts[tid];                                                                  \
+    unsigned acc = 0;                                                                                    \
     _Pragma("unroll 1") for (int i = 0; i < warmup; ++i)                                                 \
         asm volatile("ld.global." #op ".u64 %0, [%0];" : "+l"(p)::"memory");                            \
     long long* out = cycles + (static_cast<long long>(blockIdx.x) * nwarps + warp) * (reps + 1);        \
@@ -137,10 +268,11 @@ constexpr int kGlobalChain = 256;
       const long long t0 = clock64_read();                                                               \
       _Pragma("unroll") for (int k = 0; k < kGlobalChain; ++k)                                           \
           asm volatile("ld.global." #op ".u64 %0, [%0];" : "+l"(p)::"memory");                          \
+      consume(acc, p); /* the stop read waits for the last load */                                       \
       const long long t1 = clock64_read();                                                               \
       if (lane == 0) out[r] = t1 - t0;                                                                   \
     }                                                                                                    \
-    sink[tid] = p;                                                                                       \
+    sink[tid] = p + acc;                                                                                 \
   }
 UBENCH_CHASE(ca)
 UBENCH_CHASE(cg)
@@ -313,7 +445,7 @@ Cycles run_alu(int alu_index, bool throughput, int blocks, int warps, int reps) 
   const auto table = alu_table();
   const AluEntry& e = table.at(alu_index);
   const std::size_t threads = static_cast<std::size_t>(blocks) * warps * 32;
-  const std::size_t n = static_cast<std::size_t>(blocks) * warps * (reps + 1);
+  const std::size_t n = static_cast<std::size_t>(blocks) * warps * (reps + 1) * (throughput ? 2 : 1);
   DevBuf<long long> cyc(n);
   if (e.f) {
     const float in_h[3] = {1.0001f, 0.99993f, 1e-7f};  // runtime values: nothing folds
@@ -347,6 +479,18 @@ Cycles run_shared_chase(int warps, int reps) {
   DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
   ubench_shared_chase<<<1, warps * 32>>>(cyc.p, sink.p, reps);
   sync("shared chase");
+  return cyc.get(n);
+}
+
+Cycles run_store(int which, int warps, int reps) {
+  const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
+  DevBuf<long long> cyc(n);
+  DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
+  DevBuf<unsigned long long> words(static_cast<std::size_t>(warps) * 32);
+  auto* k = which == 0 ? ubench_store_shared : which == 1 ? ubench_selfload_shared : which == 2 ? ubench_store_global
+                                                                                                 : ubench_selfload_global;
+  k<<<1, warps * 32>>>(words.p, cyc.p, sink.p, reps);
+  sync("store kernel");
   return cyc.get(n);
 }
 
@@ -403,6 +547,29 @@ Cycles ChaseBuffer::run(const std::string& cache_op, bool coalesced, int blocks,
   else ubench_chase_cg<<<blocks, warps * 32>>>(st.p, cyc.p, sink.p, warmup_steps, reps);
   sync("chase");
   return cyc.get(n);
+}
+
+std::vector<long long> ChaseBuffer::run_lines(int target_sm, int steps, int grid_blocks) {
+  DevBuf<unsigned long long> sink(32);
+  DevBuf<long long> cyc(static_cast<std::size_t>(steps));
+  DevBuf<int> claimed(1);
+  check(cudaMemset(claimed.p, 0, sizeof(int)), "cudaMemset");
+  check(cudaMemset(cyc.p, 0xff, static_cast<std::size_t>(steps) * sizeof(long long)), "cudaMemset");  // -1: SM not reached
+  const auto start = reinterpret_cast<unsigned long long>(buf_) + order_[0] * stride_;
+  ubench_l2_lines<<<grid_blocks, 32>>>(start, steps, target_sm, claimed.p, cyc.p, sink.p);
+  sync("l2 lines");
+  return cyc.get(static_cast<std::size_t>(steps));
+}
+
+void ChaseBuffer::prewarm() {
+  DevBuf<unsigned long long> sink(1);
+  ubench_prewarm<<<1024, 256>>>(static_cast<const unsigned long long*>(buf_), footprint_ / 8, sink.p);
+  sync("prewarm");
+}
+
+void ChaseBuffer::set_carveout(int percent) {
+  check(cudaFuncSetAttribute(ubench_chase_ca, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "carveout");
+  check(cudaFuncSetAttribute(ubench_chase_cg, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "carveout");
 }
 
 Departure run_departure(bool coalesced, int warps, int reps) {

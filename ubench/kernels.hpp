@@ -23,7 +23,8 @@ std::string pci_bus_id(int index);
 using Cycles = std::vector<long long>;
 
 // ALU chain kernels, by index into ubench.def. throughput=false: one dependent chain per thread;
-// throughput=true: 8 independent chains per thread.
+// throughput=true: 8 independent chains per thread, all warps of a block released together by a
+// barrier; returns absolute (start, end) %clock64 pairs, laid out [block][warp][rep][2].
 int alu_count();
 Cycles run_alu(int alu_index, bool throughput, int blocks, int warps, int reps);
 
@@ -33,6 +34,11 @@ Cycles run_clock(int which, int warps, int reps);
 
 // Shared-memory pointer chase (ld.shared.u32, conflict-free), 1 block of `warps` warps.
 Cycles run_shared_chase(int warps, int reps);
+
+// Store latency as a round trip (thesis listings 4.8/4.9): 1 block of `warps` warps, each thread
+// chains "st [p], p; ld p, [p]" on its own word (which = 0: shared, 2: global with ld.global.cg),
+// or the same chain without the store (which = 1: shared, 3: global): the baseline subtracted.
+Cycles run_store(int which, int warps, int reps);
 
 // Global-memory pointer chase over a device buffer. Nodes of 256 B (32 pointers, word i of a node
 // points to word i of the next node) lie at `stride` bytes over `footprint` bytes, linked in one
@@ -49,6 +55,14 @@ class ChaseBuffer {
   // otherwise every lane chases its own node (32 lines per request). threads = blocks x warps x 32.
   Cycles run(const std::string& cache_op, bool coalesced, int blocks, int warps, int warmup_steps, int reps);
   std::size_t nodes() const { return nodes_; }
+  // Near/far L2: one warp on SM `target_sm` (the first of grid_blocks single-warp blocks that lands
+  // there) chases `steps` nodes from the cycle's first node (.cg) and times every load on its own.
+  // Returns per-load raw cycles (clock64 read cost included); all -1 when no block reached the SM.
+  std::vector<long long> run_lines(int target_sm, int steps, int grid_blocks);
+  void prewarm();  // streams the footprint through L2
+  // cudaFuncAttributePreferredSharedMemoryCarveout of both chase kernels (percent of the unified
+  // L1/shared storage given to shared memory; 0 = the largest L1).
+  static void set_carveout(int percent);
 
  private:
   void* buf_ = nullptr;

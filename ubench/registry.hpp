@@ -22,6 +22,8 @@ struct Declaration {
   std::string minus;           // benchmark subtracted from the per-op figure ("" = none)
   int alu_index = -1;          // index into ubench.def for the ALU kernels
   std::string axes;            // sweep axes, for the report
+  std::string also_regex;      // a second instruction the region must hold ("" = none) ...
+  int also_count = 0;          // ... exactly this many times (e.g. the loads of a store round trip)
 };
 
 const std::vector<Declaration>& declarations();

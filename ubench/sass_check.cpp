@@ -65,9 +65,12 @@ SassVerdict check_declaration(const Declaration& d, const SassListing& listing) 
   const std::regex want(d.sass_regex.empty() ? std::string("$^") : d.sass_regex);
   const std::regex allowed(d.allowed_regex.empty() ? std::string("NOP") : "NOP|" + d.allowed_regex);
   std::map<std::string, int> unexpected;
+  const std::regex also(d.also_regex.empty() ? std::string("$^") : d.also_regex);
+  int also_found = 0;
   for (std::size_t i = clocks[0] + 1; i < clocks[1]; ++i) {
     const auto& op = ins[i].opcode;
     ++v.region[op];
+    if (!d.also_regex.empty() && std::regex_match(op, also)) ++also_found;
     if (!d.sass_regex.empty() && std::regex_match(op, want)) ++v.found;
     else if (!std::regex_match(op, allowed)) ++unexpected[op];
   }
@@ -75,6 +78,10 @@ SassVerdict check_declaration(const Declaration& d, const SassListing& listing) 
   if (v.found != v.expected)
     why << "timed region holds " << v.found << " x " << (d.sass_regex.empty() ? "(nothing)" : d.sass_regex)
         << ", declared " << v.expected;
+  if (!d.also_regex.empty() && also_found != d.also_count) {
+    if (why.tellp() > 0) why << "; ";
+    why << "timed region holds " << also_found << " x " << d.also_regex << ", declared " << d.also_count;
+  }
   if (!unexpected.empty()) {
     if (why.tellp() > 0) why << "; ";
     why << "unexpected instructions in the timed region:";
@@ -84,6 +91,7 @@ SassVerdict check_declaration(const Declaration& d, const SassListing& listing) 
   if (v.valid) {
     std::ostringstream ok;
     ok << v.found << " x " << (d.sass_regex.empty() ? "(empty region)" : d.sass_regex);
+    if (!d.also_regex.empty()) ok << " and " << also_found << " x " << d.also_regex;
     v.reason = ok.str();
   } else {
     v.reason = why.str();

@@ -1,6 +1,8 @@
 // On a GPU: the harness's kernels give physically sensible numbers (small, fast runs).
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
+
 #include <numeric>
 
 #include "kernels.hpp"
@@ -41,4 +43,30 @@ TEST(Ubench, CacheHierarchyIsOrdered) {
   EXPECT_LT(l1, l2);
   EXPECT_LT(l2, dram);
   EXPECT_GT(dram, 200);
+}
+
+TEST(Ubench, StoreRoundTripCostsAtLeastTheLoad) {
+  gpu::select_device(0);
+  const double oh = mean_per_op(gpu::run_clock(0, 1, 20), 1, 20, 0, 1);
+  for (int space : {0, 2}) {
+    const double trip = mean_per_op(gpu::run_store(space, 1, 20), 1, 20, oh, 256);
+    const double load = mean_per_op(gpu::run_store(space + 1, 1, 20), 1, 20, oh, 256);
+    EXPECT_GT(load, 5) << space;
+    EXPECT_GE(trip, load - 1) << space;
+  }
+}
+
+TEST(Ubench, L2LinesReachEverySmAsked) {
+  gpu::select_device(0);
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  gpu::ChaseBuffer chase(std::size_t(4) << 20);
+  chase.build(4 << 20, 256, 7);
+  chase.prewarm();
+  for (int sm : {0, sms - 1}) {
+    const auto c = chase.run_lines(sm, 256, 4 * sms);
+    ASSERT_EQ(c.size(), 256u);
+    EXPECT_GT(c[0], 50) << "SM " << sm;  // -1: no block landed there
+    EXPECT_LT(c[0], 5000) << "SM " << sm;
+  }
 }

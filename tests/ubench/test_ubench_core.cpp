@@ -121,6 +121,32 @@ TEST(SassCheck, ExtraClockReadIsInvalid) {
   EXPECT_NE(v.reason.find("found 3"), std::string::npos) << v.reason;
 }
 
+// A store round trip must hold the declared stores AND the declared loads: ptxas forwarding the
+// stored value (and deleting the loads) makes it invalid.
+TEST(SassCheck, StoreRoundTripNeedsItsLoads) {
+  auto listing = [](int loads) {
+    std::ostringstream t;
+    t << "\t\tFunction : ubench_store_shared\n        /*0000*/                   CS2R R2, SR_CLOCKLO ;\n";
+    int pc = 0x10;
+    for (int i = 0; i < 256; ++i) {
+      t << "        /*" << std::hex << pc << "*/                   STS [R4], R4 ;\n";
+      pc += 0x10;
+      if (i < loads) {
+        t << "        /*" << std::hex << pc << "*/                   LDS R4, [R4] ;\n";
+        pc += 0x10;
+      }
+    }
+    t << "        /*" << std::hex << pc << "*/                   LOP3.LUT R0, R0, R4, RZ, 0x3c, !PT ;\n";
+    t << "        /*" << std::hex << pc + 0x10 << "*/                   CS2R R6, SR_CLOCKLO ;\n";
+    return parse_sass(t.str());
+  };
+  const auto ok = verdict(listing(256), "store_shared");
+  EXPECT_TRUE(ok.valid) << ok.reason;
+  const auto forwarded = verdict(listing(0), "store_shared");
+  EXPECT_FALSE(forwarded.valid);
+  EXPECT_NE(forwarded.reason.find("0 x LDS"), std::string::npos) << forwarded.reason;
+}
+
 TEST(Declarations, EveryBenchmarkIsDeclaredOnce) {
   std::set<std::string> names;
   for (const auto& d : declarations()) {
@@ -131,7 +157,8 @@ TEST(Declarations, EveryBenchmarkIsDeclaredOnce) {
     if (!d.minus.empty()) EXPECT_NE(find_declaration(d.minus), nullptr) << d.name;
   }
   for (const char* n : {"fp32_add", "fp32_fma", "fp32_div_rn", "sfu_rcp", "fp64_fma", "shared_load", "chase_ca",
-                        "chase_cg", "departure", "clock64"})
+                        "chase_cg", "departure", "clock64", "store_shared", "selfload_shared", "store_global",
+                        "selfload_global", "l2_lines"})
     EXPECT_NE(find_declaration(n), nullptr) << n;
 }
 
