@@ -22,6 +22,9 @@ def main():
             rows.append(f"| {name} | {k.replace('_', ' ')} | {x:.2f} | {y:.2f} | {d:.2f} | {100 * d / max(abs(x), 1e-9):.2f}% | {'yes' if ok else 'NO'} |")
     text = (f"# Repeatability: two consecutive `warpmodel characterize` runs\n\n"
             f"Run 1: {a['provenance'].get('date')} ({sys.argv[1]}); run 2: {b['provenance'].get('date')} ({sys.argv[2]}).\n"
+            f"Provenance (run 1): GPU {a['provenance'].get('gpu')}, driver {a['provenance'].get('driver')}, "
+            f"CUDA runtime {a['provenance'].get('cuda_runtime')}, SM clock {a['provenance'].get('sm_clock_mhz_before', a['provenance'].get('sm_clock_mhz', '?'))} MHz, "
+            f"commit {a['provenance'].get('commit')}, command `{a['provenance'].get('command')}` (full record in each device.json).\n"
             f"Criterion (issue 3): |difference| <= 1 cycle below 100 cycles, <= 2% otherwise. "
             f"{len(rows) - bad} of {len(rows)} rows meet it.\n\n"
             "| benchmark | warps | run 1 [cycles] | run 2 [cycles] | abs diff | rel diff | within |\n|---|---|---|---|---|---|---|\n"
