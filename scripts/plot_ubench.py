@@ -22,6 +22,14 @@ def summarize(df, keys):
     return out
 
 
+def plot_series(ax, summary, names):
+    """One error-bar line (mean +- s/sqrt(n) over warps) per benchmark present in the summary."""
+    for n in names:
+        s = summary[summary.benchmark == n]
+        if len(s):
+            ax.errorbar(s.warps, s["mean"], yerr=s.u, marker="o", ms=3, label=n)
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "results/h200/ubench.csv"
     df = pd.read_csv(path)
@@ -50,10 +58,7 @@ def main():
     fig.savefig(os.path.join(folder, "ubench_latency_vs_warps.png"), dpi=110)
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
-    for n in ["shared_load", "l1_hit", "l2_hit", "global_load", "global_load_uncoalesced"]:
-        s = lat[lat.benchmark == n]
-        if len(s):
-            axes[0].errorbar(s.warps, s["mean"], yerr=s.u, marker="o", ms=3, label=n)
+    plot_series(axes[0], lat, ["shared_load", "l1_hit", "l2_hit", "global_load", "global_load_uncoalesced"])
     axes[0].set_title("memory latency vs warps per block (pointer chase)")
     axes[0].set_xlabel("warps per block")
     axes[0].set_ylabel("cycles per load")
@@ -61,10 +66,7 @@ def main():
     axes[0].grid(alpha=0.3, which="both")
     axes[0].legend(fontsize=8)
     comp = summarize(df[df.series == "completion"], ["benchmark", "warps"])
-    for n in ["departure_coalesced", "departure_uncoalesced"]:
-        s = comp[comp.benchmark == n]
-        if len(s):
-            axes[1].errorbar(s.warps, s["mean"], yerr=s.u, marker="o", ms=3, label=n)
+    plot_series(axes[1], comp, ["departure_coalesced", "departure_uncoalesced"])
     axes[1].set_title("departure delay (direct): completion of one load per warp")
     axes[1].set_xlabel("warps issuing one load each")
     axes[1].set_ylabel("cycles, first issue to last completion")

@@ -22,6 +22,22 @@ __device__ __forceinline__ long long clock64_read() {
 
 constexpr int kThroughputIlp = 8;
 
+// Distinct start values per chain and thread (from the input, so nothing folds at compile time).
+template <class T, int ILP>
+__device__ __forceinline__ void init_chains(const T* in, T (&x)[ILP]) {
+#pragma unroll
+  for (int i = 0; i < ILP; ++i) x[i] = in[0] + T(i) * in[2] + T(threadIdx.x) * in[2];
+}
+
+// Consume every chain's final value, so none of the timed work is dead.
+template <class T, int ILP>
+__device__ __forceinline__ void store_sum(const T (&x)[ILP], T* sink) {
+  T s = x[0];
+#pragma unroll
+  for (int i = 1; i < ILP; ++i) s += x[i];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 // One dependent chain per thread (latency) or ILP independent chains (throughput). The chain is
 // the only dependency path; the result is stored so nothing is dead.
 template <class Op, int ILP>
@@ -31,8 +47,7 @@ __device__ __forceinline__ void alu_body(const typename Op::T* in, long long* cy
   const int nwarps = blockDim.x / 32;
   T x[ILP];
   const T y = in[1];
-#pragma unroll
-  for (int i = 0; i < ILP; ++i) x[i] = in[0] + T(i) * in[2] + T(threadIdx.x) * in[2];
+  init_chains<T, ILP>(in, x);
   long long* out = cycles + (static_cast<long long>(blockIdx.x) * nwarps + warp) * (reps + 1);
 #pragma unroll 1
   for (int r = 0; r <= reps; ++r) {
@@ -45,10 +60,7 @@ __device__ __forceinline__ void alu_body(const typename Op::T* in, long long* cy
     const long long t1 = clock64_read();
     if (lane == 0) out[r] = t1 - t0;
   }
-  T s = x[0];
-#pragma unroll
-  for (int i = 1; i < ILP; ++i) s += x[i];
-  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  store_sum<T, ILP>(x, sink);
 }
 
 // Throughput: the same ops, ILP independent chains, but as a loop whose body (kThroughputUnroll
@@ -64,8 +76,7 @@ __device__ __forceinline__ void alu_thr_body(const typename Op::T* in, long long
   const int nwarps = blockDim.x / 32;
   T x[ILP];
   const T y = in[1];
-#pragma unroll
-  for (int i = 0; i < ILP; ++i) x[i] = in[0] + T(i) * in[2] + T(threadIdx.x) * in[2];
+  init_chains<T, ILP>(in, x);
   long long* out = cycles + (static_cast<long long>(blockIdx.x) * nwarps + warp) * 2 * (reps + 1);
 #pragma unroll 1
   for (int r = 0; r <= reps; ++r) {
@@ -85,10 +96,7 @@ __device__ __forceinline__ void alu_thr_body(const typename Op::T* in, long long
       out[2 * r + 1] = t1;
     }
   }
-  T s = x[0];
-#pragma unroll
-  for (int i = 1; i < ILP; ++i) s += x[i];
-  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  store_sum<T, ILP>(x, sink);
 }
 
 #define UBENCH_ALU(name, TT, constraint, ptx, sass_regex, sass_per_op, allowed_regex, chain, spec, minus)      \
