@@ -16,5 +16,13 @@ void add_model_commands(CLI::App& app, Action& action);
 void add_gpu_commands(CLI::App& app, Action& action);
 // characterize: the microbenchmarks (ubench); without CUDA it says so and exits 3.
 void add_characterize_command(CLI::App& app, Action& action);
+// run-stencil: the 3D acoustic propagator on the GPU (stencils/gpu).
+void add_stencil_commands(CLI::App& app, Action& action);
+// run-adi: the ADI shallow-water solver on the GPU (stencils/adi).
+void add_adi_commands(CLI::App& app, Action& action);
+// profile, metrics: CUPTI Range Profiler collection (profiles/cupti).
+void add_profile_commands(CLI::App& app, Action& action);
+// kernel-profile: static SASS analysis merged with CUPTI counts into a KernelProfile (profiles/sass).
+void add_kernel_profile_command(CLI::App& app, Action& action);
 
 }  // namespace warpmodel::cli

@@ -49,6 +49,10 @@ void add_gpu_commands(CLI::App& app, Action& action) {
   CLI::App* devices = app.add_subcommand("devices", "list the CUDA GPUs present (GPU subcommand)");
   devices->callback([&action] { action = [] { return run_devices(); }; });
   add_characterize_command(app, action);
+  add_stencil_commands(app, action);
+  add_adi_commands(app, action);
+  add_profile_commands(app, action);
+  add_kernel_profile_command(app, action);
 }
 
 }  // namespace warpmodel::cli
