@@ -63,7 +63,17 @@ int run_predict(const PredictOptions& o) {
   const DeviceProfile device = load_device_profile(o.device);
   const KernelProfile kernel = load_kernel_profile(o.kernel);
   std::vector<Prediction> predictions;
-  for (ModelVariant v : models) predictions.push_back(predict(v, device, kernel));
+  std::vector<std::string> skipped;  // with --model all: variants this device or kernel cannot feed
+  for (ModelVariant v : models) {
+    try {
+      predictions.push_back(predict(v, device, kernel));
+    } catch (const ModelError& e) {
+      if (models.size() == 1) throw;
+      skipped.push_back(std::string(to_string(v)) + ": " + e.what());
+    }
+  }
+  if (predictions.empty()) throw ModelError(skipped.front());
+  for (const auto& s : skipped) std::cerr << "warpmodel predict: skipped " << s << "\n";
 
   const OutputFormat format = kFormats.at(o.format);
   if (format == OutputFormat::Json) {

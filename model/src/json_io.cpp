@@ -239,6 +239,26 @@ void read_limit_overrides(ObjectReader r, ArchLimits& a) {
 json nan_to_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
+// characterize's "measurements" block carries the measured rates the hopper variant needs; a
+// profile that states them itself ("bandwidth_gbs", "latency_cycles.fp32_dependent") wins.
+void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
+  if (!top.contains("measurements") || !top.at("measurements").is_object()) return;
+  const json& m = top.at("measurements");
+  auto positive_at = [&](const json::json_pointer& ptr) -> std::optional<double> {
+    if (!m.contains(ptr) || !m.at(ptr).is_number()) return std::nullopt;
+    const double x = m.at(ptr).get<double>();
+    return std::isfinite(x) && x > 0 ? std::optional(x) : std::nullopt;
+  };
+  auto fill = [&](std::optional<double>& field, const char* ptr) {
+    if (!field) field = positive_at(json::json_pointer(ptr));
+  };
+  fill(d.fp32_dependent_latency_cycles, "/latency/fp32_fma/warps_1/mean_cycles");
+  fill(d.dram_read_bandwidth_gbs, "/bandwidth/dram_read/gbs");
+  fill(d.dram_copy_bandwidth_gbs, "/bandwidth/dram_copy/gbs");
+  fill(d.l2_read_bandwidth_gbs, "/bandwidth/l2_read/gbs");
+  fill(d.shared_read_bandwidth_gbs, "/bandwidth/shared_read/gbs");
+}
+
 }  // namespace
 
 DeviceProfile device_from_json(const json& j, const std::string& origin) {
@@ -279,7 +299,26 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   d.dram_latency_cycles = lat.positive("dram");
   d.departure_delay_coalesced_cycles = lat.positive("departure_delay_coalesced");
   d.departure_delay_uncoalesced_cycles = lat.optional_positive("departure_delay_uncoalesced");
+  d.fp32_dependent_latency_cycles = lat.optional_positive("fp32_dependent");
   lat.finish();
+
+  if (auto bw = top.optional_object("bandwidth_gbs")) {
+    d.dram_read_bandwidth_gbs = bw->optional_positive("dram_read");
+    d.dram_copy_bandwidth_gbs = bw->optional_positive("dram_copy");
+    d.l2_read_bandwidth_gbs = bw->optional_positive("l2_read");
+    d.shared_read_bandwidth_gbs = bw->optional_positive("shared_read");
+    bw->finish();
+  }
+  if (auto cal = top.optional_object("hopper_calibration")) {
+    DeviceProfile::HopperCalibration c;
+    c.launch_cycles = cal->number("launch_cycles", -1e15, false, 1e15, "a number of cycles");
+    c.scale = cal->positive("scale");
+    c.barrier_cycles = cal->number("barrier_cycles", -1e15, false, 1e15, "a number of cycles");
+    cal->ignore("fitted_on");
+    if (cal->has("fitted_on")) c.fitted_on = cal->string("fitted_on");
+    cal->finish();
+    d.hopper_calibration = c;
+  }
 
   top.ignore("global_load_latency_by_warps");
   if (top.has("global_load_latency_by_warps"))
@@ -287,6 +326,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   d.provenance = top.string_map("provenance");
   top.ignore("measurements");  // free-form detail written by `characterize` (full tables, curves)
   top.finish();
+  fill_rates_from_measurements(j, d);
   return d;
 }
 
@@ -317,6 +357,7 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   k.sync_inst_per_warp = inst.non_negative_or("sync", 0);
   k.uncoalesced_mem_inst_per_warp = inst.non_negative_or("uncoalesced_memory", 0);
   k.divergent_inst_per_warp = inst.non_negative_or("divergent", 0);
+  k.shared_inst_per_warp = inst.non_negative_or("shared", 0);
   if (k.mem_inst_per_warp > k.inst_per_warp)
     inst.fail("memory", "expected at most instructions_per_warp.total (" + std::to_string(k.inst_per_warp) + ")");
   if (k.uncoalesced_mem_inst_per_warp > k.mem_inst_per_warp)
@@ -340,6 +381,10 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   k.l2_miss_ratio = mem.ratio("l2_miss_ratio");
   k.data_size_bytes = mem.positive_int_or("data_size_bytes", 4);
   k.bank_conflicts_per_warp = mem.non_negative_or("bank_conflicts_per_warp", 0);
+  mem.ignore("l2_bytes_per_warp");
+  mem.ignore("dram_bytes_per_warp");
+  if (mem.has("l2_bytes_per_warp")) k.l2_bytes_per_warp = mem.non_negative("l2_bytes_per_warp");
+  if (mem.has("dram_bytes_per_warp")) k.dram_bytes_per_warp = mem.non_negative("dram_bytes_per_warp");
   mem.finish();
 
   k.sources = top.string_map("sources");
@@ -398,6 +443,7 @@ json to_json(const DeviceProfile& d) {
   if (d.sfu_latency_cycles) lat["sfu"] = *d.sfu_latency_cycles;
   if (d.shared_load_latency_cycles) lat["shared_load"] = *d.shared_load_latency_cycles;
   if (d.departure_delay_uncoalesced_cycles) lat["departure_delay_uncoalesced"] = *d.departure_delay_uncoalesced_cycles;
+  if (d.fp32_dependent_latency_cycles) lat["fp32_dependent"] = *d.fp32_dependent_latency_cycles;
   json out = {{"schema", kDeviceSchema},
               {"name", d.name},
               {"hardware",
@@ -411,6 +457,17 @@ json to_json(const DeviceProfile& d) {
                 {"limits", limits}}},
               {"latency_cycles", lat}};
   if (!d.global_load_latency_by_warps.empty()) out["global_load_latency_by_warps"] = d.global_load_latency_by_warps;
+  json bw = json::object();
+  if (d.dram_read_bandwidth_gbs) bw["dram_read"] = *d.dram_read_bandwidth_gbs;
+  if (d.dram_copy_bandwidth_gbs) bw["dram_copy"] = *d.dram_copy_bandwidth_gbs;
+  if (d.l2_read_bandwidth_gbs) bw["l2_read"] = *d.l2_read_bandwidth_gbs;
+  if (d.shared_read_bandwidth_gbs) bw["shared_read"] = *d.shared_read_bandwidth_gbs;
+  if (!bw.empty()) out["bandwidth_gbs"] = bw;
+  if (const auto& c = d.hopper_calibration) {
+    out["hopper_calibration"] = {
+        {"launch_cycles", c->launch_cycles}, {"scale", c->scale}, {"barrier_cycles", c->barrier_cycles}};
+    if (!c->fitted_on.empty()) out["hopper_calibration"]["fitted_on"] = c->fitted_on;
+  }
   if (!d.provenance.empty()) out["provenance"] = d.provenance;
   return out;
 }
@@ -437,7 +494,8 @@ json to_json(const KernelProfile& k) {
                 {"sfu", k.sfu_inst_per_warp},
                 {"sync", k.sync_inst_per_warp},
                 {"uncoalesced_memory", k.uncoalesced_mem_inst_per_warp},
-                {"divergent", k.divergent_inst_per_warp}}},
+                {"divergent", k.divergent_inst_per_warp},
+                {"shared", k.shared_inst_per_warp}}},
               {"parallelism", par},
               {"memory",
                {{"transactions_per_request", k.transactions_per_request},
@@ -446,6 +504,8 @@ json to_json(const KernelProfile& k) {
                 {"l2_miss_ratio", k.l2_miss_ratio},
                 {"data_size_bytes", k.data_size_bytes},
                 {"bank_conflicts_per_warp", k.bank_conflicts_per_warp}}}};
+  if (k.l2_bytes_per_warp) out["memory"]["l2_bytes_per_warp"] = *k.l2_bytes_per_warp;
+  if (k.dram_bytes_per_warp) out["memory"]["dram_bytes_per_warp"] = *k.dram_bytes_per_warp;
   if (!k.sources.empty()) out["sources"] = k.sources;
   return out;
 }
@@ -501,7 +561,20 @@ json to_json(const Prediction& p) {
             {"T_mem", nan_to_null(p.t_mem)},
             {"F_overlap", nan_to_null(p.f_overlap)},
             {"zeta", nan_to_null(p.zeta)},
-            {"T_overlap", nan_to_null(p.t_overlap)}}},
+            {"T_overlap", nan_to_null(p.t_overlap)},
+            {"full_waves", nan_to_null(p.full_waves)},
+            {"last_wave_warps_per_sm", nan_to_null(p.last_wave_warps_per_sm)},
+            {"last_wave_sms", nan_to_null(p.last_wave_sms)},
+            {"T_issue", nan_to_null(p.t_issue)},
+            {"T_sfu", nan_to_null(p.t_sfu_pipe)},
+            {"T_dependent", nan_to_null(p.t_dependent)},
+            {"T_mem_latency", nan_to_null(p.t_mem_latency)},
+            {"T_l1", nan_to_null(p.t_l1_data)},
+            {"T_l2", nan_to_null(p.t_l2_bandwidth)},
+            {"T_dram", nan_to_null(p.t_dram_bandwidth)},
+            {"T_wave", nan_to_null(p.t_wave)},
+            {"T_last_wave", nan_to_null(p.t_last_wave)}}},
+          {"bound", p.bound.empty() ? json(nullptr) : json(p.bound)},
           {"case", std::string(to_string(p.model_case))},
           {"cycles", nan_to_null(p.cycles)},
           {"seconds", nan_to_null(p.seconds)},

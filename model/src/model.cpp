@@ -5,7 +5,8 @@
 namespace warpmodel {
 
 namespace {
-constexpr std::array kVariants = {ModelVariant::HongKim2009, ModelVariant::GpuPerf2012, ModelVariant::Thesis2016};
+constexpr std::array kVariants = {ModelVariant::HongKim2009, ModelVariant::GpuPerf2012, ModelVariant::Thesis2016,
+                                  ModelVariant::Hopper};
 }
 
 std::string_view to_string(ModelVariant v) {
@@ -13,6 +14,7 @@ std::string_view to_string(ModelVariant v) {
     case ModelVariant::HongKim2009: return "hong-kim-2009";
     case ModelVariant::GpuPerf2012: return "gpuperf-2012";
     case ModelVariant::Thesis2016: return "thesis-2016";
+    case ModelVariant::Hopper: return "hopper";
   }
   return "?";
 }
@@ -43,6 +45,7 @@ Prediction predict(ModelVariant variant, const DeviceProfile& device, const Kern
     case ModelVariant::HongKim2009: return predict_hong_kim_2009(device, kernel);
     case ModelVariant::GpuPerf2012: return predict_gpuperf_2012(device, kernel);
     case ModelVariant::Thesis2016: return predict_thesis_2016(device, kernel);
+    case ModelVariant::Hopper: return predict_hopper(device, kernel);
   }
   throw ModelError("unknown model variant");
 }

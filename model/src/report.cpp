@@ -104,10 +104,15 @@ Table prediction_table(std::span<const Prediction> predictions) {
   Table t;
   t.headers = {"term", "eq"};
   for (const auto& p : predictions) t.headers.emplace_back(to_string(p.variant));
+  // A term no listed variant uses ("-" everywhere) is left out.
   auto add = [&](const char* name, const char* eq, auto get) {
     std::vector<std::string> row{name, eq};
-    for (const auto& p : predictions) row.push_back(get(p));
-    t.rows.push_back(std::move(row));
+    bool used = false;
+    for (const auto& p : predictions) {
+      row.push_back(get(p));
+      used = used || row.back() != "-";
+    }
+    if (used) t.rows.push_back(std::move(row));
   };
   auto num = [](double Prediction::*field) { return [field](const Prediction& p) { return format_number(p.*field); }; };
   auto occ_num = [](auto field) {
@@ -152,6 +157,18 @@ Table prediction_table(std::span<const Prediction> predictions) {
   add("zeta", "4.22", num(&Prediction::zeta));
   add("F_overlap", "4.22", num(&Prediction::f_overlap));
   add("T_overlap", "4.21", num(&Prediction::t_overlap));
+  add("full waves", "H.1", num(&Prediction::full_waves));
+  add("partial wave: warps/SM", "H.1", num(&Prediction::last_wave_warps_per_sm));
+  add("T_issue", "H.2", num(&Prediction::t_issue));
+  add("T_sfu", "H.3", num(&Prediction::t_sfu_pipe));
+  add("T_dependent", "H.4", num(&Prediction::t_dependent));
+  add("T_mem_latency", "H.6", num(&Prediction::t_mem_latency));
+  add("T_l1", "H.7", num(&Prediction::t_l1_data));
+  add("T_l2", "H.8", num(&Prediction::t_l2_bandwidth));
+  add("T_dram", "H.9", num(&Prediction::t_dram_bandwidth));
+  add("T_wave", "H.11", num(&Prediction::t_wave));
+  add("T_wave (partial)", "H.11", num(&Prediction::t_last_wave));
+  add("bound", "H.10", [](const Prediction& p) { return p.bound.empty() ? std::string("-") : p.bound; });
   add("case", "", [](const Prediction& p) { return std::string(to_string(p.model_case)); });
   add("cycles", "4.1", num(&Prediction::cycles));
   add("time (us)", "", [](const Prediction& p) { return format_number(p.seconds * 1e6, 6); });

@@ -92,7 +92,7 @@ void expect_bad_input(const CommandResult& r, const std::string& needle) {
 
 TEST(Cli, BadInputIsOneLineAndExitTwo) {
   expect_bad_input(run("predict --device " + kDevice + " --kernel " + kKernel + " --model nope"),
-                   "unknown model 'nope' (known: hong-kim-2009, gpuperf-2012, thesis-2016, all)");
+                   "unknown model 'nope' (known: hong-kim-2009, gpuperf-2012, thesis-2016, hopper, all)");
   expect_bad_input(run("predict --device /nonexistent.json --kernel " + kKernel), "/nonexistent.json: cannot read");
   const std::string broken = write("broken.json", "{\"name\": \"x\", ");
   expect_bad_input(run("predict --device " + broken + " --kernel " + kKernel), "broken.json: not valid JSON");

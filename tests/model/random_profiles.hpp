@@ -31,6 +31,13 @@ inline DeviceProfile random_device(std::mt19937& rng) {
   d.dram_latency_cycles = uniform(rng, 200, 900);
   d.departure_delay_coalesced_cycles = uniform(rng, 0.5, 20);
   d.departure_delay_uncoalesced_cycles = uniform(rng, 1, 60);
+  // The measured rates of `characterize` (hopper variant).
+  d.fp32_dependent_latency_cycles = uniform(rng, 2, 30);
+  d.dram_read_bandwidth_gbs = uniform(rng, 50, 5000);
+  d.dram_copy_bandwidth_gbs = *d.dram_read_bandwidth_gbs * uniform(rng, 0.7, 1.0);
+  d.l2_read_bandwidth_gbs = *d.dram_read_bandwidth_gbs * uniform(rng, 1.5, 4);
+  d.shared_read_bandwidth_gbs = *d.l2_read_bandwidth_gbs * uniform(rng, 1.5, 4);
+  if (uniform_int(rng, 0, 1)) d.hopper_calibration = {uniform(rng, 0, 5000), uniform(rng, 0.5, 2), uniform(rng, 0, 50), ""};
   return d;
 }
 
@@ -55,6 +62,7 @@ inline KernelProfile random_kernel(std::mt19937& rng, const DeviceProfile& d) {
   k.sync_inst_per_warp = uniform(rng, 0, 4);
   k.divergent_inst_per_warp = uniform(rng, 0, 10);
   k.bank_conflicts_per_warp = uniform(rng, 0, 10);
+  k.shared_inst_per_warp = uniform(rng, 0, k.inst_per_warp * 0.2);
   k.ilp = uniform(rng, 1, 8);
   k.mlp = uniform(rng, 1, 16);
   k.transactions_per_request = uniform(rng, 1, 32);

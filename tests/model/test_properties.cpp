@@ -26,9 +26,19 @@ TEST_P(EveryVariant, FinitePositiveAndBounded) {
     ASSERT_TRUE(std::isfinite(p.cycles) && p.cycles > 0) << "case " << i << " cycles " << p.cycles;
     ASSERT_TRUE(std::isfinite(p.seconds) && p.seconds > 0);
     const double n = p.occupancy.n;
-    ASSERT_LE(p.mwp, n * (1 + kRelTol)) << "MWP <= N, case " << i;
-    ASSERT_LE(p.cwp, n * (1 + kRelTol)) << "CWP <= N, case " << i;
-    ASSERT_GE(p.mwp, 0);
+    if (!std::isnan(p.mwp)) {  // the MWP-CWP variants
+      ASSERT_LE(p.mwp, n * (1 + kRelTol)) << "MWP <= N, case " << i;
+      ASSERT_LE(p.cwp, n * (1 + kRelTol)) << "CWP <= N, case " << i;
+      ASSERT_GE(p.mwp, 0);
+    }
+    if (!std::isnan(p.t_wave)) {  // hopper: a wave lasts at least as long as each of its bounds (H.10-H.11)
+      for (double term : {p.t_issue, p.t_sfu_pipe, p.t_dependent, p.t_mem_latency, p.t_l1_data, p.t_l2_bandwidth,
+                          p.t_dram_bandwidth})
+        ASSERT_LE(term, p.t_wave * (1 + kRelTol)) << "case " << i;
+      ASSERT_GE(p.t_wave, 0);
+      ASSERT_GE(p.t_last_wave, 0);
+      ASSERT_FALSE(p.bound.empty());
+    }
     if (!std::isnan(p.t_overlap)) {
       ASSERT_LE(p.t_overlap, std::min(p.t_comp, p.t_mem) * (1 + kRelTol)) << "T_overlap <= min(T_comp, T_mem)";
       ASSERT_GE(p.t_overlap, 0);
@@ -61,9 +71,11 @@ TEST_P(EveryVariant, NoMemoryInstructionsMeansNoMemoryTime) {
   KernelProfile k = random_kernel(rng, d);
   k.mem_inst_per_warp = 0;
   k.uncoalesced_mem_inst_per_warp = 0;
+  k.shared_inst_per_warp = 0;
+  k.bank_conflicts_per_warp = 0;
   const Prediction p = predict(GetParam(), d, k);
   EXPECT_TRUE(std::isfinite(p.cycles) && p.cycles > 0);
-  EXPECT_EQ(p.mem_cycles, 0);
+  EXPECT_EQ(std::isnan(p.mem_cycles) ? p.t_mem : p.mem_cycles, 0);  // hopper has no mem_cycles: its T_mem (H.10)
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, EveryVariant, ::testing::ValuesIn(all_variants().begin(), all_variants().end()),

@@ -23,6 +23,7 @@ TEST(Sweep, RanksFastestFirstAndRederivesTheGrid) {
   const KernelProfile k = thesis_order2_kernel();
   const auto shapes = candidate_block_shapes(d, kernel_domain(k));
   for (ModelVariant v : all_variants()) {
+    if (v == ModelVariant::Hopper) continue;  // needs measured rates the K40 profile lacks (test_hopper.cpp)
     const SweepResult r = sweep_launch_shapes(d, k, v, shapes);
     ASSERT_EQ(r.ranked.size() + r.rejected, shapes.size());
     for (std::size_t i = 1; i < r.ranked.size(); ++i)

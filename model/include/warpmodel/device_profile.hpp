@@ -60,6 +60,25 @@ struct DeviceProfile {
   // Global-load latency measured with 1, 2, ... warps per block (input of eq 4.25). Optional.
   std::vector<double> global_load_latency_by_warps;
 
+  // --- measured rates (warpmodel characterize; used by the hopper variant only) ---
+  // Read from the device JSON's "bandwidth_gbs" / "latency_cycles.fp32_dependent" when present,
+  // else from characterize's "measurements" block (bandwidth.<name>.gbs, latency.fp32_fma).
+  std::optional<double> fp32_dependent_latency_cycles;  // back-to-back dependent FFMA, 1 warp
+  std::optional<double> dram_read_bandwidth_gbs;
+  std::optional<double> dram_copy_bandwidth_gbs;        // read + write bytes counted
+  std::optional<double> l2_read_bandwidth_gbs;
+  std::optional<double> shared_read_bandwidth_gbs;      // the L1/shared data path
+
+  // Constants of the hopper variant fitted by `warpmodel validate` on a training half (absent:
+  // launch 0, scale 1, barrier 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).
+  struct HopperCalibration {
+    double launch_cycles = 0;   // fixed cost per launch
+    double scale = 1;           // multiplies the summed wave times
+    double barrier_cycles = 0;  // cycles a barrier adds to a wave
+    std::string fitted_on;      // what it was fitted on (provenance)
+  };
+  std::optional<HopperCalibration> hopper_calibration;
+
   // Free-form provenance (GPU, driver, CUDA, date, commit, command, source of each number).
   std::map<std::string, std::string> provenance;
 

@@ -42,6 +42,7 @@ struct KernelProfile {
   double uncoalesced_mem_inst_per_warp = 0;  // Hong & Kim's #Uncoal_Mem_insts; the rest are coalesced
   double divergent_inst_per_warp = 0;      // instructions executed extra by divergent branches (O_CFdiv)
   double bank_conflicts_per_warp = 0;      // extra shared-memory wavefronts per warp (O_bank)
+  double shared_inst_per_warp = 0;         // shared-memory loads and stores (LDS/STS), hopper variant
 
   // --- parallelism within a warp ---
   std::optional<double> ilp;               // ILP; when absent, eq 4.26 from the two counts below
@@ -55,6 +56,10 @@ struct KernelProfile {
   double l1_miss_ratio = 1;                // 1 - L1 global hit rate
   double l2_miss_ratio = 1;                // 1 - L2 hit rate for L1 misses
   int data_size_bytes = 4;                 // bytes each thread loads per request (eq 4.20)
+  // Measured traffic per warp (CUPTI: lts__t_sectors x 32 / warps, dram__bytes / warps). When
+  // absent the hopper variant derives them from the request counts and the miss ratios.
+  std::optional<double> l2_bytes_per_warp;
+  std::optional<double> dram_bytes_per_warp;
 
   // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
   std::map<std::string, std::string> sources;

@@ -26,11 +26,13 @@ Prediction predict_hong_kim_2009(const DeviceProfile& device, const KernelProfil
 Prediction predict_gpuperf_2012(const DeviceProfile& device, const KernelProfile& kernel);
 // thesis-2016: the seed thesis's adaptation (eqs 4.23-4.26) of gpuperf-2012.
 Prediction predict_thesis_2016(const DeviceProfile& device, const KernelProfile& kernel);
+// hopper: per-wave resource bounds from measured rates (hopper_equations.hpp, H.1-H.12), sm_80+.
+Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kernel);
 
 Prediction predict(ModelVariant variant, const DeviceProfile& device, const KernelProfile& kernel);
 
 std::span<const ModelVariant> all_variants();
 std::optional<ModelVariant> parse_variant(std::string_view name);
-std::string variant_names();  // "hong-kim-2009, gpuperf-2012, thesis-2016"
+std::string variant_names();  // "hong-kim-2009, gpuperf-2012, thesis-2016, hopper"
 
 }  // namespace warpmodel

@@ -11,7 +11,7 @@ namespace warpmodel {
 
 inline constexpr double kUnused = std::numeric_limits<double>::quiet_NaN();
 
-enum class ModelVariant { HongKim2009, GpuPerf2012, Thesis2016 };
+enum class ModelVariant { HongKim2009, GpuPerf2012, Thesis2016, Hopper };
 
 // The three cases of Hong & Kim (2009), section 3 of the thesis: which resource bounds the time.
 enum class ModelCase {
@@ -88,6 +88,21 @@ struct Prediction {
   double f_overlap = kUnused;
   double zeta = kUnused;
   double t_overlap = kUnused;
+
+  // hopper variant (hopper_equations.hpp, H.1-H.12): the bounds of one full wave, in cycles
+  double full_waves = kUnused;            // H.1: waves with N warps on every active SM
+  double last_wave_warps_per_sm = kUnused;  // H.1: warps on the busiest SM of the partial wave (0: none)
+  double last_wave_sms = kUnused;         // H.1: SMs the partial wave occupies
+  double t_issue = kUnused;               // H.2
+  double t_sfu_pipe = kUnused;            // H.3
+  double t_dependent = kUnused;           // H.4
+  double t_mem_latency = kUnused;         // H.6
+  double t_l1_data = kUnused;             // H.7
+  double t_l2_bandwidth = kUnused;        // H.8
+  double t_dram_bandwidth = kUnused;      // H.9
+  double t_wave = kUnused;                // H.11: one full wave
+  double t_last_wave = kUnused;           // H.11: the partial wave
+  std::string bound;                      // the term that sets t_wave ("dram bandwidth", ...)
 
   ModelCase model_case = ModelCase::ComputeBound;
   double cycles = kUnused;   // predicted kernel time, SM clock cycles

@@ -1,0 +1,158 @@
+// hopper: the per-wave bound model of hopper_equations.hpp (H.1-H.12), for sm_80 and later.
+// Needs the measured rates that `warpmodel characterize` writes (dependent FFMA latency, DRAM copy,
+// L2 read and shared read bandwidth); without them it says which ones are missing.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "mwp_cwp_core.hpp"
+#include "warpmodel/equations.hpp"
+#include "warpmodel/hopper_equations.hpp"
+#include "warpmodel/model.hpp"
+
+namespace warpmodel {
+namespace {
+
+struct Rates {
+  double dependent_latency = 0;     // cycles
+  double l1_bytes_per_clock = 0;    // per SM
+  double l2_bytes_per_clock = 0;    // per SM: the measured L2 bandwidth shared by all SMs
+  double dram_bytes_per_clock = 0;  // whole device
+};
+
+Rates measured_rates(const DeviceProfile& d) {
+  std::vector<std::string> missing;
+  if (!d.fp32_dependent_latency_cycles) missing.push_back("latency_cycles.fp32_dependent");
+  if (!d.dram_copy_bandwidth_gbs) missing.push_back("bandwidth_gbs.dram_copy");
+  if (!d.l2_read_bandwidth_gbs) missing.push_back("bandwidth_gbs.l2_read");
+  if (!d.shared_read_bandwidth_gbs) missing.push_back("bandwidth_gbs.shared_read");
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    throw ModelError("device '" + d.name + "': the hopper model needs measured rates (" + list +
+                     "); run `warpmodel characterize` on the GPU, or use another --model");
+  }
+  Rates r;
+  r.dependent_latency = *d.fp32_dependent_latency_cycles;
+  r.l1_bytes_per_clock = hopper_eq::bytes_per_clock(*d.shared_read_bandwidth_gbs, d.sm_clock_mhz) / d.sm_count;
+  r.l2_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_read_bandwidth_gbs, d.sm_clock_mhz) / d.sm_count;
+  r.dram_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_copy_bandwidth_gbs, d.sm_clock_mhz);
+  return r;
+}
+
+// Bytes one warp moves through each level: measured (CUPTI) when the profile has them, else from
+// the request counts: sectors of 32 B per request, L1 misses go to L2, L2 misses to DRAM.
+struct WarpTraffic {
+  double l1 = 0, l2 = 0, dram = 0;
+};
+
+WarpTraffic warp_traffic(const KernelProfile& k) {
+  constexpr double kSectorBytes = 32, kWavefrontBytes = 128;
+  WarpTraffic t;
+  const double global_bytes = k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
+  t.l1 = global_bytes + (k.shared_inst_per_warp + k.bank_conflicts_per_warp) * kWavefrontBytes;
+  t.l2 = k.l2_bytes_per_warp.value_or(global_bytes * k.l1_miss_ratio);
+  t.dram = k.dram_bytes_per_warp.value_or(t.l2 * k.l2_miss_ratio);
+  return t;
+}
+
+struct WaveTerms {
+  double issue = 0, sfu = 0, dependent = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0;
+  double comp = 0, mem = 0, wave = 0;
+  std::string bound;
+};
+
+// H.2-H.11 for a wave of n warps on each of `sms` SMs.
+WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& traffic,
+                     double ilp, double amat, double n, double sms, double barrier_cycles) {
+  const double p = d.limits.sub_partitions_per_sm;
+  WaveTerms w;
+  w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
+  w.sfu = hopper_eq::t_sfu(n, p, k.sfu_inst_per_warp, d.warp_size(), d.sfu_width > 0 ? d.sfu_width : 16);  // H.3
+  w.dependent = hopper_eq::t_dependent(k.inst_per_warp, r.dependent_latency, ilp);                         // H.4
+  w.mem_latency = hopper_eq::t_mem_latency(k.mem_inst_per_warp, k.mlp, amat);                              // H.6
+  w.l1 = hopper_eq::t_bandwidth(n, traffic.l1, r.l1_bytes_per_clock);                                      // H.7
+  w.l2 = hopper_eq::t_bandwidth(n, traffic.l2, r.l2_bytes_per_clock);                                      // H.8
+  // H.9: the wave's SMs share DRAM; one SM cannot draw more than its share of the L2 bandwidth.
+  const double dram_per_sm = std::min(r.dram_bytes_per_clock / sms, r.l2_bytes_per_clock);
+  w.dram = hopper_eq::t_bandwidth(n, traffic.dram, dram_per_sm);
+  w.comp = std::max({w.issue, w.sfu, w.dependent});  // H.10
+  w.mem = std::max({w.mem_latency, w.l1, w.l2, w.dram});
+  w.wave = hopper_eq::t_wave(w.comp, w.mem, k.sync_inst_per_warp, barrier_cycles);  // H.11
+  const std::pair<double, const char*> named[] = {{w.issue, "issue"},
+                                                  {w.sfu, "sfu pipe"},
+                                                  {w.dependent, "dependent latency"},
+                                                  {w.mem_latency, "memory latency"},
+                                                  {w.l1, "l1/shared data path"},
+                                                  {w.l2, "l2 bandwidth"},
+                                                  {w.dram, "dram bandwidth"}};
+  double best = -1;
+  for (const auto& [value, name] : named)
+    if (value > best) best = value, w.bound = name;
+  return w;
+}
+
+double hopper_ilp(const KernelProfile& k) {
+  if (k.ilp) return *k.ilp;
+  if (k.static_instructions && k.basic_blocks && *k.basic_blocks > 0)
+    return eq::ilp_eq_4_26(*k.static_instructions, *k.basic_blocks);
+  return 1;  // no parallelism information: the conservative reading
+}
+
+}  // namespace
+
+Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kernel) {
+  Prediction p;
+  p.variant = ModelVariant::Hopper;
+  p.occupancy = detail::checked_occupancy(device, kernel);
+  const Occupancy& occ = p.occupancy;
+  const Rates rates = measured_rates(device);
+  const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
+  if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, barrier 0)");
+  if (!kernel.ilp && !(kernel.static_instructions && kernel.basic_blocks))
+    p.notes.push_back("hopper: no ILP in the kernel profile; used ILP = 1");
+
+  p.ilp = hopper_ilp(kernel);
+  p.mlp = std::min(kernel.mlp, std::max(1.0, kernel.mem_inst_per_warp));
+  p.avg_inst_lat = rates.dependent_latency;
+  p.departure_delay = device.departure_delay_coalesced_cycles;
+  p.avg_dram_lat = hopper_eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request,
+                                           p.departure_delay);  // H.5
+  p.amat = hopper_eq::amat(device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
+                           kernel.l2_miss_ratio, p.avg_dram_lat);
+  const WarpTraffic traffic = warp_traffic(kernel);
+
+  // H.1: full waves at N warps per SM on every active SM, then the partial wave.
+  const hopper_eq::WaveSplit split =
+      hopper_eq::split_waves(static_cast<double>(occ.total_blocks), occ.resident_blocks_per_sm, occ.active_sms);
+  p.full_waves = split.full_waves;
+  p.last_wave_sms = split.last_wave_sms;
+  p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
+
+  const WaveTerms full =
+      wave_terms(device, kernel, rates, traffic, p.ilp, p.amat, occ.n, occ.active_sms, cal.barrier_cycles);
+  p.t_issue = full.issue;
+  p.t_sfu_pipe = full.sfu;
+  p.t_dependent = full.dependent;
+  p.t_mem_latency = full.mem_latency;
+  p.t_l1_data = full.l1;
+  p.t_l2_bandwidth = full.l2;
+  p.t_dram_bandwidth = full.dram;
+  p.t_comp = full.comp;
+  p.t_mem = full.mem;
+  p.t_wave = full.wave;
+  p.bound = full.bound;
+  p.t_last_wave = 0;
+  if (split.last_wave_blocks > 0) {
+    const WaveTerms last = wave_terms(device, kernel, rates, traffic, p.ilp, p.amat, p.last_wave_warps_per_sm,
+                                      split.last_wave_sms, cal.barrier_cycles);
+    p.t_last_wave = last.wave;
+    if (split.full_waves == 0) p.bound = last.bound;
+  }
+  p.model_case = full.mem > full.comp ? ModelCase::MemoryBound : ModelCase::ComputeBound;
+  p.cycles = hopper_eq::cycles(cal.launch_cycles, cal.scale, p.full_waves, p.t_wave, p.t_last_wave);  // H.12
+  p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
+  return p;
+}
+
+}  // namespace warpmodel
