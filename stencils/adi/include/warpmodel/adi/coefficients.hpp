@@ -1,0 +1,162 @@
+// The coefficients of one cell of one sweep line (thesis sections 4.3-4.5 and 6.3, "SetMA", "SetMO",
+// "LcElim"), shared by the CPU reference and the GPU build kernel. Written for the x-sweep; the
+// y-sweep is the same code in its own frame (sweep_view.hpp).
+//
+// A line of n cells has 2n-1 unknowns, interleaved zeta_0, p_0, zeta_1, ..., p_{n-2}, zeta_{n-1}
+// (p_i on the face between cells i and i+1; the faces at both ends are walls with p = 0).
+//   mass row i (4.5.3, multiplied by 2 dx):  -p_{i-1} + B zeta_i + p_i = dma_i          B = 4 dx/dt
+//   momentum row i (4.5.2, 4.5.4):  l* p_{i-1} + a* zeta_i + b* p_i + c* zeta_{i+1} + r* p_{i+1} = d*
+// The penta-diagonal terms l*, r* are removed with the neighbouring mass rows ("LcElim", folded
+// into the build as in the thesis's S14/S24), leaving a tridiagonal system stored as the thesis
+// does: dma (mass rows; a = -1, b = B, c = +1 are constants and not stored) and amo, bmo, cmo, dmo
+// (momentum rows: amo zeta_i + bmo p_i + cmo zeta_{i+1} = dmo).
+//
+// Where the document disagrees with itself (each is tested in tests/adi/test_reference.cpp):
+//  * Eq 4.3.2 prints p^{n-1/2}_{j,k-1} in the last term of the mass equation; it is q (the y-flux
+//    divergence, as in the term before it and in 4.5.3). We use q: with p the closed basin would not
+//    conserve its volume. Test: VolumeIsConservedToRounding.
+//  * Eq 4.5.4 prints the convective coefficients as products, l* = -p_j p_{j-1} / (4 dx h_j) and
+//    r* = p_{j+1} p_j / (4 dx h_{j+1}). The discretisation they come from (4.4.4) averages the
+//    fluxes, (p_{j+1} + p_j)/2, so the coefficient of p^{n+1}_{j+1} is (p_{j+1} + p_j)/(4 dx h_{j+1});
+//    the products are also dimensionally wrong (m^2/s^2 instead of 1/s). We use the sums.
+//    Test: MomentumRowReproducesEquation444.
+//  * The cross-momentum term (4.4.5) reads p on the neighbouring lines and h on a 2x2 stencil.
+//    At the basin's walls the thesis uses "zeta_{j,k} for a land neighbour" (listing 6.2); we apply
+//    that rule to h and p alike. There the wall flux q = 0 makes the term vanish anyway.
+#pragma once
+
+#include "warpmodel/adi/hd.hpp"
+#include "warpmodel/adi/parameters.hpp"
+
+namespace warpmodel::adi {
+
+// Right-hand side of mass row i (eq 4.5.3):
+//   dma = p^n_{i-1} - p^n_i - (dx/dy)(q^{n+1/2}_{i,l} - q^{n+1/2}_{i,l-1} + q^{n-1/2}_{i,l} - q^{n-1/2}_{i,l-1})
+//         + B zeta^n_i
+template <class T, class View>
+WARPMODEL_ADI_HD T mass_rhs(const View& v, int i, int l, const SweepConstants<T>& k) {
+  const T flux_west = i > 0 ? v.along(i - 1, l) : T(0);  // wall west of the first cell
+  const T flux_east = v.along(i, l);                       // stored 0 on the wall east of the last cell
+  const T cross_new_north = v.cross_new(i, l);             // stored 0 on the wall after the last line
+  const T cross_new_south = l > 0 ? v.cross_new(i, l - 1) : T(0);
+  const T cross_old_north = v.cross_old(i, l);
+  const T cross_old_south = l > 0 ? v.cross_old(i, l - 1) : T(0);
+  const T cross_divergence = (cross_new_north - cross_new_south) + (cross_old_north - cross_old_south);
+  return (flux_west - flux_east) - k.along_over_cross * cross_divergence + k.mass_diagonal * v.zeta(i, l);
+}
+
+// The two rows of cell i after LcElim. For the last cell (no face east of it inside the basin) the
+// momentum row is a decoupled dummy (amo = cmo = dmo = 0, bmo = 1): every coefficient array keeps n
+// entries per line, and PCR can treat the line as 2n rows.
+template <class T>
+struct CellRows {
+  T dma;
+  T amo, bmo, cmo, dmo;
+};
+
+template <class T>
+struct ConvectiveCoefficients {
+  T west;  // l*: coefficient of p^{n+1}_{i-1}
+  T east;  // r*: coefficient of p^{n+1}_{i+1}
+};
+
+// l* and r* of eq 4.5.4 in the reading of eq 4.4.4 (sums of the old fluxes; see above).
+template <class T>
+WARPMODEL_ADI_HD ConvectiveCoefficients<T> convective_coefficients(T flux_west, T flux, T flux_east, T depth,
+                                                                   T depth_east, const SweepConstants<T>& k) {
+  return {-(flux + flux_west) * k.inv_4_d_along / depth, (flux_east + flux) * k.inv_4_d_along / depth_east};
+}
+
+// 1 / (C^2 h^2) with C = M h^(1/6) and the harmonic depth h^ = sqrt(2 / (1/h0^2 + 1/h1^2)) (4.4.12),
+// simplified as in thesis listing 8.2: X^(1/6) X / M^2 with X = (h0^2 + h1^2) / (2 h0^2 h1^2).
+template <class T>
+WARPMODEL_ADI_HD T inverse_chezy_depth_squared(T h0, T h1, const SweepConstants<T>& k) {
+  const T h0_squared = h0 * h0;
+  const T h1_squared = h1 * h1;
+  const T x = (h0_squared + h1_squared) / (T(2) * h0_squared * h1_squared);
+  return x * adi_pow(x, T(1) / T(6)) * k.inv_manning_squared;
+}
+
+template <class T, class View>
+WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int lines, const SweepConstants<T>& k) {
+  CellRows<T> rows;
+  rows.dma = mass_rhs(v, i, l, k);
+  if (i == n - 1) {
+    rows.amo = T(0);
+    rows.bmo = T(1);
+    rows.cmo = T(0);
+    rows.dmo = T(0);
+    return rows;
+  }
+  const T h0 = v.depth(i, l);
+  const T h1 = v.depth(i + 1, l);
+  const T flux = v.along(i, l);
+
+  // Time derivative (4.4.2) and gravity (4.4.10): a* = -g (h_i + h_{i+1}) / (2 dx), c* = -a*.
+  const T depth_sum = k.linear_depth ? -(v.bed(i, l) + v.bed(i + 1, l)) : h0 + h1;
+  const T gravity = k.g_over_2_d_along * depth_sum;
+  T a = -gravity;
+  T b = k.inv_dt;
+  T c = gravity;
+  T d = k.inv_dt * flux;
+
+  ConvectiveCoefficients<T> conv{T(0), T(0)};
+  if (k.convection) {
+    // Convective term (4.4.4): implicit in p^{n+1}, coefficients from p^n.
+    const T flux_west = i > 0 ? v.along(i - 1, l) : T(0);
+    const T flux_east = v.along(i + 1, l);  // 0 on the east wall of the line
+    conv = convective_coefficients(flux_west, flux, flux_east, h0, h1, k);
+    b += conv.east + conv.west;
+
+    // Cross-momentum term (4.4.5-4.4.9), explicit: p^n on the neighbouring lines times the cross
+    // velocity at the corners (i+1/2, l+-1/2), v = mean cross flux / mean of four depths.
+    const bool has_north = l + 1 < lines;
+    const bool has_south = l > 0;
+    const T flux_north = has_north ? v.along(i, l + 1) : flux;
+    const T flux_south = has_south ? v.along(i, l - 1) : flux;
+    const T h0_north = has_north ? v.depth(i, l + 1) : h0;
+    const T h1_north = has_north ? v.depth(i + 1, l + 1) : h1;
+    const T h0_south = has_south ? v.depth(i, l - 1) : h0;
+    const T h1_south = has_south ? v.depth(i + 1, l - 1) : h1;
+    const T mean_depth_north = (h0 + h0_north + h1 + h1_north) * T(0.25);
+    const T mean_depth_south = (h0_south + h0 + h1_south + h1) * T(0.25);
+    const T velocity_north = (v.cross_new(i, l) + v.cross_new(i + 1, l)) * T(0.5) / mean_depth_north;
+    const T velocity_south =
+        has_south ? (v.cross_new(i, l - 1) + v.cross_new(i + 1, l - 1)) * T(0.5) / mean_depth_south : T(0);
+    d -= k.inv_2_d_cross * ((flux_north + flux) * velocity_north - (flux + flux_south) * velocity_south);
+  }
+
+  if (k.friction) {
+    // Bed resistance (4.4.11-4.4.12), linearised: implicit in p^{n+1}, with p^ = p^n and q^ the mean
+    // of the eight cross fluxes around the face at both levels (0 on the walls).
+    const bool has_south = l > 0;
+    const T cross_sum = (v.cross_old(i, l) + v.cross_old(i + 1, l)) + (v.cross_new(i, l) + v.cross_new(i + 1, l)) +
+                        (has_south ? (v.cross_old(i, l - 1) + v.cross_old(i + 1, l - 1)) +
+                                         (v.cross_new(i, l - 1) + v.cross_new(i + 1, l - 1))
+                                   : T(0));
+    const T cross_mean = cross_sum * T(0.125);
+    b += k.g * adi_sqrt(flux * flux + cross_mean * cross_mean) * inverse_chezy_depth_squared(h0, h1, k);
+  }
+
+  // LcElim: l* p_{i-1} through mass row i (p_{i-1} = B zeta_i + p_i - dma_i), r* p_{i+1} through
+  // mass row i+1 (p_{i+1} = dma_{i+1} + p_i - B zeta_{i+1}). At the line's ends p_{-1} and p_{n-1}
+  // are the wall fluxes 0, known: there is nothing to eliminate.
+  if (i > 0) {
+    a += conv.west * k.mass_diagonal;
+    b += conv.west;
+    d += conv.west * rows.dma;
+  }
+  if (i < n - 2) {
+    const T dma_east = mass_rhs(v, i + 1, l, k);
+    c -= conv.east * k.mass_diagonal;
+    b += conv.east;
+    d -= conv.east * dma_east;
+  }
+  rows.amo = a;
+  rows.bmo = b;
+  rows.cmo = c;
+  rows.dmo = d;
+  return rows;
+}
+
+}  // namespace warpmodel::adi

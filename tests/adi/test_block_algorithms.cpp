@@ -1,0 +1,153 @@
+// The block-per-line / block-per-system kernel bodies (block_algorithms.hpp) run on the CPU: one
+// std::thread per GPU thread, a std::barrier for __syncthreads(). Checks their indexing against the
+// Thomas algorithm without a GPU.
+#include <gtest/gtest.h>
+
+#include <barrier>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "warpmodel/adi/block_algorithms.hpp"
+#include "warpmodel/adi/coefficients.hpp"
+#include "warpmodel/adi/reference.hpp"
+#include "warpmodel/adi/sweep_view.hpp"
+
+namespace warpmodel::adi {
+namespace {
+
+struct HostBlock {
+  std::barrier<>* barrier;
+  void sync() const { barrier->arrive_and_wait(); }
+};
+
+// Runs body(block, t) on `threads` threads that share one barrier.
+void run_block(int threads, const std::function<void(const HostBlock&, int)>& body) {
+  std::barrier<> barrier(threads);
+  const HostBlock block{&barrier};
+  std::vector<std::jthread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back([&, t] { body(block, t); });
+}
+
+struct Line {
+  std::vector<double> dma, amo, bmo, cmo, dmo;
+  double mass_diagonal = 0;
+};
+
+Line hump_line(int n, int step_count) {
+  State<double> s = make_hump_state(n, n);
+  reference_run(s, PhysicalParameters{}, step_count);  // a developed flow, not the state at rest
+  const auto k = sweep_constants<double>(PhysicalParameters{}, SweepDirection::X);
+  const SweepView<double> v{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, n};
+  Line line;
+  line.mass_diagonal = k.mass_diagonal;
+  const int l = static_cast<int>(0.55 * n);  // through the hump
+  for (int i = 0; i < n; ++i) {
+    const CellRows<double> r = build_cell(v, i, l, n, n, k);
+    line.dma.push_back(r.dma);
+    line.amo.push_back(r.amo);
+    line.bmo.push_back(r.bmo);
+    line.cmo.push_back(r.cmo);
+    line.dmo.push_back(r.dmo);
+  }
+  return line;
+}
+
+void thomas_reference(const Line& line, std::vector<double>& zeta, std::vector<double>& p) {
+  const int n = static_cast<int>(line.dma.size());
+  std::vector<CellRows<double>> rows;
+  for (int i = 0; i < n; ++i) rows.push_back({line.dma[i], line.amo[i], line.bmo[i], line.cmo[i], line.dmo[i]});
+  std::vector<double> cp(n), dp(n);
+  zeta.assign(n, 0.0);
+  p.assign(n, 0.0);
+  solve_line_folded_thomas(n, rows, line.mass_diagonal, cp.data(), dp.data(), zeta.data(), p.data());
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+class AdiLine : public ::testing::TestWithParam<int> {};
+
+TEST_P(AdiLine, PcrAndCrPcrAgreeWithThomas) {
+  const int n = GetParam();
+  const Line line = hump_line(n, 5);
+  std::vector<double> zeta_ref, p_ref;
+  thomas_reference(line, zeta_ref, p_ref);
+  ASSERT_GT(max_abs(p_ref), 0.0);  // a moving line, not the state at rest
+  const LineCoefficients<double> coef{line.dma.data(), line.amo.data(), line.bmo.data(), line.cmo.data(),
+                                      line.dmo.data()};
+  for (const bool cr : {false, true}) {
+    std::vector<double> shared(static_cast<std::size_t>(cr ? adi_cr_pcr_shared_elements(n) : adi_pcr_shared_elements(n)),
+                               std::nan(""));
+    std::vector<double> zeta(n, std::nan("")), p(n, 0.0);
+    run_block(n, [&](const HostBlock& block, int t) {
+      if (cr) {
+        adi_line_cr_pcr(block, t, n, coef, line.mass_diagonal, 1.0 / line.mass_diagonal, shared.data(), zeta.data(),
+                        p.data());
+      } else {
+        adi_line_pcr(block, t, n, coef, line.mass_diagonal, shared.data(), zeta.data(), p.data());
+      }
+    });
+    const double zscale = max_abs(zeta_ref), pscale = max_abs(p_ref);
+    for (int i = 0; i < n; ++i) {
+      ASSERT_NEAR(zeta[i], zeta_ref[i], 1e-12 * zscale) << (cr ? "cr-pcr" : "pcr") << " zeta " << i;
+      if (i < n - 1) {
+        ASSERT_NEAR(p[i], p_ref[i], 1e-12 * pscale) << (cr ? "cr-pcr" : "pcr") << " p " << i;
+      }
+    }
+    EXPECT_EQ(p[n - 1], 0.0);  // the wall face is not written
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, AdiLine, ::testing::Values(2, 3, 32, 64, 96));
+
+struct Systems {
+  int n;
+  std::vector<double> a, b, c, d;
+};
+
+Systems random_system(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  Systems s{n, {}, {}, {}, {}};
+  for (int i = 0; i < n; ++i) {
+    s.a.push_back(i > 0 ? u(rng) : 0.0);
+    s.c.push_back(i < n - 1 ? u(rng) : 0.0);
+    s.b.push_back((std::abs(s.a.back()) + std::abs(s.c.back())) * (1.0 + std::abs(u(rng))) + 0.1);
+    s.d.push_back(u(rng));
+  }
+  return s;
+}
+
+class Batched : public ::testing::TestWithParam<int> {};
+
+TEST_P(Batched, PcrAndCrPcrAgreeWithThomas) {
+  const int n = GetParam();
+  const Systems s = random_system(n, static_cast<unsigned>(n));
+  std::vector<double> cp(n), ref(n);
+  thomas_solve(n, s.a.data(), s.b.data(), s.c.data(), s.d.data(), cp.data(), ref.data(), 1);
+  {
+    std::vector<double> shared(static_cast<std::size_t>(batched_pcr_shared_elements(n))), x(n, std::nan(""));
+    run_block(n, [&](const HostBlock& block, int t) {
+      batched_pcr(block, t, n, s.a.data(), s.b.data(), s.c.data(), s.d.data(), shared.data(), x.data());
+    });
+    for (int i = 0; i < n; ++i) ASSERT_NEAR(x[i], ref[i], 1e-12) << "pcr " << i;
+  }
+  {
+    std::vector<double> shared(static_cast<std::size_t>(batched_cr_pcr_shared_elements(n))), x(n, std::nan(""));
+    run_block(n / 2, [&](const HostBlock& block, int t) {
+      batched_cr_pcr(block, t, n, s.a.data(), s.b.data(), s.c.data(), s.d.data(), shared.data(), x.data());
+    });
+    for (int i = 0; i < n; ++i) ASSERT_NEAR(x[i], ref[i], 1e-12) << "cr-pcr " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Batched, ::testing::Values(2, 4, 16, 64, 128));
+
+}  // namespace
+}  // namespace warpmodel::adi
