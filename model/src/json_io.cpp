@@ -392,6 +392,43 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   return k;
 }
 
+std::vector<ValidationCase> validation_cases_from_json(const json& j, const std::string& origin) {
+  ObjectReader top(j, origin, "");
+  check_schema(top, kValidationSchema);
+  top.string_map("provenance");
+  const json& list = top.at("cases");
+  if (!list.is_array() || list.empty()) top.fail("cases", "expected a non-empty array of measured launches");
+  std::vector<ValidationCase> cases;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = "cases[" + std::to_string(i) + "]";
+    ObjectReader r(list[i], origin, path);
+    ValidationCase c;
+    c.family = r.string("family");
+    c.kernel = r.string("kernel");
+    c.size = r.string("size");
+    c.shape = r.string("shape");
+    c.warps_per_sm = r.optional_positive("warps_per_sm");
+    c.duration_ns = r.positive("duration_ns");
+    c.sm_clock_mhz = r.positive("sm_clock_mhz");
+    c.sm_cycles_elapsed = r.optional_positive("sm_cycles_elapsed");
+    r.ignore("profile");
+    c.profile = kernel_from_json(r.at("profile"), origin + " " + path + ".profile");
+    r.finish();
+    cases.push_back(std::move(c));
+  }
+  top.finish();
+  return cases;
+}
+
+json to_json(const ValidationCase& c) {
+  json out = {{"family", c.family},       {"kernel", c.kernel},           {"size", c.size},
+              {"shape", c.shape},         {"duration_ns", c.duration_ns}, {"sm_clock_mhz", c.sm_clock_mhz},
+              {"profile", to_json(c.profile)}};
+  if (c.warps_per_sm) out["warps_per_sm"] = *c.warps_per_sm;
+  if (c.sm_cycles_elapsed) out["sm_cycles_elapsed"] = *c.sm_cycles_elapsed;
+  return out;
+}
+
 json parse_json_text(const std::string& text, const std::string& origin) {
   try {
     return json::parse(text);

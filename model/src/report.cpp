@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "warpmodel/model.hpp"
@@ -20,6 +21,21 @@ std::string csv_field(const std::string& s) {
 std::string md_field(const std::string& s) {
   std::string out;
   for (char c : s) out += (c == '|') ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+std::string latex_field(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': case '%': case '$': case '#': case '_': case '{': case '}': out += '\\'; out += c; break;
+      case '^': out += "\\^{}"; break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '\\': out += "\\textbackslash{}"; break;
+      case '|': out += "\\textbar{}"; break;
+      default: out += c;
+    }
+  }
   return out;
 }
 
@@ -65,6 +81,18 @@ std::string Table::render(TableFormat format) const {
     };
     line(headers);
     for (const auto& r : rows) line(r);
+    return out.str();
+  }
+  if (format == TableFormat::Latex) {  // a booktabs tabular, numbers right-aligned
+    out << "\\begin{tabular}{" << std::string(headers.size(), 'l') << "}\n\\toprule\n";
+    auto line = [&](const std::vector<std::string>& cells) {
+      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? " & " : "") << latex_field(cells[i]);
+      out << " \\\\\n";
+    };
+    line(headers);
+    out << "\\midrule\n";
+    for (const auto& r : rows) line(r);
+    out << "\\bottomrule\n\\end{tabular}\n";
     return out.str();
   }
   if (format == TableFormat::Markdown) {
@@ -210,6 +238,90 @@ Table thesis_cells_table(const ThesisReproduction& r) {
                       fixed, c.status});
   }
   return t;
+}
+
+namespace {
+
+std::string percent(double fraction) { return std::isnan(fraction) ? "-" : format_number(100 * fraction, 3) + "%"; }
+std::string split_name(Split s) { return s == Split::Training ? "training" : "held-out"; }
+
+}  // namespace
+
+Table validation_rows_table(const ValidationResult& v) {
+  Table t;
+  t.headers = {"family", "kernel", "size", "shape", "warps_per_sm", "split", "model", "measured_cycles",
+               "sm_cycles_elapsed", "predicted_cycles", "signed_error", "abs_error", "bound", "error"};
+  for (const auto& r : v.rows) {
+    const ValidationCase& c = v.cases[r.case_index];
+    t.rows.push_back({c.family, c.kernel, c.size, c.shape, c.warps_per_sm ? format_number(*c.warps_per_sm) : "",
+                      split_name(r.split), std::string(to_string(r.variant)), format_number(r.measured_cycles, 10),
+                      c.sm_cycles_elapsed ? format_number(*c.sm_cycles_elapsed, 10) : "",
+                      r.error.empty() ? format_number(r.predicted_cycles, 10) : "",
+                      r.error.empty() ? format_number(r.signed_error, 6) : "",
+                      r.error.empty() ? format_number(std::fabs(r.signed_error), 6) : "", r.bound, r.error});
+  }
+  return t;
+}
+
+Table validation_summary_table(const ValidationResult& v) {
+  Table t;
+  t.headers = {"model", "held-out cases", "MAPE", "median |error|", "max |error|", "Spearman", "kernels x sizes",
+               "top-1 shape", "shape within 5%"};
+  for (std::size_t i = 0; i < v.summaries.size(); ++i) {
+    const VariantSummary& s = v.summaries[i];
+    const ShapeChoiceSummary& c = v.shape_summaries[i];
+    t.rows.push_back({std::string(to_string(s.variant)), std::to_string(s.cases), percent(s.mape),
+                      percent(s.median_abs_error), percent(s.max_abs_error), format_number(s.spearman, 3),
+                      std::to_string(c.groups), percent(c.top1_hit_rate), percent(c.within_5_percent_rate)});
+  }
+  return t;
+}
+
+Table shape_choice_table(const ValidationResult& v) {
+  Table t;
+  t.headers = {"kernel | size", "model", "predicted best shape", "measured best shape", "slowdown of the choice"};
+  for (const auto& c : v.shape_choices)
+    t.rows.push_back({c.group, std::string(to_string(c.variant)), c.predicted_best, c.measured_best, percent(c.slowdown)});
+  return t;
+}
+
+std::vector<TitledTable> validation_layout_tables(const ValidationResult& v) {
+  // rows of one variant, by case
+  std::map<std::pair<std::size_t, ModelVariant>, const ValidationRow*> row_of;
+  std::vector<ModelVariant> variants;
+  for (const auto& r : v.rows) {
+    row_of[{r.case_index, r.variant}] = &r;
+    if (std::find(variants.begin(), variants.end(), r.variant) == variants.end()) variants.push_back(r.variant);
+  }
+  std::map<std::string, std::vector<std::size_t>> by_table;  // "family, size" -> cases
+  for (std::size_t i = 0; i < v.cases.size(); ++i) by_table[v.cases[i].family + " " + v.cases[i].size].push_back(i);
+  std::vector<TitledTable> out;
+  for (auto& [title, members] : by_table) {
+    std::stable_sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+      const ValidationCase &x = v.cases[a], &y = v.cases[b];
+      if (x.kernel != y.kernel) return x.kernel < y.kernel;
+      if (x.warps_per_sm.value_or(0) != y.warps_per_sm.value_or(0)) return x.warps_per_sm.value_or(0) < y.warps_per_sm.value_or(0);
+      return x.shape < y.shape;
+    });
+    TitledTable tt;
+    tt.title = title;
+    tt.table.headers = {"kernel", "warps/SM", "shape", "split", "measured cycles"};
+    for (ModelVariant m : variants) tt.table.headers.push_back(std::string(to_string(m)) + " (error)");
+    for (std::size_t i : members) {
+      const ValidationCase& c = v.cases[i];
+      std::vector<std::string> row{c.kernel, c.warps_per_sm ? format_number(*c.warps_per_sm) : "-", c.shape,
+                                   split_name(v.split[i]), format_number(c.measured_cycles(), 7)};
+      for (ModelVariant m : variants) {
+        const ValidationRow* r = row_of[{i, m}];
+        row.push_back(!r || !r->error.empty() ? "-"
+                                              : format_number(r->predicted_cycles, 7) + " (" +
+                                                    (r->signed_error >= 0 ? "+" : "") + percent(r->signed_error) + ")");
+      }
+      tt.table.rows.push_back(std::move(row));
+    }
+    out.push_back(std::move(tt));
+  }
+  return out;
 }
 
 }  // namespace warpmodel

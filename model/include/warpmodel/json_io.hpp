@@ -12,6 +12,7 @@
 #include "warpmodel/device_profile.hpp"
 #include "warpmodel/kernel_profile.hpp"
 #include "warpmodel/prediction.hpp"
+#include "warpmodel/validation.hpp"
 
 namespace warpmodel {
 
@@ -22,6 +23,7 @@ class InputError : public std::runtime_error {
 
 inline constexpr const char* kDeviceSchema = "warpmodel.device/1";
 inline constexpr const char* kKernelSchema = "warpmodel.kernel/1";
+inline constexpr const char* kValidationSchema = "warpmodel.validation-measurements/1";
 
 // `origin` names the input in messages (a file path, or "<stdin>").
 DeviceProfile device_from_json(const nlohmann::json& j, const std::string& origin);
@@ -34,6 +36,12 @@ nlohmann::json read_json_file(const std::filesystem::path& path);
 
 DeviceProfile load_device_profile(const std::filesystem::path& path);
 KernelProfile load_kernel_profile(const std::filesystem::path& path);
+
+// The measured launches `warpmodel validate` compares against (README "Validation"): a
+// "cases" array, each with family, kernel, size, shape, optional warps_per_sm, duration_ns,
+// sm_clock_mhz, optional sm_cycles_elapsed and the launch's kernel profile under "profile".
+std::vector<ValidationCase> validation_cases_from_json(const nlohmann::json& j, const std::string& origin);
+nlohmann::json to_json(const ValidationCase& c);
 
 nlohmann::json to_json(const DeviceProfile& d);
 nlohmann::json to_json(const KernelProfile& k);

@@ -8,10 +8,11 @@
 #include "warpmodel/prediction.hpp"
 #include "warpmodel/sweep.hpp"
 #include "warpmodel/thesis.hpp"
+#include "warpmodel/validation.hpp"
 
 namespace warpmodel {
 
-enum class TableFormat { Text, Markdown, Csv };
+enum class TableFormat { Text, Markdown, Csv, Latex };
 
 struct Table {
   std::vector<std::string> headers;
@@ -30,5 +31,20 @@ Table sweep_table(const SweepResult& sweep, std::size_t top);
 // The worked example (printed vs recomputed) and tables 4.5 / 4.7.
 Table thesis_rows_table(const ThesisReproduction& r);
 Table thesis_cells_table(const ThesisReproduction& r);
+
+// Validation (README "Validation"):
+// one row per measured case x variant (validation.csv; loads into pandas as is),
+Table validation_rows_table(const ValidationResult& v);
+// per variant on the held-out half: MAPE, median and max |error|, Spearman, launch-shape choice,
+Table validation_summary_table(const ValidationResult& v);
+// per kernel and size: the shape each variant ranks first against the measured fastest,
+Table shape_choice_table(const ValidationResult& v);
+// and the thesis's layout (tables 4.5-4.7): per family and size, one row per kernel and
+// warps/SM (or shape), measured cycles beside each variant's prediction and error.
+struct TitledTable {
+  std::string title;
+  Table table;
+};
+std::vector<TitledTable> validation_layout_tables(const ValidationResult& v);
 
 }  // namespace warpmodel

@@ -1,0 +1,99 @@
+// Validation: predicted against measured cycles for a set of measured launches, per model variant,
+// with the hopper variant's constants fitted on a training half and every error reported on the
+// held-out half. Pure computation: reading the measurements is validation_io, writing the tables
+// is report.hpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "warpmodel/device_profile.hpp"
+#include "warpmodel/kernel_profile.hpp"
+#include "warpmodel/prediction.hpp"
+
+namespace warpmodel {
+
+// One measured launch: which kernel, which shape, what it cost, and its kernel profile (the model's input).
+struct ValidationCase {
+  std::string family;  // "stencil" or "adi"
+  std::string kernel;  // e.g. "intz-reg order 8", "solve-x thread-per-line double"
+  std::string size;    // e.g. "512^3", "2048^2"
+  std::string shape;   // launch shape label, e.g. "32x4x1 @16 warps/SM"
+  std::optional<double> warps_per_sm;  // the thesis's column (tables 4.5-4.7), where the sweep sets it
+  KernelProfile profile;
+  double duration_ns = 0;                  // kernel duration (CUPTI activity or CUDA events)
+  double sm_clock_mhz = 0;                 // SM clock recorded during the run
+  std::optional<double> sm_cycles_elapsed;  // sm__cycles_elapsed.max, where profiled
+
+  double measured_cycles() const { return duration_ns * sm_clock_mhz * 1e-3; }
+  std::string group() const { return family + " | " + kernel + " | " + size; }  // a shape choice is made per group
+};
+
+enum class Split { Training, HeldOut };
+
+// Alternating split inside each group (cases sorted by shape), so both halves see every kernel
+// and size: the first shape of a group trains, the second is held out, and so on.
+std::vector<Split> split_training_held_out(const std::vector<ValidationCase>& cases);
+
+// H.12 fitted by linear least squares (Eigen, column-pivoting QR) on the training cases:
+// measured = launch + scale x W + scale x barrier x S, with W the summed wave time and S the
+// barriers per warp times the waves (both from the unfitted model). Throws ModelError when the
+// training set cannot determine the constants (fewer than 3 cases, or a singular design).
+DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& device,
+                                                        const std::vector<ValidationCase>& cases,
+                                                        const std::vector<Split>& split);
+
+struct ValidationRow {
+  std::size_t case_index = 0;
+  ModelVariant variant = ModelVariant::Thesis2016;
+  Split split = Split::HeldOut;
+  double predicted_cycles = 0;
+  double measured_cycles = 0;
+  double signed_error = 0;  // (predicted - measured) / measured
+  std::string bound;        // hopper: the term that set the time; others: the MWP-CWP case
+  std::string error;        // the variant could not evaluate this case (ModelError text); then no numbers
+};
+
+struct VariantSummary {
+  ModelVariant variant = ModelVariant::Thesis2016;
+  std::size_t cases = 0;  // held-out cases evaluated
+  double mape = 0;        // mean absolute percentage error, held-out
+  double median_abs_error = 0;
+  double max_abs_error = 0;
+  double spearman = 0;  // rank correlation of predicted and measured cycles, held-out
+};
+
+// The launch shape the model ranks first for a kernel and size, against the measured fastest.
+struct ShapeChoice {
+  ModelVariant variant = ModelVariant::Thesis2016;
+  std::string group;
+  std::string predicted_best;
+  std::string measured_best;
+  double slowdown = 0;  // measured time of the predicted choice / measured best - 1
+};
+
+struct ShapeChoiceSummary {
+  ModelVariant variant = ModelVariant::Thesis2016;
+  std::size_t groups = 0;
+  double top1_hit_rate = 0;          // predicted choice == measured best
+  double within_5_percent_rate = 0;  // predicted choice within 5% of the measured best
+};
+
+struct ValidationResult {
+  std::vector<ValidationCase> cases;
+  std::vector<Split> split;
+  DeviceProfile::HopperCalibration calibration;  // fitted on the training half
+  std::vector<ValidationRow> rows;               // every case x every variant
+  std::vector<VariantSummary> summaries;         // held-out only
+  std::vector<ShapeChoice> shape_choices;        // every group x every variant
+  std::vector<ShapeChoiceSummary> shape_summaries;
+};
+
+// Spearman's rank correlation (average ranks for ties); NaN for fewer than 2 points or no spread.
+double spearman_rank_correlation(const std::vector<double>& a, const std::vector<double>& b);
+
+// The whole evaluation: split, fit, predict every case with every variant, summarise.
+ValidationResult validate(const DeviceProfile& device, std::vector<ValidationCase> cases);
+
+}  // namespace warpmodel

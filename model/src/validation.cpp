@@ -1,0 +1,202 @@
+#include "warpmodel/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include <Eigen/Dense>
+
+#include "warpmodel/model.hpp"
+
+namespace warpmodel {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Average ranks (1-based), ties sharing the mean of their positions.
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double mean_rank = (static_cast<double>(i + j) / 2.0) + 1.0;
+    for (std::size_t k = i; k <= j; ++k) r[order[k]] = mean_rank;
+    i = j + 1;
+  }
+  return r;
+}
+
+// The unfitted hopper terms of one case that H.12 combines: W (summed wave time without barriers)
+// and S (barriers per warp times the number of waves).
+struct HopperFeatures {
+  double waves_time = 0, barrier_waves = 0;
+};
+
+HopperFeatures hopper_features(const DeviceProfile& device, const KernelProfile& kernel) {
+  DeviceProfile unfitted = device;
+  unfitted.hopper_calibration.reset();
+  const Prediction p = predict_hopper(unfitted, kernel);
+  const double waves = p.full_waves + (p.t_last_wave > 0 ? 1.0 : 0.0);
+  return {p.cycles, kernel.sync_inst_per_warp * waves};
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+double spearman_rank_correlation(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size() || a.size() < 2) return kNaN;
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  const double mean = (n + 1) / 2;
+  double sab = 0, saa = 0, sbb = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    sab += (ra[i] - mean) * (rb[i] - mean);
+    saa += (ra[i] - mean) * (ra[i] - mean);
+    sbb += (rb[i] - mean) * (rb[i] - mean);
+  }
+  if (saa == 0 || sbb == 0) return kNaN;
+  return sab / std::sqrt(saa * sbb);
+}
+
+std::vector<Split> split_training_held_out(const std::vector<ValidationCase>& cases) {
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < cases.size(); ++i) groups[cases[i].group()].push_back(i);
+  std::vector<Split> split(cases.size(), Split::HeldOut);
+  for (auto& [name, members] : groups) {
+    std::stable_sort(members.begin(), members.end(),
+                     [&](std::size_t a, std::size_t b) { return cases[a].shape < cases[b].shape; });
+    for (std::size_t k = 0; k < members.size(); ++k) split[members[k]] = k % 2 == 0 ? Split::Training : Split::HeldOut;
+  }
+  return split;
+}
+
+DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& device,
+                                                        const std::vector<ValidationCase>& cases,
+                                                        const std::vector<Split>& split) {
+  std::vector<HopperFeatures> features;
+  std::vector<double> measured;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (split[i] != Split::Training) continue;
+    features.push_back(hopper_features(device, cases[i].profile));
+    measured.push_back(cases[i].measured_cycles());
+  }
+  const bool any_barriers =
+      std::any_of(features.begin(), features.end(), [](const HopperFeatures& f) { return f.barrier_waves > 0; });
+  const Eigen::Index unknowns = any_barriers ? 3 : 2;
+  if (static_cast<Eigen::Index>(features.size()) < unknowns + 1)
+    throw ModelError("hopper calibration: " + std::to_string(features.size()) + " training cases cannot fit " +
+                     std::to_string(unknowns) + " constants; measure more launch shapes");
+  Eigen::MatrixXd design(static_cast<Eigen::Index>(features.size()), unknowns);
+  Eigen::VectorXd target(static_cast<Eigen::Index>(features.size()));
+  for (std::size_t r = 0; r < features.size(); ++r) {
+    const auto row = static_cast<Eigen::Index>(r);
+    design(row, 0) = 1.0;
+    design(row, 1) = features[r].waves_time;
+    if (any_barriers) design(row, 2) = features[r].barrier_waves;
+    target(row) = measured[r];
+  }
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
+  if (qr.rank() < unknowns)
+    throw ModelError("hopper calibration: the training cases do not determine the constants (rank " +
+                     std::to_string(qr.rank()) + " of " + std::to_string(unknowns) + ")");
+  const Eigen::VectorXd c = qr.solve(target);
+  if (!(c(1) > 0))
+    throw ModelError("hopper calibration: the fitted scale is not positive (" + std::to_string(c(1)) +
+                     "); the model's wave times do not follow the measurements");
+  DeviceProfile::HopperCalibration cal;
+  cal.launch_cycles = c(0);
+  cal.scale = c(1);
+  cal.barrier_cycles = any_barriers ? c(2) / c(1) : 0.0;
+  cal.fitted_on = std::to_string(features.size()) + " training cases (least squares, H.12)";
+  return cal;
+}
+
+ValidationResult validate(const DeviceProfile& device, std::vector<ValidationCase> cases) {
+  ValidationResult out;
+  out.cases = std::move(cases);
+  out.split = split_training_held_out(out.cases);
+  out.calibration = fit_hopper_calibration(device, out.cases, out.split);
+  DeviceProfile fitted = device;
+  fitted.hopper_calibration = out.calibration;
+
+  for (ModelVariant v : all_variants()) {
+    std::vector<double> predicted, measured, abs_errors;
+    std::map<std::string, std::vector<std::size_t>> rows_by_group;
+    for (std::size_t i = 0; i < out.cases.size(); ++i) {
+      const ValidationCase& c = out.cases[i];
+      ValidationRow row;
+      row.case_index = i;
+      row.variant = v;
+      row.split = out.split[i];
+      row.measured_cycles = c.measured_cycles();
+      try {
+        const Prediction p = predict(v, v == ModelVariant::Hopper ? fitted : device, c.profile);
+        row.predicted_cycles = p.cycles;
+        row.signed_error = (p.cycles - row.measured_cycles) / row.measured_cycles;
+        row.bound = p.bound.empty() ? std::string(to_string(p.model_case)) : p.bound;
+      } catch (const ModelError& e) {
+        row.error = e.what();
+        row.predicted_cycles = row.signed_error = kNaN;
+      }
+      if (row.error.empty()) {
+        rows_by_group[c.group()].push_back(out.rows.size());
+        if (row.split == Split::HeldOut) {
+          predicted.push_back(row.predicted_cycles);
+          measured.push_back(row.measured_cycles);
+          abs_errors.push_back(std::fabs(row.signed_error));
+        }
+      }
+      out.rows.push_back(row);
+    }
+    VariantSummary s;
+    s.variant = v;
+    s.cases = abs_errors.size();
+    s.mape = abs_errors.empty() ? kNaN : std::accumulate(abs_errors.begin(), abs_errors.end(), 0.0) / abs_errors.size();
+    s.median_abs_error = median(abs_errors);
+    s.max_abs_error = abs_errors.empty() ? kNaN : *std::max_element(abs_errors.begin(), abs_errors.end());
+    s.spearman = spearman_rank_correlation(predicted, measured);
+    out.summaries.push_back(s);
+
+    // Launch-shape choice per kernel and size (all of the group's shapes: the fitted constants
+    // are the same for every shape of a group, so they hardly move the ranking).
+    ShapeChoiceSummary cs;
+    cs.variant = v;
+    std::size_t hits = 0, within5 = 0;
+    for (const auto& [group, members] : rows_by_group) {
+      if (members.size() < 2) continue;
+      auto by = [&](auto key) {
+        return *std::min_element(members.begin(), members.end(),
+                                 [&](std::size_t a, std::size_t b) { return key(out.rows[a]) < key(out.rows[b]); });
+      };
+      const std::size_t pick = by([](const ValidationRow& r) { return r.predicted_cycles; });
+      const std::size_t best = by([](const ValidationRow& r) { return r.measured_cycles; });
+      ShapeChoice choice;
+      choice.variant = v;
+      choice.group = group;
+      choice.predicted_best = out.cases[out.rows[pick].case_index].shape;
+      choice.measured_best = out.cases[out.rows[best].case_index].shape;
+      choice.slowdown = out.rows[pick].measured_cycles / out.rows[best].measured_cycles - 1.0;
+      hits += pick == best;
+      within5 += choice.slowdown <= 0.05;
+      out.shape_choices.push_back(choice);
+      ++cs.groups;
+    }
+    cs.top1_hit_rate = cs.groups ? static_cast<double>(hits) / cs.groups : kNaN;
+    cs.within_5_percent_rate = cs.groups ? static_cast<double>(within5) / cs.groups : kNaN;
+    out.shape_summaries.push_back(cs);
+  }
+  return out;
+}
+
+}  // namespace warpmodel
