@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Plots of `warpmodel validate` (validation.csv, one row per measured case x model):
+  validation_scatter.png   predicted against measured cycles, log axes, the y = x line, one panel per model
+                           (held-out cases filled, training cases hollow)
+  validation_errors.png    signed error per model on the held-out half (box: quartiles, whiskers: 5-95%)
+  validation_warps.png     thesis figure 4.15 layout: cycles against warps per SM for the stencil kernels,
+                           one panel per kernel and size, measured beside every model
+usage: plot_validation.py results/h200/validation.csv   (PNGs beside it)
+"""
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
+import pandas as pd  # noqa: E402
+
+COLOURS = {"hong-kim-2009": "tab:red", "gpuperf-2012": "tab:orange", "thesis-2016": "tab:purple",
+           "hopper": "tab:blue"}
+
+
+def models_of(df):
+    return [m for m in COLOURS if m in set(df["model"])] + sorted(set(df["model"]) - set(COLOURS))
+
+
+def scatter(df, out):
+    models = models_of(df)
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 4.2), squeeze=False)
+    ok = df.dropna(subset=["predicted_cycles"])
+    lo = min(ok["measured_cycles"].min(), ok["predicted_cycles"].min()) * 0.7
+    hi = max(ok["measured_cycles"].max(), ok["predicted_cycles"].max()) * 1.4
+    for ax, model in zip(axes[0], models):
+        rows = ok[ok["model"] == model]
+        for split, face in (("training", "none"), ("held-out", COLOURS.get(model, "k"))):
+            part = rows[rows["split"] == split]
+            ax.scatter(part["measured_cycles"], part["predicted_cycles"], s=14, facecolors=face,
+                       edgecolors=COLOURS.get(model, "k"), linewidths=0.8, label=split)
+        ax.plot([lo, hi], [lo, hi], "k-", lw=0.8, label="y = x")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(model)
+        ax.set_xlabel("measured cycles")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("predicted cycles")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=130)
+    plt.close(fig)
+
+
+def errors(df, out):
+    models = models_of(df)
+    held = df[(df["split"] == "held-out")].dropna(subset=["signed_error"])
+    data = [100 * held[held["model"] == m]["signed_error"] for m in models]
+    fig, ax = plt.subplots(figsize=(1.6 * len(models) + 2, 4))
+    box = ax.boxplot(data, whis=(5, 95), showfliers=True, patch_artist=True)
+    for patch, model in zip(box["boxes"], models):
+        patch.set_facecolor(COLOURS.get(model, "lightgrey"))
+        patch.set_alpha(0.5)
+    ax.set_xticks(range(1, len(models) + 1), models)
+    ax.axhline(0, color="k", lw=0.8)
+    for bound in (-10, 10):
+        ax.axhline(bound, color="k", lw=0.6, ls=":")
+    ax.set_yscale("symlog", linthresh=10)
+    ax.set_ylabel("(predicted - measured) / measured, %  (held-out)")
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=130)
+    plt.close(fig)
+
+
+def order_of(kernel):
+    m = re.search(r"order (\d+)", kernel)
+    return int(m.group(1)) if m else 0
+
+
+def warps_figure(df, out):
+    st = df[(df["family"] == "stencil") & df["warps_per_sm"].notna()]
+    if st.empty:
+        return False
+    panels = sorted(set(zip(st["kernel"], st["size"])), key=lambda p: (p[1], order_of(p[0]), p[0]))
+    cols = min(4, len(panels))
+    rows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows), squeeze=False)
+    for ax, (kernel, size) in zip(axes.flat, panels):
+        part = st[(st["kernel"] == kernel) & (st["size"] == size)]
+        measured = part.groupby("warps_per_sm")["measured_cycles"].min()
+        ax.plot(measured.index, measured.values, "ko-", lw=1.5, ms=3, label="measured")
+        for model in models_of(part):
+            pred = part[part["model"] == model].groupby("warps_per_sm")["predicted_cycles"].min()
+            ax.plot(pred.index, pred.values, "--", color=COLOURS.get(model, "grey"), lw=1, label=model)
+        ax.set_title(f"{kernel}, {size}", fontsize=9)
+        ax.set_yscale("log")
+        ax.set_xticks(sorted(set(part["warps_per_sm"])))
+        ax.grid(True, alpha=0.3)
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("cycles")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("warps per SM")
+    axes.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main(path):
+    df = pd.read_csv(path)
+    folder = os.path.dirname(path) or "."
+    scatter(df, os.path.join(folder, "validation_scatter.png"))
+    errors(df, os.path.join(folder, "validation_errors.png"))
+    wrote = ["validation_scatter.png", "validation_errors.png"]
+    if warps_figure(df, os.path.join(folder, "validation_warps.png")):
+        wrote.append("validation_warps.png")
+    print(f"plot_validation: wrote {', '.join(wrote)} in {folder}/")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
