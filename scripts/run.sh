@@ -34,4 +34,12 @@ value there names its source equation or table in seeds/000 chapter 4). No GPU w
 PROV
 echo "run: wrote $out/"
 
+# Validation tables and plots from the committed measurements of each GPU (warpmodel validate --from).
+for dir in results/*/; do
+  if [ -f "$dir/validation-measurements.json" ] && [ -f "$dir/device.json" ]; then
+    $bin validate --from "$dir"
+    python3 scripts/plot_validation.py "$dir/validation.csv"
+  fi
+done
+
 $bin reproduce-thesis
