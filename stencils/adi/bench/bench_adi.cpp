@@ -1,0 +1,143 @@
+// bench_adi: every kernel of an ADI step timed on its own, inside real steps, plus the whole step
+// and the device-to-device copy bandwidth of the same GPU in the same run.
+//   bench_adi --benchmark_out=adi.json --benchmark_out_format=json
+// Each benchmark starts from the hump problem after 5 warm-up steps; one iteration runs a full step
+// and CUDA events bracket the kernel of interest (or the whole step), so every kernel sees the
+// caches as a step leaves them. Sizes 256^2, 1024^2, 2048^2; block-per-line stops at 1024.
+// Counters: n, effective_bytes (arrays the kernel reads once + writes once; for the step, the sum
+// over its kernels), state_bytes (step only: 8 arrays), median and min time.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "warpmodel/adi/gpu_solver.hpp"
+
+namespace warpmodel::adi::bench {
+namespace {
+
+constexpr int kWarmupSteps = 5;
+
+std::unique_ptr<GpuSolver> g_solver;
+
+GpuSolver& solver_for(const SolverConfig& c) {
+  if (!g_solver || g_solver->config().n != c.n || g_solver->config().variant != c.variant ||
+      g_solver->config().block_solver != c.block_solver || g_solver->config().precision != c.precision) {
+    g_solver.reset();
+    g_solver = std::make_unique<GpuSolver>(c);
+  }
+  return *g_solver;
+}
+
+// kernel == "step": the whole step.
+void bm_kernel(benchmark::State& state, SolverConfig config, std::string kernel) {
+  GpuSolver& solver = solver_for(config);
+  solver.upload(make_hump_state(config.n, config.n));
+  for (int s = 0; s < kWarmupSteps; ++s) solver.step();
+  const auto stream = static_cast<cudaStream_t>(solver.stream());
+  const bool whole = kernel == "step";
+  EventPair events;
+  std::vector<double> times;
+  for (auto _ : state) {
+    if (whole) events.start(stream);
+    for (const std::string& k : solver.kernel_sequence()) {
+      if (k == kernel) events.start(stream);
+      solver.launch(k);
+      if (k == kernel) events.stop(stream);
+    }
+    solver.finish_step();
+    if (whole) events.stop(stream);
+    const double t = events.elapsed_seconds();
+    state.SetIterationTime(t);
+    times.push_back(t);
+  }
+  solver.synchronize();
+  double bytes = whole ? solver.step_effective_bytes() : 0.0;
+  for (const KernelInfo& k : solver.kernels())
+    if (k.name == kernel) bytes = k.effective_bytes;
+  state.counters["n"] = config.n;
+  state.counters["effective_bytes"] = bytes;
+  if (whole) state.counters["state_bytes"] = solver.step_state_bytes();
+  state.counters["median_s"] = median(times);
+  state.counters["min_s"] = *std::min_element(times.begin(), times.end());
+  state.SetLabel(variant_label(config) + "/" + std::string(to_string(config.precision)) + "/" + kernel);
+}
+
+// cudaMemcpyAsync device to device of `bytes`; effective bytes = 2 * bytes (read + write).
+void bm_copy(benchmark::State& state, std::size_t bytes) {
+  void *src = nullptr, *dst = nullptr;
+  cuda_check(cudaMalloc(&src, bytes), "cudaMalloc");
+  cuda_check(cudaMalloc(&dst, bytes), "cudaMalloc");
+  cuda_check(cudaMemset(src, 1, bytes), "cudaMemset");
+  cudaStream_t stream;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "warm-up copy");
+  EventPair events;
+  std::vector<double> times;
+  for (auto _ : state) {
+    events.start(stream);
+    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "copy");
+    events.stop(stream);
+    const double t = events.elapsed_seconds();
+    state.SetIterationTime(t);
+    times.push_back(t);
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(src);
+  cudaFree(dst);
+  state.counters["effective_bytes"] = 2.0 * static_cast<double>(bytes);
+  state.counters["median_s"] = median(times);
+  state.counters["min_s"] = *std::min_element(times.begin(), times.end());
+}
+
+void register_all() {
+  for (std::size_t mib : {256, 1024})
+    benchmark::RegisterBenchmark(("copy/d2d/" + std::to_string(mib) + "MiB").c_str(), bm_copy, mib << 20)
+        ->UseManualTime()
+        ->Iterations(30)
+        ->Unit(benchmark::kMicrosecond);
+  std::vector<std::string> kernels = {"step"};
+  for (const std::string& k : step_kernel_names()) kernels.push_back(k);
+  for (int n : {256, 1024, 2048})
+    for (Precision p : {Precision::Double, Precision::Single})
+      for (int v = 0; v < 3; ++v) {
+        SolverConfig c;
+        c.n = n;
+        c.precision = p;
+        c.variant = v == 0 ? Variant::ThreadPerLine : Variant::BlockPerLine;
+        c.block_solver = v == 1 ? BlockSolver::Pcr : BlockSolver::CrPcr;
+        if (!validate(c).empty()) continue;  // block-per-line: n <= 1024
+        for (const std::string& k : kernels) {
+          const std::string name = "adi/" + variant_label(c) + "/" + std::string(to_string(p)) + "/" +
+                                   std::to_string(n) + "/" + k;
+          benchmark::RegisterBenchmark(name.c_str(), bm_kernel, c, k)
+              ->UseManualTime()
+              ->Iterations(n >= 2048 ? 30 : 50)
+              ->Unit(benchmark::kMicrosecond);
+        }
+      }
+}
+
+}  // namespace
+}  // namespace warpmodel::adi::bench
+
+int main(int argc, char** argv) {
+  using namespace warpmodel::adi::bench;
+  if (!add_gpu_context(argc, argv)) {
+    std::fprintf(stderr, "bench_adi: no GPU (the CUDA runtime found no device)\n");
+    return 3;
+  }
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  g_solver.reset();
+  return 0;
+}

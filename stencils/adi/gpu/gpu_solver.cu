@@ -1,0 +1,496 @@
+// Host side of the GPU ADI solver (gpu_solver.hpp): buffers in the two sweep frames, the kernel
+// sequence of a step, launch geometry and traffic of each kernel.
+#include "warpmodel/adi/gpu_solver.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "adi_kernels.cuh"
+#include "cuda_check.cuh"
+#include "warpmodel/adi/reference.hpp"
+
+namespace warpmodel::adi {
+
+std::string_view to_string(Variant v) { return v == Variant::ThreadPerLine ? "thread-per-line" : "block-per-line"; }
+std::string_view to_string(BlockSolver s) { return s == BlockSolver::Pcr ? "pcr" : "cr-pcr"; }
+std::string_view to_string(Precision p) { return p == Precision::Double ? "double" : "single"; }
+
+std::optional<Variant> parse_variant(std::string_view s) {
+  if (s == "thread-per-line") return Variant::ThreadPerLine;
+  if (s == "block-per-line") return Variant::BlockPerLine;
+  return std::nullopt;
+}
+std::optional<BlockSolver> parse_block_solver(std::string_view s) {
+  if (s == "pcr") return BlockSolver::Pcr;
+  if (s == "cr-pcr") return BlockSolver::CrPcr;
+  return std::nullopt;
+}
+std::optional<Precision> parse_precision(std::string_view s) {
+  if (s == "double") return Precision::Double;
+  if (s == "single") return Precision::Single;
+  return std::nullopt;
+}
+
+std::string validate(const SolverConfig& c) {
+  if (c.n < 32 || c.n % 32 != 0) return "size " + std::to_string(c.n) + " must be a positive multiple of 32";
+  if (c.n > 32768) return "size " + std::to_string(c.n) + " is above 32768 (32-bit indices)";
+  if (c.variant == Variant::BlockPerLine && c.n > 1024)
+    return "block-per-line needs one thread per cell: size " + std::to_string(c.n) + " is above 1024";
+  if (!(c.physics.dx > 0 && c.physics.dy > 0 && c.physics.dt > 0 && c.physics.manning > 0))
+    return "dx, dy, dt and the Manning number must be > 0";
+  return {};
+}
+
+std::string variant_label(const SolverConfig& c) {
+  std::string s(to_string(c.variant));
+  if (c.variant == Variant::BlockPerLine) s += "/" + std::string(to_string(c.block_solver));
+  return s;
+}
+
+void require_gpu() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw NoGpuError(std::string("no GPU: ") + cudaGetErrorString(err));
+  }
+  if (count == 0) throw NoGpuError("no GPU: the CUDA runtime found 0 devices");
+}
+
+namespace {
+
+enum class Kernel { BuildX, SolveX, TransposeZetaX2Y, TransposePX2Y, BuildY, SolveY, TransposeZetaY2X, TransposeQY2X };
+
+}  // namespace
+
+const std::vector<std::string>& step_kernel_names() {
+  static const std::vector<std::string> names = {"build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y",
+                                                 "build-y", "solve-y", "transpose-zeta-y2x", "transpose-q-y2x"};
+  return names;
+}
+
+struct GpuSolver::Impl {
+  SolverConfig config;
+  int n = 0;
+  std::size_t element = 0;
+  bool along_major = false;  // thread-per-line: both sweep frames are along-major
+  int thomas_lanes = 32;
+  cudaStream_t stream = nullptr;
+  // Frame X holds the arrays as the x-sweep reads them, frame Y as the y-sweep does; a value at
+  // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
+  gpu::DeviceBuffer zeta_x, p_x, q_x_old, q_x_new, bed_x;
+  gpu::DeviceBuffer zeta_y, q_y, p_y_current, p_y_next, bed_y;
+  gpu::DeviceBuffer dma, amo, bmo, cmo, dmo;  // coefficients, reused by both sweeps
+  gpu::DeviceBuffer cp, dp;                   // thread-per-line scratch (forward elimination)
+
+  int along_stride() const { return along_major ? n : 1; }
+  int line_stride() const { return along_major ? 1 : n; }
+
+  template <class T>
+  gpu::Coefficients<T> coefficients() const {
+    return {dma.as<T>(), amo.as<T>(), bmo.as<T>(), cmo.as<T>(), dmo.as<T>()};
+  }
+
+  LaunchGeometry geometry(Kernel k) const {
+    LaunchGeometry g;
+    const unsigned un = static_cast<unsigned>(n);
+    switch (k) {
+      case Kernel::BuildX:
+      case Kernel::BuildY:
+        g.block[0] = gpu::kBuildBlockX;
+        g.block[1] = gpu::kBuildBlockY;
+        g.grid[0] = un / gpu::kBuildBlockX;
+        g.grid[1] = (un + gpu::kBuildBlockY - 1) / gpu::kBuildBlockY;
+        break;
+      case Kernel::SolveX:
+      case Kernel::SolveY:
+        if (config.variant == Variant::ThreadPerLine) {
+          g.block[0] = static_cast<unsigned>(thomas_lanes);
+          g.grid[0] = un / static_cast<unsigned>(thomas_lanes);
+          g.dynamic_shared_bytes = gpu::thomas_shared_bytes(thomas_lanes, element);
+        } else {
+          g.block[0] = un;
+          g.grid[0] = un;
+          const int elements =
+              config.block_solver == BlockSolver::Pcr ? adi_pcr_shared_elements(n) : adi_cr_pcr_shared_elements(n);
+          g.dynamic_shared_bytes = static_cast<std::size_t>(elements) * element;
+        }
+        break;
+      default:
+        g.block[0] = gpu::kTile;
+        g.block[1] = gpu::kTileRows;
+        g.grid[0] = un / gpu::kTile;
+        g.grid[1] = un / gpu::kTile;
+        break;
+    }
+    return g;
+  }
+
+  template <class T>
+  const void* function(Kernel k) const {
+    switch (k) {
+      case Kernel::BuildX:
+      case Kernel::BuildY:
+        return along_major ? reinterpret_cast<const void*>(&gpu::build_kernel<T, true>)
+                           : reinterpret_cast<const void*>(&gpu::build_kernel<T, false>);
+      case Kernel::SolveX:
+      case Kernel::SolveY:
+        if (config.variant == Variant::ThreadPerLine) return reinterpret_cast<const void*>(&gpu::solve_thomas_kernel<T>);
+        return config.block_solver == BlockSolver::Pcr ? reinterpret_cast<const void*>(&gpu::solve_pcr_kernel<T>)
+                                                       : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
+      default:
+        return reinterpret_cast<const void*>(&gpu::transpose_kernel<T>);
+    }
+  }
+
+  const void* function(Kernel k) const {
+    return config.precision == Precision::Double ? function<double>(k) : function<float>(k);
+  }
+
+  ArrayTraffic traffic(Kernel k) const {
+    const bool x = k == Kernel::BuildX || k == Kernel::SolveX;
+    const std::string along = x ? "p" : "q";
+    switch (k) {
+      case Kernel::BuildX:
+        return {{"zeta^n", "bed", "p^n", "q^{n-1/2}", "q^{n+1/2}"}, {"dma", "amo", "bmo", "cmo", "dmo"}};
+      case Kernel::BuildY:
+        return {{"zeta^{n+1/2}", "bed", "q^{n+1/2}", "p^n", "p^{n+1}"}, {"dma", "amo", "bmo", "cmo", "dmo"}};
+      case Kernel::SolveX:
+      case Kernel::SolveY: {
+        ArrayTraffic t{{"dma", "amo", "bmo", "cmo", "dmo"}, {}};
+        if (config.variant == Variant::ThreadPerLine) {
+          t.reads.insert(t.reads.end(), {"cp", "dp"});
+          t.writes = {"cp", "dp"};
+        }
+        t.writes.push_back(x ? "zeta^{n+1/2}" : "zeta^{n+1}");
+        t.writes.push_back(x ? "p^{n+1}" : "q^{n+3/2}");
+        return t;
+      }
+      case Kernel::TransposeZetaX2Y:
+        return {{"zeta^{n+1/2} (x frame)"}, {"zeta^{n+1/2} (y frame)"}};
+      case Kernel::TransposePX2Y:
+        return {{"p^{n+1} (x frame)"}, {"p^{n+1} (y frame)"}};
+      case Kernel::TransposeZetaY2X:
+        return {{"zeta^{n+1} (y frame)"}, {"zeta^{n+1} (x frame)"}};
+      case Kernel::TransposeQY2X:
+        return {{"q^{n+3/2} (y frame)"}, {"q^{n+3/2} (x frame)"}};
+    }
+    return {};
+  }
+
+  double array_bytes() const { return static_cast<double>(n) * n * static_cast<double>(element); }
+
+  template <class T>
+  void launch_kernel(Kernel k) {
+    const LaunchGeometry g = geometry(k);
+    const dim3 grid(g.grid[0], g.grid[1], g.grid[2]), block(g.block[0], g.block[1], g.block[2]);
+    const PhysicalParameters& ph = config.physics;
+    switch (k) {
+      case Kernel::BuildX:
+      case Kernel::BuildY: {
+        const bool x = k == Kernel::BuildX;
+        const SweepView<T> view =
+            x ? SweepView<T>{zeta_x.as<T>(), bed_x.as<T>(), p_x.as<T>(), q_x_old.as<T>(), q_x_new.as<T>(), along_stride(),
+                             line_stride()}
+              : SweepView<T>{zeta_y.as<T>(), bed_y.as<T>(), q_y.as<T>(), p_y_current.as<T>(), p_y_next.as<T>(),
+                             along_stride(), line_stride()};
+        const SweepConstants<T> constants = sweep_constants<T>(ph, x ? SweepDirection::X : SweepDirection::Y);
+        if (along_major)
+          gpu::build_kernel<T, true><<<grid, block, 0, stream>>>(view, n, constants, coefficients<T>());
+        else
+          gpu::build_kernel<T, false><<<grid, block, 0, stream>>>(view, n, constants, coefficients<T>());
+        gpu::check_launch(x ? "build-x" : "build-y");
+        break;
+      }
+      case Kernel::SolveX:
+      case Kernel::SolveY: {
+        const bool x = k == Kernel::SolveX;
+        const SweepConstants<T> constants = sweep_constants<T>(ph, x ? SweepDirection::X : SweepDirection::Y);
+        T* zeta = x ? zeta_x.as<T>() : zeta_y.as<T>();
+        T* flux = x ? p_x.as<T>() : q_y.as<T>();
+        if (config.variant == Variant::ThreadPerLine)
+          gpu::solve_thomas_kernel<T><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+              coefficients<T>(), cp.as<T>(), dp.as<T>(), zeta, flux, n, constants.mass_diagonal);
+        else if (config.block_solver == BlockSolver::Pcr)
+          gpu::solve_pcr_kernel<T><<<grid, block, g.dynamic_shared_bytes, stream>>>(coefficients<T>(), zeta, flux, n,
+                                                                                   constants.mass_diagonal);
+        else
+          gpu::solve_cr_pcr_kernel<T><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+              coefficients<T>(), zeta, flux, n, constants.mass_diagonal, constants.inv_mass_diagonal);
+        gpu::check_launch(x ? "solve-x" : "solve-y");
+        break;
+      }
+      case Kernel::TransposeZetaX2Y:
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(zeta_x.as<T>(), zeta_y.as<T>(), n);
+        gpu::check_launch("transpose-zeta-x2y");
+        break;
+      case Kernel::TransposePX2Y:
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(p_x.as<T>(), p_y_next.as<T>(), n);
+        gpu::check_launch("transpose-p-x2y");
+        break;
+      case Kernel::TransposeZetaY2X:
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(zeta_y.as<T>(), zeta_x.as<T>(), n);
+        gpu::check_launch("transpose-zeta-y2x");
+        break;
+      case Kernel::TransposeQY2X:
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(q_y.as<T>(), q_x_old.as<T>(), n);
+        gpu::check_launch("transpose-q-y2x");
+        break;
+    }
+  }
+
+  void launch_kernel(Kernel k) {
+    if (config.precision == Precision::Double)
+      launch_kernel<double>(k);
+    else
+      launch_kernel<float>(k);
+  }
+
+  // Host-side frame conversion: state index j + k * n <-> frame index.
+  template <class T>
+  std::vector<T> to_frame(const std::vector<double>& v, bool x_frame) const {
+    std::vector<T> out(v.size());
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j) {
+        const int i = x_frame ? j : k, l = x_frame ? k : j;
+        out[static_cast<std::size_t>(i) * along_stride() + static_cast<std::size_t>(l) * line_stride()] =
+            static_cast<T>(v[static_cast<std::size_t>(j) + static_cast<std::size_t>(k) * n]);
+      }
+    return out;
+  }
+
+  template <class T>
+  std::vector<double> from_x_frame(const std::vector<T>& v) const {
+    std::vector<double> out(v.size());
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        out[static_cast<std::size_t>(j) + static_cast<std::size_t>(k) * n] =
+            static_cast<double>(v[static_cast<std::size_t>(j) * along_stride() + static_cast<std::size_t>(k) * line_stride()]);
+    return out;
+  }
+
+  template <class T>
+  void put(const gpu::DeviceBuffer& b, const std::vector<double>& v, bool x_frame) {
+    const std::vector<T> host = to_frame<T>(v, x_frame);
+    gpu::check(cudaMemcpyAsync(b.as<T>(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream),
+               "upload");
+    gpu::check(cudaStreamSynchronize(stream), "upload");
+  }
+
+  template <class T>
+  std::vector<double> get(const gpu::DeviceBuffer& b) const {
+    std::vector<T> host(static_cast<std::size_t>(n) * n);
+    gpu::check(cudaMemcpyAsync(host.data(), b.as<T>(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream),
+               "download");
+    gpu::check(cudaStreamSynchronize(stream), "download");
+    return from_x_frame(host);
+  }
+
+  template <class T>
+  void upload(const State<double>& s) {
+    put<T>(zeta_x, s.zeta, true);
+    put<T>(p_x, s.p, true);
+    put<T>(q_x_old, s.q_old, true);
+    put<T>(q_x_new, s.q_new, true);
+    put<T>(bed_x, s.bed, true);
+    put<T>(zeta_y, s.zeta, false);
+    put<T>(q_y, s.q_new, false);
+    put<T>(p_y_current, s.p, false);
+    put<T>(bed_y, s.bed, false);
+  }
+
+  template <class T>
+  State<double> download() const {
+    State<double> s;
+    s.nx = s.ny = n;
+    s.zeta = get<T>(zeta_x);
+    s.bed = get<T>(bed_x);
+    s.p = get<T>(p_x);
+    s.q_old = get<T>(q_x_old);
+    s.q_new = get<T>(q_x_new);
+    return s;
+  }
+};
+
+GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>()) {
+  if (const std::string why = validate(config); !why.empty()) throw std::invalid_argument(why);
+  require_gpu();
+  Impl& m = *impl_;
+  m.config = config;
+  m.n = config.n;
+  m.element = config.precision == Precision::Double ? sizeof(double) : sizeof(float);
+  m.along_major = config.variant == Variant::ThreadPerLine;
+  int device = 0, sms = 0;
+  gpu::check(cudaGetDevice(&device), "cudaGetDevice");
+  gpu::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  // Narrow blocks until every SM gets at least one block of lines (thread-per-line has n threads).
+  while (m.thomas_lanes > 8 && m.n / m.thomas_lanes < sms) m.thomas_lanes /= 2;
+  gpu::check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  const std::size_t bytes = static_cast<std::size_t>(m.n) * m.n * m.element;
+  for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y, &m.p_y_current,
+                               &m.p_y_next, &m.bed_y, &m.dma, &m.amo, &m.bmo, &m.cmo, &m.dmo})
+    *b = gpu::DeviceBuffer(bytes);
+  if (config.variant == Variant::ThreadPerLine) {
+    m.cp = gpu::DeviceBuffer(bytes);
+    m.dp = gpu::DeviceBuffer(bytes);
+  }
+  // Solve kernels above the default 48 KiB of dynamic shared memory must opt in.
+  const LaunchGeometry g = m.geometry(Kernel::SolveX);
+  if (g.dynamic_shared_bytes > 48 * 1024)
+    gpu::check(cudaFuncSetAttribute(m.function(Kernel::SolveX), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(g.dynamic_shared_bytes)),
+               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  upload(make_hump_state(m.n, m.n));
+}
+
+GpuSolver::~GpuSolver() {
+  if (impl_ && impl_->stream) {
+    cudaStreamSynchronize(impl_->stream);
+    cudaStreamDestroy(impl_->stream);
+  }
+}
+GpuSolver::GpuSolver(GpuSolver&&) noexcept = default;
+GpuSolver& GpuSolver::operator=(GpuSolver&&) noexcept = default;
+
+const SolverConfig& GpuSolver::config() const { return impl_->config; }
+
+void GpuSolver::upload(const State<double>& state) {
+  check_state(state);
+  if (state.nx != impl_->n || state.ny != impl_->n)
+    throw std::invalid_argument("upload: the state must be " + std::to_string(impl_->n) + " x " + std::to_string(impl_->n));
+  if (impl_->config.precision == Precision::Double)
+    impl_->upload<double>(state);
+  else
+    impl_->upload<float>(state);
+}
+
+State<double> GpuSolver::download() const {
+  return impl_->config.precision == Precision::Double ? impl_->download<double>() : impl_->download<float>();
+}
+
+const std::vector<std::string>& GpuSolver::kernel_sequence() const { return step_kernel_names(); }
+
+void GpuSolver::launch(std::string_view kernel) {
+  const auto& names = step_kernel_names();
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == kernel) {
+      impl_->launch_kernel(static_cast<Kernel>(k));
+      return;
+    }
+  throw std::invalid_argument("unknown ADI kernel '" + std::string(kernel) + "'");
+}
+
+void GpuSolver::finish_step() {
+  std::swap(impl_->p_y_current, impl_->p_y_next);  // p^{n+1} becomes the current p of the y frame
+  std::swap(impl_->q_x_old, impl_->q_x_new);        // q^{n+1/2} becomes old, q^{n+3/2} new
+}
+
+void GpuSolver::step() {
+  for (std::size_t k = 0; k < step_kernel_names().size(); ++k) impl_->launch_kernel(static_cast<Kernel>(k));
+  finish_step();
+}
+
+void GpuSolver::synchronize() const { gpu::check(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize"); }
+
+std::vector<KernelInfo> GpuSolver::kernels() const {
+  std::vector<KernelInfo> out;
+  const auto& names = step_kernel_names();
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const Kernel kernel = static_cast<Kernel>(k);
+    KernelInfo info{names[k], impl_->function(kernel), impl_->geometry(kernel), impl_->traffic(kernel), 0.0};
+    info.effective_bytes = static_cast<double>(info.traffic.reads.size() + info.traffic.writes.size()) * impl_->array_bytes();
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+double GpuSolver::step_effective_bytes() const {
+  double sum = 0;
+  for (const auto& k : kernels()) sum += k.effective_bytes;
+  return sum;
+}
+
+double GpuSolver::step_state_bytes() const { return 8.0 * impl_->array_bytes(); }
+
+void* GpuSolver::stream() const { return impl_->stream; }
+
+}  // namespace warpmodel::adi
+
+namespace warpmodel::adi {
+namespace {
+
+struct Stats {
+  double mean = 0, median = 0, min = 0;
+};
+
+Stats stats_of(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  s.median = v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  s.min = v.front();
+  return s;
+}
+
+}  // namespace
+
+TimedRun run_timed(GpuSolver& solver, int steps) {
+  if (steps < 1) throw std::invalid_argument("run_timed: steps must be >= 1");
+  const auto stream = static_cast<cudaStream_t>(solver.stream());
+  const auto& names = solver.kernel_sequence();
+  // events[k] is recorded before kernel k; events[size] after the last one.
+  std::vector<cudaEvent_t> events(names.size() + 1);
+  for (auto& e : events) gpu::check(cudaEventCreate(&e), "cudaEventCreate");
+  std::vector<std::vector<double>> seconds(names.size() + 1);
+  try {
+    for (int s = 0; s < steps; ++s) {
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        gpu::check(cudaEventRecord(events[k], stream), "cudaEventRecord");
+        solver.launch(names[k]);
+      }
+      gpu::check(cudaEventRecord(events[names.size()], stream), "cudaEventRecord");
+      solver.finish_step();
+      gpu::check(cudaEventSynchronize(events[names.size()]), "step");
+      for (std::size_t k = 0; k <= names.size(); ++k) {
+        float ms = 0;
+        const cudaEvent_t from = k < names.size() ? events[k] : events[0];
+        const cudaEvent_t to = k < names.size() ? events[k + 1] : events[names.size()];
+        gpu::check(cudaEventElapsedTime(&ms, from, to), "cudaEventElapsedTime");
+        seconds[k].push_back(ms * 1e-3);
+      }
+    }
+  } catch (...) {
+    for (auto& e : events) cudaEventDestroy(e);
+    throw;
+  }
+  for (auto& e : events) cudaEventDestroy(e);
+
+  TimedRun run;
+  cudaDeviceProp prop{};
+  int device = 0;
+  gpu::check(cudaGetDevice(&device), "cudaGetDevice");
+  gpu::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  run.gpu_name = prop.name;
+  run.steps = steps;
+  run.state_bytes = solver.step_state_bytes();
+  const std::vector<KernelInfo> infos = solver.kernels();
+  for (std::size_t k = 0; k <= names.size(); ++k) {
+    const Stats st = stats_of(seconds[k]);
+    KernelTiming t;
+    t.name = k < names.size() ? names[k] : "step";
+    t.mean_seconds = st.mean;
+    t.median_seconds = st.median;
+    t.min_seconds = st.min;
+    t.effective_bytes = k < names.size() ? infos[k].effective_bytes : solver.step_effective_bytes();
+    run.kernels.push_back(std::move(t));
+  }
+  return run;
+}
+
+}  // namespace warpmodel::adi

@@ -1,0 +1,150 @@
+// Host API of the GPU ADI solver (no CUDA types; link warpmodel_adi_gpu). A solver is chosen by
+// variant, precision and size; step() advances one ADI step, and each kernel of a step can be
+// launched on its own by name (benchmarks, CUPTI profiling, validation sweeps).
+//
+// Variants (thesis chapter 8):
+//   thread-per-line (S1): one thread per grid line, Thomas algorithm (mass pivots folded, see
+//     tridiagonal.hpp), coefficients in the interleaved layout (line l of row i at i * n + l). The
+//     x-sweep runs on transposed arrays, so every sweep is coalesced; shared-memory transposes
+//     carry zeta and the new flux between the two frames.
+//   block-per-line (S2): one block per line, one thread per cell (n <= 1024), solver pcr (PCR on
+//     the interleaved system) or cr-pcr (one CR step removes the mass rows, then PCR), in shared
+//     memory without bank conflicts. Here the y-sweep runs on transposed arrays.
+//
+// A step launches, in this order (kernel_sequence()):
+//   build-x, solve-x, transpose-zeta-x2y, transpose-p-x2y, build-y, solve-y, transpose-zeta-y2x,
+//   transpose-q-y2x
+// then rotates buffers (finish_step()). Every kernel is idempotent given its inputs, so one kernel
+// may be launched repeatedly; launching the sequence and then finish_step() is exactly step().
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "warpmodel/adi/parameters.hpp"
+#include "warpmodel/adi/state.hpp"
+
+namespace warpmodel::adi {
+
+enum class Variant { ThreadPerLine, BlockPerLine };
+enum class BlockSolver { Pcr, CrPcr };
+enum class Precision { Double, Single };
+
+std::string_view to_string(Variant v);
+std::string_view to_string(BlockSolver s);
+std::string_view to_string(Precision p);
+std::optional<Variant> parse_variant(std::string_view s);          // "thread-per-line", "block-per-line"
+std::optional<BlockSolver> parse_block_solver(std::string_view s);  // "pcr", "cr-pcr"
+std::optional<Precision> parse_precision(std::string_view s);       // "double", "single"
+
+struct SolverConfig {
+  Variant variant = Variant::ThreadPerLine;
+  BlockSolver block_solver = BlockSolver::CrPcr;  // block-per-line only
+  Precision precision = Precision::Double;
+  int n = 256;  // cells per side; a multiple of 32; block-per-line: n <= 1024
+  PhysicalParameters physics{};
+};
+
+// Empty when the configuration is valid, else one line saying what is wrong.
+std::string validate(const SolverConfig& config);
+
+// Short name of a configuration, e.g. "thread-per-line", "block-per-line/cr-pcr".
+std::string variant_label(const SolverConfig& config);
+
+struct LaunchGeometry {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  std::size_t dynamic_shared_bytes = 0;
+};
+
+// The arrays a kernel touches, each counted once (effective bandwidth, thesis eq 3.12.3).
+struct ArrayTraffic {
+  std::vector<std::string> reads;
+  std::vector<std::string> writes;
+};
+
+struct KernelInfo {
+  std::string name;        // step-level name, e.g. "solve-x"
+  const void* function;    // host stub of the __global__ function (cudaFuncGetAttributes, CUPTI)
+  LaunchGeometry launch;   // as step() launches it
+  ArrayTraffic traffic;    // arrays of n * n elements of the solver's precision
+  double effective_bytes;  // (reads + writes) * n * n * sizeof(element)
+};
+
+// The kernels of a step in launch order (the same for every configuration).
+const std::vector<std::string>& step_kernel_names();
+
+// Raised when no usable GPU is present (what(): one line with the runtime's reason).
+struct NoGpuError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Raised on a CUDA error (what(): the call and the runtime's message).
+struct CudaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws NoGpuError when the CUDA runtime finds no device.
+void require_gpu();
+
+class GpuSolver {
+ public:
+  // Allocates device memory; throws std::invalid_argument (bad config), NoGpuError, CudaError.
+  explicit GpuSolver(const SolverConfig& config);
+  ~GpuSolver();
+  GpuSolver(GpuSolver&&) noexcept;
+  GpuSolver& operator=(GpuSolver&&) noexcept;
+  GpuSolver(const GpuSolver&) = delete;
+  GpuSolver& operator=(const GpuSolver&) = delete;
+
+  const SolverConfig& config() const;
+
+  // The state in the layout of state.hpp (nx = ny = n), converted to the solver's precision.
+  void upload(const State<double>& state);
+  State<double> download() const;
+
+  void step();  // launches the sequence and finish_step(); asynchronous on the solver's stream
+  const std::vector<std::string>& kernel_sequence() const;
+  void launch(std::string_view kernel);  // throws std::invalid_argument for an unknown name
+  void finish_step();
+  void synchronize() const;
+
+  std::vector<KernelInfo> kernels() const;  // in sequence order
+  // The step's effective bytes: the sum over its kernels.
+  double step_effective_bytes() const;
+  // The fewest bytes a step must move: reads zeta, bed, p, q^{n-1/2}, q^{n+1/2} and writes zeta,
+  // p, q once each (8 arrays).
+  double step_state_bytes() const;
+
+  // The solver's CUDA stream as an opaque handle (cudaStream_t), for events in benchmarks.
+  void* stream() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A run of `steps` steps with CUDA events around every kernel of every step (run-adi). The state
+// advances exactly `steps` steps; the caller uploads the initial state and warms up beforehand.
+struct KernelTiming {
+  std::string name;  // a kernel of the sequence, or "step"
+  double mean_seconds = 0;
+  double median_seconds = 0;
+  double min_seconds = 0;
+  double effective_bytes = 0;  // per launch (per step for "step")
+};
+
+struct TimedRun {
+  std::string gpu_name;
+  int steps = 0;
+  std::vector<KernelTiming> kernels;  // sequence order, then "step"
+  double state_bytes = 0;             // GpuSolver::step_state_bytes()
+};
+
+TimedRun run_timed(GpuSolver& solver, int steps);
+
+}  // namespace warpmodel::adi
