@@ -33,6 +33,7 @@ struct RunAdiArgs {
   std::string precision = "double";
   bool check = false;
   std::string output;
+  std::string command;  // as given, for the JSON's provenance
 };
 
 #ifdef WARPMODEL_HAVE_CUDA
@@ -137,6 +138,7 @@ int run_adi(const RunAdiArgs& a) {
   if (!a.output.empty()) {
     nlohmann::json j;
     j["schema"] = "warpmodel.adi-run/1";
+    j["command"] = a.command;
     j["gpu"] = run.gpu_name;
     j["variant"] = a.variant;
     if (config.variant == adi::Variant::BlockPerLine) j["solver"] = a.solver;
@@ -187,7 +189,15 @@ void add_adi_commands(CLI::App& app, Action& action) {
   c->add_option("--precision", args->precision, "double or single")->check(CLI::IsMember({"double", "single"}));
   c->add_flag("--check", args->check, "compare the final state with the CPU reference (slow for large sizes)");
   c->add_option("-o,--output", args->output, "also write the run as JSON to this file (written atomically)");
-  c->callback([&action, args] { action = [args] { return run_adi(*args); }; });
+  c->callback([&action, args] {
+    std::ostringstream cmd;
+    cmd << "warpmodel run-adi --size " << args->size << " --steps " << args->steps << " --variant " << args->variant;
+    if (args->variant == "block-per-line") cmd << " --solver " << args->solver;
+    cmd << " --precision " << args->precision << (args->check ? " --check" : "");
+    if (!args->output.empty()) cmd << " -o " << args->output;
+    args->command = cmd.str();
+    action = [args] { return run_adi(*args); };
+  });
 }
 
 }  // namespace warpmodel::cli

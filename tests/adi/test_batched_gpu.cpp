@@ -77,3 +77,17 @@ TEST(BatchedGpu, RejectsBadSizes) {
 
 }  // namespace
 }  // namespace warpmodel::adi
+
+namespace warpmodel::adi {
+namespace {
+
+TEST(Sanitizer, EveryBatchedKernelSmall) {
+  const BatchedSystems s = make_random_systems(64, 40, 3);
+  for (BatchedAlgorithm a : all_batched_algorithms()) {
+    EXPECT_LE(run_on_gpu<double>(a, s).relative(), 1e-12) << to_string(a);
+    EXPECT_LE(run_on_gpu<float>(a, s).relative(), 1e-4) << to_string(a);
+  }
+}
+
+}  // namespace
+}  // namespace warpmodel::adi

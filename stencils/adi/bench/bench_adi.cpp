@@ -96,6 +96,24 @@ void bm_copy(benchmark::State& state, std::size_t bytes) {
   state.counters["min_s"] = *std::min_element(times.begin(), times.end());
 }
 
+// The arrays each kernel is counted with (effective bytes), into the JSON context for the report.
+void add_traffic_context() {
+  for (int v = 0; v < 3; ++v) {
+    SolverConfig c;
+    c.n = 64;
+    c.variant = v == 0 ? Variant::ThreadPerLine : Variant::BlockPerLine;
+    c.block_solver = v == 1 ? BlockSolver::Pcr : BlockSolver::CrPcr;
+    const GpuSolver solver(c);
+    for (const KernelInfo& k : solver.kernels()) {
+      std::string text = "reads:";
+      for (const auto& a : k.traffic.reads) text += " " + a + ";";
+      text += " writes:";
+      for (const auto& a : k.traffic.writes) text += " " + a + ";";
+      benchmark::AddCustomContext("traffic/" + variant_label(c) + "/" + k.name, text);
+    }
+  }
+}
+
 void register_all() {
   for (std::size_t mib : {256, 1024})
     benchmark::RegisterBenchmark(("copy/d2d/" + std::to_string(mib) + "MiB").c_str(), bm_copy, mib << 20)
@@ -133,6 +151,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_adi: no GPU (the CUDA runtime found no device)\n");
     return 3;
   }
+  add_traffic_context();
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

@@ -24,11 +24,11 @@ WARPMODEL_ADI_HD T adi_sqrt(T x) {
 }
 
 template <class T>
-WARPMODEL_ADI_HD T adi_pow(T x, T y) {
+WARPMODEL_ADI_HD T adi_cbrt(T x) {
 #if defined(__CUDA_ARCH__)
-  return pow(x, y);
+  return cbrt(x);
 #else
-  return std::pow(x, y);
+  return std::cbrt(x);
 #endif
 }
 

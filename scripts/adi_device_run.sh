@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Issue 5 (ADI) on a GPU machine, in one call: build the ADI targets and warpmodel; run the gpu tests;
+# compute-sanitizer memcheck and racecheck on every ADI and batched kernel (small sizes); bench_adi;
+# bench_tridiagonal; `warpmodel run-adi` once; the reports. Outputs go to $OUT (at most 8 files) or
+# to $TMPDIR/adi-device-run:
+#   adi.json tridiagonal.json run_adi.json adi_provenance.txt logs.tgz adi.md tridiagonal.md
+#   scripts/adi_device_run.sh [quick]      # quick: skip the benchmarks
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-full}
+build=${BUILD_DIR:-build-adi-dev}
+out=${OUT:-${TMPDIR:-/tmp}/adi-device-run}
+mkdir -p "$out"
+logs=$(mktemp -d)
+t0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- 2>/dev/null || commit="$commit+dirty"
+export WARPMODEL_GIT_COMMIT=$commit
+export WARPMODEL_SM_CLOCK="$(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader 2>&1 | head -1)"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "git commit: $commit"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv 2>&1
+  nvcc --version 2>&1 | tail -2
+  echo "script: scripts/adi_device_run.sh $mode"
+} > "$out/adi_provenance.txt"
+cat "$out/adi_provenance.txt"
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWARPMODEL_ENABLE_CUDA=ON >"$logs/configure.log" 2>&1 \
+  || { stamp "configure failed"; tail -20 "$logs/configure.log"; }
+adi_targets="test_adi_gpu test_cusparse_gpu bench_adi bench_tridiagonal test_adi_cpu"
+cmake --build "$build" -j16 --target $adi_targets >"$logs/build_adi.log" 2>&1 \
+  || { stamp "ADI build failed"; grep -E "error" "$logs/build_adi.log" | head -20; }
+stamp "ADI targets built"
+# The CLI links every kernel family; build it beside the tests.
+(cmake --build "$build" -j12 --target warpmodel >"$logs/build_cli.log" 2>&1; echo "exit $?" >>"$logs/build_cli.log") &
+cli_pid=$!
+
+bin=$build/tests/adi
+"$bin/test_adi_cpu" --gtest_brief=1 >"$logs/test_adi_cpu.log" 2>&1; stamp "test_adi_cpu exit $?"
+"$bin/test_adi_gpu" >"$logs/test_adi_gpu.log" 2>&1; rc=$?; stamp "test_adi_gpu exit $rc"
+grep -E "max \|gpu - cpu\||FAILED|Failure|PASSED" "$logs/test_adi_gpu.log" | head -60
+"$bin/test_cusparse_gpu" >"$logs/test_cusparse_gpu.log" 2>&1; stamp "test_cusparse_gpu exit $?"
+grep -E "FAILED|Failure|PASSED" "$logs/test_cusparse_gpu.log" | head
+
+for tool in memcheck racecheck; do
+  timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$bin/test_adi_gpu" --gtest_filter='Sanitizer.*' \
+    >"$logs/sanitizer_$tool.log" 2>&1
+  stamp "compute-sanitizer $tool exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tr '\n' ' '))"
+done
+
+if [ "$mode" = full ]; then
+  timeout 150 "$build/stencils/adi/bench_adi" --benchmark_out="$out/adi.json" --benchmark_out_format=json \
+    >"$logs/bench_adi.txt" 2>&1; stamp "bench_adi exit $?"
+  grep -E "copy/|/2048/|/1024/step" "$logs/bench_adi.txt" | head -40
+  timeout 240 "$build/stencils/adi/bench_tridiagonal" --benchmark_out="$out/tridiagonal.json" \
+    --benchmark_out_format=json >"$logs/bench_tridiagonal.txt" 2>&1; stamp "bench_tridiagonal exit $?"
+  grep -E "ERROR|error" "$logs/bench_tridiagonal.txt" | head
+fi
+
+wait $cli_pid
+tail -1 "$logs/build_cli.log"
+if [ -x "$build/cli/warpmodel" ]; then
+  "$build/cli/warpmodel" run-adi --size 2048 --steps 100 --variant thread-per-line --precision double \
+    -o "$out/run_adi.json" 2>&1 | tee "$logs/run_adi.txt"; stamp "run-adi exit ${PIPESTATUS[0]}"
+  "$build/cli/warpmodel" run-adi --size 256 --steps 100 --variant block-per-line --solver cr-pcr --precision double \
+    --check 2>&1 | tee "$logs/run_adi_check.txt" | tail -4; stamp "run-adi --check exit ${PIPESTATUS[0]}"
+else
+  grep -E "error" "$logs/build_cli.log" | head -10
+fi
+
+if [ -f "$out/adi.json" ] && [ -f "$out/tridiagonal.json" ]; then
+  run_arg=(); [ -f "$out/run_adi.json" ] && run_arg=(--run "$out/run_adi.json")
+  python3 scripts/adi_report.py --adi "$out/adi.json" --tridiagonal "$out/tridiagonal.json" "${run_arg[@]}" \
+    --provenance "$out/adi_provenance.txt" --out "$logs/report" >/dev/null 2>&1 && cp "$logs/report/"*.md "$out/"
+  grep -E "% of copy|^\| (double|single)" "$out/adi.md" "$out/tridiagonal.md" 2>/dev/null | head -50
+fi
+grep -E "ptxas info    : (Used|Compiling)|spill" "$logs/build_adi.log" >"$logs/ptxas.txt" 2>/dev/null
+tar czf "$out/logs.tgz" -C "$logs" .
+stamp "done"
