@@ -1,6 +1,7 @@
 #include "warpmodel/stencils/acoustic.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -95,6 +96,42 @@ ReferencePropagator::ReferencePropagator(const PropagationSetup& setup, std::vec
       cur_(setup.grid.size(), 0.0),
       next_(setup.grid.size(), 0.0) {
   if (velocity_.size() != setup.grid.size()) throw std::invalid_argument("velocity model size does not match the grid");
+}
+
+namespace {
+bool in_dirichlet_layer(const Grid& g, std::size_t r, std::size_t i, std::size_t j, std::size_t k) {
+  return i < r || j < r || k < r || i >= g.nx - r || j >= g.ny - r || k >= g.nz - r;
+}
+}  // namespace
+
+void ReferencePropagator::set_fields(const std::vector<float>& previous, const std::vector<float>& current) {
+  const Grid& g = setup_.grid;
+  if (previous.size() != g.size() || current.size() != g.size())
+    throw std::invalid_argument("set_fields: field size does not match the grid");
+  const std::size_t r = setup_.order / 2;
+  for (std::size_t k = 0; k < g.nz; ++k)
+    for (std::size_t j = 0; j < g.ny; ++j)
+      for (std::size_t i = 0; i < g.nx; ++i) {
+        const std::size_t c = g.index(i, j, k);
+        const bool edge = in_dirichlet_layer(g, r, i, j, k);
+        prev_[c] = edge ? 0.0 : previous[c];
+        cur_[c] = edge ? 0.0 : current[c];
+        next_[c] = 0.0;
+      }
+}
+
+std::vector<float> random_field(const Grid& g, int order, unsigned seed) {
+  std::vector<float> f(g.size(), 0.0f);
+  std::uint64_t state = 0x9e3779b97f4a7c15ull * (seed + 1);
+  const std::size_t r = order / 2;
+  for (std::size_t k = 0; k < g.nz; ++k)
+    for (std::size_t j = 0; j < g.ny; ++j)
+      for (std::size_t i = 0; i < g.nx; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;  // LCG: cheap at 512^3
+        const float u = float(state >> 40) * (2.0f / float(1ull << 24)) - 1.0f;
+        if (!in_dirichlet_layer(g, r, i, j, k)) f[g.index(i, j, k)] = u;
+      }
+  return f;
 }
 
 void ReferencePropagator::step() {

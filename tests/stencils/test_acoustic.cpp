@@ -134,7 +134,9 @@ TEST(ReferencePropagator, SymmetricSourceGivesSymmetricFieldAndBoundaryStaysZero
         peak = std::max(peak, std::fabs(v));
         EXPECT_NEAR(v, p[g.index(g.nx - 1 - i, j, k)], 1e-12 * (1 + std::fabs(v)));
         EXPECT_NEAR(v, p[g.index(j, i, k)], 1e-12 * (1 + std::fabs(v)));  // x <-> y symmetry
-        if (i < 2 || j < 2 || k < 2 || i >= g.nx - 2 || j >= g.ny - 2 || k >= g.nz - 2) EXPECT_EQ(v, 0.0);
+        if (i < 2 || j < 2 || k < 2 || i >= g.nx - 2 || j >= g.ny - 2 || k >= g.nz - 2) {
+          EXPECT_EQ(v, 0.0);
+        }
       }
   EXPECT_GT(peak, 0);
 }

@@ -58,6 +58,9 @@ PropagationSetup validated(PropagationSetup s, double max_velocity);
 class ReferencePropagator {
  public:
   ReferencePropagator(const PropagationSetup& setup, std::vector<float> velocity);
+  // Replaces p(n-1) and p(n) (logical layout); the Dirichlet layers are set to 0, as the scheme
+  // keeps them. The step count (and so the source's time) stays.
+  void set_fields(const std::vector<float>& previous, const std::vector<float>& current);
   void step();
   void run(int steps) {
     for (int n = 0; n < steps; ++n) step();
@@ -73,6 +76,10 @@ class ReferencePropagator {
   std::vector<double> prev_, cur_, next_;
   int steps_ = 0;
 };
+
+// A field of uniform random values in [-1, 1] with the Dirichlet layers of `order` at 0
+// (deterministic for a seed): test and benchmark input that is neither zeros nor smooth.
+std::vector<float> random_field(const Grid& g, int order, unsigned seed);
 
 // The discrete Laplacian of `field` at one interior point (spacing h): the operator the propagator
 // applies, exposed for the convergence test.

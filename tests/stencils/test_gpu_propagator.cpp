@@ -1,0 +1,200 @@
+// The GPU propagator (label gpu): every variant and order against the double-precision CPU
+// reference after 50 steps on odd grids (no block shape divides them), the output buffer
+// poisoned with NaN before every step so a point a kernel fails to write fails the comparison;
+// plus the host API (kernel handles, errors, relaunch, the copy timer).
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "warpmodel/stencils/device_layout.hpp"
+#include "warpmodel/stencils/gpu/propagator.hpp"
+
+namespace warpmodel::stencils::gpu {
+namespace {
+
+constexpr int kSteps = 50;
+
+PropagationSetup setup_for(int order) {
+  PropagationSetup s;
+  s.grid = {67, 45, 39, 10.0};
+  s.order = order;
+  s.source_i = 31, s.source_j = 20, s.source_k = 13;
+  s.peak_frequency_hz = 30;
+  return s;
+}
+
+struct Inputs {
+  std::vector<float> velocity, prev, cur;
+  std::vector<double> expected;  // the reference after kSteps
+};
+
+// The reference for an order, computed once (random start, two-layer model, the source on).
+const Inputs& inputs(int order) {
+  static std::map<int, Inputs> cache;
+  auto it = cache.find(order);
+  if (it != cache.end()) return it->second;
+  Inputs in;
+  const PropagationSetup s = setup_for(order);
+  in.velocity = two_layer_velocity(s.grid);
+  in.prev = random_field(s.grid, order, 11);
+  in.cur = random_field(s.grid, order, 12);
+  ReferencePropagator ref(validated(s, 4700), in.velocity);
+  ref.set_fields(in.prev, in.cur);
+  ref.run(kSteps);
+  in.expected = ref.pressure();
+  return cache.emplace(order, std::move(in)).first->second;
+}
+
+struct Case {
+  Variant variant;
+  Dim3 block;
+  int z_chunk = 0;
+  int depth = 0;
+  IntzRegLoader loader = IntzRegLoader::tma;
+};
+
+std::string label(const Case& c, int order) {
+  std::string s = std::string(variant_info(c.variant).name) + " order " + std::to_string(order) + " block " +
+                  to_string(c.block);
+  if (c.z_chunk) s += " z_chunk " + std::to_string(c.z_chunk);
+  if (c.variant == Variant::intz_reg)
+    s += std::string(" loader ") + loader_name(c.loader) + " depth " + std::to_string(c.depth);
+  return s;
+}
+
+double run_case(const Case& c, int order) {
+  const Inputs& in = inputs(order);
+  StencilLaunch l;
+  l.order = order, l.variant = c.variant, l.block = c.block, l.z_chunk = c.z_chunk, l.pipeline_depth = c.depth,
+  l.loader = c.loader;
+  DevicePropagator gpu(setup_for(order), in.velocity, l);
+  gpu.set_fields(in.prev, in.cur);
+  for (int n = 0; n < kSteps; ++n) {
+    gpu.poison_next();
+    gpu.step();
+  }
+  gpu.synchronize();
+  return relative_l2(gpu.pressure(), in.expected);
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> list = {
+      {Variant::naive, {8, 8, 4}},  // the thesis's block
+      {Variant::naive, {32, 4, 1}},
+      {Variant::readonly, {32, 4, 1}},
+      {Variant::readonly, {16, 4, 4}},
+      {Variant::shared, {32, 4, 1}},
+      {Variant::shared, {16, 8, 2}},
+      {Variant::shared, {32, 2, 1}},  // by < R at high orders: the halo loop
+      {Variant::intz, {32, 4, 1}},
+      {Variant::intz, {16, 8, 1}, 5},
+      {Variant::intz_reg, {32, 8, 1}, 0, 2, IntzRegLoader::tma},
+      {Variant::intz_reg, {16, 4, 1}, 0, 1, IntzRegLoader::tma},
+      {Variant::intz_reg, {8, 8, 1}, 7, 3, IntzRegLoader::tma},
+      {Variant::intz_reg, {16, 16, 1}, 0, 2, IntzRegLoader::tma},
+      {Variant::intz_reg, {32, 8, 1}, 0, 2, IntzRegLoader::cp_async},
+      {Variant::intz_reg, {8, 3, 1}, 11, 3, IntzRegLoader::cp_async},
+  };
+  return list;
+}
+
+class GpuVariants : public ::testing::TestWithParam<int> {};
+TEST_P(GpuVariants, EveryVariantMatchesTheReferenceAfter50Steps) {
+  const int order = GetParam();
+  for (const Case& c : cases()) {
+    const double err = run_case(c, order);
+    std::printf("%-60s relative L2 %.3g\n", label(c, order).c_str(), err);
+    EXPECT_LT(err, 1e-5) << label(c, order);
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Orders, GpuVariants, ::testing::Values(2, 4, 6, 8, 10, 12, 14, 16),
+                         [](const auto& param_info) { return "order" + std::to_string(param_info.param); });
+
+// A few steps of every kernel instantiation (all depths and loaders) at a second, tiny odd grid:
+// the sanitizer run (scripts/stencil_device_run.sh) launches this test under memcheck and racecheck.
+TEST(GpuSanitizerSweep, EveryKernelFewSteps) {
+  for (int order : gpu_orders())
+    for (const auto& v : variants()) {
+      const std::vector<int> depths = v.variant == Variant::intz_reg ? std::vector<int>{1, 2, 3} : std::vector<int>{0};
+      const std::vector<IntzRegLoader> loaders = v.variant == Variant::intz_reg
+                                                     ? std::vector<IntzRegLoader>{IntzRegLoader::tma, IntzRegLoader::cp_async}
+                                                     : std::vector<IntzRegLoader>{IntzRegLoader::tma};
+      for (int depth : depths)
+        for (IntzRegLoader loader : loaders) {
+          PropagationSetup s;
+          s.grid = {41, 23, 21, 10.0};
+          s.order = order;
+          s.source_i = 20, s.source_j = 11, s.source_k = 10;
+          const auto velocity = constant_velocity(s.grid, 2000);
+          StencilLaunch l;
+          l.order = order, l.variant = v.variant, l.pipeline_depth = depth, l.loader = loader;
+          l.block = v.variant == Variant::intz_reg ? Dim3{8, 4, 1} : v.marches_z ? Dim3{16, 4, 1} : Dim3{16, 4, 2};
+          DevicePropagator gpu(s, velocity, l);
+          ReferencePropagator ref(validated(s, 2000), velocity);
+          const auto prev = random_field(s.grid, order, 3), cur = random_field(s.grid, order, 4);
+          gpu.set_fields(prev, cur);
+          ref.set_fields(prev, cur);
+          for (int n = 0; n < 3; ++n) {
+            gpu.poison_next();
+            gpu.step();
+          }
+          ref.run(3);
+          const double err = relative_l2(gpu.pressure(), ref.pressure());
+          std::printf("sanitizer sweep: %s (%s) relative L2 %.3g\n", gpu.kernel().name.c_str(),
+                      gpu.kernel().mangled_name.c_str(), err);
+          EXPECT_LT(err, 1e-5) << gpu.kernel().name;
+        }
+    }
+}
+
+TEST(GpuApi, KernelHandlesAreDistinctAndQueryable) {
+  const auto all = all_kernels();
+  EXPECT_EQ(all.size(), 4u * 8u + 8u * 6u);  // 4 variants x 8 orders + intz-reg x 8 orders x 3 depths x 2 loaders
+  std::map<const void*, std::string> seen;
+  for (const auto& k : all) {
+    EXPECT_TRUE(seen.emplace(k.function, k.name).second) << k.name;
+    EXPECT_FALSE(k.mangled_name.empty()) << k.name;
+    cudaFuncAttributes attr{};
+    ASSERT_EQ(cudaFuncGetAttributes(&attr, k.function), cudaSuccess) << k.name;
+    EXPECT_GT(attr.numRegs, 0);
+    // No spills, but for the cp.async intz-reg kernels at R = 4 (8 bytes; kernels/intz_reg.cuh).
+    if (k.name.rfind("intz_reg_async_kernel<4,", 0) != 0) {
+      EXPECT_EQ(attr.localSizeBytes, 0u) << k.name << " spills";
+    }
+  }
+  EXPECT_EQ(kernel_handle(Variant::intz_reg, 8).name, "intz_reg_tma_kernel<4, 2>");
+  EXPECT_THROW(kernel_handle(Variant::naive, 9), std::invalid_argument);
+}
+
+TEST(GpuApi, RelaunchRefusesAnOrderTheTimeStepMakesUnstable) {
+  PropagationSetup s = setup_for(2);
+  const auto velocity = constant_velocity(s.grid, 3000);
+  StencilLaunch l;
+  l.order = 2, l.variant = Variant::naive;
+  DevicePropagator gpu(s, velocity, l);  // dt = 0.9 x the order-2 limit
+  l.order = 16;
+  try {
+    gpu.relaunch(l);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unstable"), std::string::npos);
+  }
+  l.order = 2, l.variant = Variant::intz_reg, l.block = {16, 8, 1};
+  gpu.relaunch(l);
+  EXPECT_EQ(gpu.geometry().pipeline_depth, 2);
+  EXPECT_GT(resident_blocks_per_sm(gpu.launch()), 0);
+}
+
+TEST(GpuApi, DeviceCopyIsTimed) {
+  const double seconds = time_device_copy_seconds(std::size_t(256) << 20, 5);
+  const double gbs = 2.0 * (256 << 20) / seconds / 1e9;
+  std::printf("device-to-device copy of 256 MiB: %.1f GB/s (read + write)\n", gbs);
+  EXPECT_GT(gbs, 100.0);
+}
+
+}  // namespace
+}  // namespace warpmodel::stencils::gpu
