@@ -4,7 +4,7 @@
 # bench_tridiagonal; `warpmodel run-adi` once; the reports. Outputs go to $OUT (at most 8 files) or
 # to $TMPDIR/adi-device-run:
 #   adi.json tridiagonal.json run_adi.json adi_provenance.txt logs.tgz adi.md tridiagonal.md
-#   scripts/adi_device_run.sh [quick]      # quick: skip the benchmarks
+#   [WARPMODEL_GIT_COMMIT=abc1234] scripts/adi_device_run.sh [full|quick]   # quick: no benchmarks
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-full}
@@ -15,8 +15,12 @@ logs=$(mktemp -d)
 t0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- 2>/dev/null || commit="$commit+dirty"
+# The caller may name the commit (a device copy of the tree can carry stale git metadata).
+commit=${WARPMODEL_GIT_COMMIT:-}
+if [ -z "$commit" ]; then
+  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  git diff --quiet HEAD -- 2>/dev/null || commit="$commit+dirty"
+fi
 export WARPMODEL_GIT_COMMIT=$commit
 export WARPMODEL_SM_CLOCK="$(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader 2>&1 | head -1)"
 {
@@ -55,9 +59,6 @@ if [ "$mode" = full ]; then
   timeout 150 "$build/stencils/adi/bench_adi" --benchmark_out="$out/adi.json" --benchmark_out_format=json \
     >"$logs/bench_adi.txt" 2>&1; stamp "bench_adi exit $?"
   grep -E "copy/|/2048/|/1024/step" "$logs/bench_adi.txt" | head -40
-  timeout 240 "$build/stencils/adi/bench_tridiagonal" --benchmark_out="$out/tridiagonal.json" \
-    --benchmark_out_format=json >"$logs/bench_tridiagonal.txt" 2>&1; stamp "bench_tridiagonal exit $?"
-  grep -E "ERROR|error" "$logs/bench_tridiagonal.txt" | head
 fi
 
 wait $cli_pid
@@ -69,6 +70,13 @@ if [ -x "$build/cli/warpmodel" ]; then
     --check 2>&1 | tee "$logs/run_adi_check.txt" | tail -4; stamp "run-adi --check exit ${PIPESTATUS[0]}"
 else
   grep -E "error" "$logs/build_cli.log" | head -10
+fi
+
+if [ "$mode" = full ]; then
+  # Last: the longest stage, and the one a short call can lose.
+  timeout 240 "$build/stencils/adi/bench_tridiagonal" --benchmark_out="$out/tridiagonal.json" \
+    --benchmark_out_format=json >"$logs/bench_tridiagonal.txt" 2>&1; stamp "bench_tridiagonal exit $?"
+  grep -E "ERROR|error" "$logs/bench_tridiagonal.txt" | head
 fi
 
 if [ -f "$out/adi.json" ] && [ -f "$out/tridiagonal.json" ]; then

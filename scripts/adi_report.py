@@ -83,7 +83,15 @@ def provenance(context, extra_path):
 
 
 def benchmarks(doc):
-    return [b for b in doc.get("benchmarks", []) if b.get("run_type", "iteration") == "iteration"]
+    """Iteration entries, with "name" cut to the registered name (Google Benchmark appends
+    /iterations:N and /manual_time)."""
+    out = []
+    for b in doc.get("benchmarks", []):
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        parts = [p for p in b["name"].split("/") if not p.startswith("iterations:") and p != "manual_time"]
+        out.append(dict(b, name="/".join(parts)))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- ADI

@@ -160,7 +160,7 @@ TEST(Coefficients, MomentumRowReproducesEquation444) {
   EXPECT_NEAR(lcelim_residual, equation, 1e-12 * (std::abs(time_term) + std::abs(gravity) + 1));
 
   // The product reading of 4.5.4 (l* = -p_j p_{j-1}/(4 dx h_j), ...) differs from the sums.
-  const auto sums = convective_coefficients(pn_w, pn, pn_e, h(i, l), h(i + 1, l), k);
+  const auto sums = convective_coefficients(pn_w, pn, pn_e, 1 / h(i, l), 1 / h(i + 1, l), k);
   EXPECT_GT(std::abs(sums.east - pn_e * pn / (4 * ph.dx * h(i + 1, l))), 1e-6);
 }
 
@@ -247,12 +247,35 @@ TEST(Tridiagonal, FoldedThomasSolvesTheInterleavedLine) {
     }
   }
   const auto ref = dense_solve(dense, rhs);
-  std::vector<double> cp(n), dp(n), zeta(n), p(n, 0.0);
-  solve_line_folded_thomas(n, rows, k.mass_diagonal, cp.data(), dp.data(), zeta.data(), p.data());
-  for (int i = 0; i < n; ++i) {
-    EXPECT_NEAR(zeta[i], ref[2 * i], 1e-12);
-    if (i < n - 1) {
-      EXPECT_NEAR(p[i], ref[2 * i + 1], 1e-12);
+  for (const bool two_ended : {false, true}) {
+    std::vector<double> cp(n), dp(n), zeta(n), p(n, 0.0);
+    if (two_ended)
+      solve_line_two_ended(n, rows, k.mass_diagonal, cp.data(), dp.data(), zeta.data(), p.data());
+    else
+      solve_line_folded_thomas(n, rows, k.mass_diagonal, cp.data(), dp.data(), zeta.data(), p.data());
+    for (int i = 0; i < n; ++i) {
+      EXPECT_NEAR(zeta[i], ref[2 * i], 1e-12) << (two_ended ? "two-ended " : "") << i;
+      if (i < n - 1) {
+        EXPECT_NEAR(p[i], ref[2 * i + 1], 1e-12) << (two_ended ? "two-ended " : "") << i;
+      }
+    }
+  }
+}
+
+// Both ends of every line length: the meeting cell and the outermost rows.
+TEST(Tridiagonal, TwoEndedThomasMatchesOneDirectionForAllLengths) {
+  for (int n = 1; n <= 12; ++n) {
+    const State<double> s = random_state(n, 3, static_cast<unsigned>(n));
+    const auto k = sweep_constants<double>(PhysicalParameters{}, SweepDirection::X);
+    const SweepView<double> v{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, s.nx};
+    std::vector<CellRows<double>> rows;
+    for (int i = 0; i < n; ++i) rows.push_back(build_cell(v, i, 1, n, s.ny, k));
+    std::vector<double> c1(n), d1(n), za(n), pa(n, 0.0), zb(n), pb(n, 0.0);
+    solve_line_folded_thomas(n, rows, k.mass_diagonal, c1.data(), d1.data(), za.data(), pa.data());
+    solve_line_two_ended(n, rows, k.mass_diagonal, c1.data(), d1.data(), zb.data(), pb.data());
+    for (int i = 0; i < n; ++i) {
+      EXPECT_NEAR(za[i], zb[i], 1e-13) << "n " << n << " zeta " << i;
+      EXPECT_NEAR(pa[i], pb[i], 1e-13) << "n " << n << " p " << i;
     }
   }
 }

@@ -161,8 +161,8 @@ struct GpuSolver::Impl {
       case Kernel::SolveY: {
         ArrayTraffic t{{"dma", "amo", "bmo", "cmo", "dmo"}, {}};
         if (config.variant == Variant::ThreadPerLine) {
-          t.reads.insert(t.reads.end(), {"cp", "dp"});
-          t.writes = {"cp", "dp"};
+          t.reads.insert(t.reads.end(), {"c1 (cp, ap)", "d1 (dp, dq)"});
+          t.writes = {"c1 (cp, ap)", "d1 (dp, dq)"};
         }
         t.writes.push_back(x ? "zeta^{n+1/2}" : "zeta^{n+1}");
         t.writes.push_back(x ? "p^{n+1}" : "q^{n+3/2}");

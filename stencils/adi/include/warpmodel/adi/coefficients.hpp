@@ -60,22 +60,22 @@ struct ConvectiveCoefficients {
   T east;  // r*: coefficient of p^{n+1}_{i+1}
 };
 
-// l* and r* of eq 4.5.4 in the reading of eq 4.4.4 (sums of the old fluxes; see above).
+// l* and r* of eq 4.5.4 in the reading of eq 4.4.4 (sums of the old fluxes; see above), from the
+// reciprocal depths of the two cells.
 template <class T>
-WARPMODEL_ADI_HD ConvectiveCoefficients<T> convective_coefficients(T flux_west, T flux, T flux_east, T depth,
-                                                                   T depth_east, const SweepConstants<T>& k) {
-  return {-(flux + flux_west) * k.inv_4_d_along / depth, (flux_east + flux) * k.inv_4_d_along / depth_east};
+WARPMODEL_ADI_HD ConvectiveCoefficients<T> convective_coefficients(T flux_west, T flux, T flux_east, T inv_depth,
+                                                                   T inv_depth_east, const SweepConstants<T>& k) {
+  return {-(flux + flux_west) * k.inv_4_d_along * inv_depth, (flux_east + flux) * k.inv_4_d_along * inv_depth_east};
 }
 
 // 1 / (C^2 h^2) with C = M h^(1/6) and the harmonic depth h^ = sqrt(2 / (1/h0^2 + 1/h1^2)) (4.4.12),
-// simplified as in thesis listing 8.2: X^(1/6) X / M^2 with X = (h0^2 + h1^2) / (2 h0^2 h1^2).
-// X^(1/6) is taken as cbrt(sqrt(X)): the same number, at a fraction of the cost of a double pow on
-// the GPU (the thesis measured pow as the build kernel's most expensive operation, section 8.2.5).
+// simplified as in thesis listing 8.2: X^(1/6) X / M^2 with X = 1/h^2 = (1/h0^2 + 1/h1^2) / 2
+// (= (h0^2 + h1^2) / (2 h0^2 h1^2), the listing's form). X^(1/6) is taken as cbrt(sqrt(X)): the same
+// number at a fraction of the cost of a double pow on the GPU (the thesis found pow the build's most
+// expensive operation, section 8.2.5).
 template <class T>
-WARPMODEL_ADI_HD T inverse_chezy_depth_squared(T h0, T h1, const SweepConstants<T>& k) {
-  const T h0_squared = h0 * h0;
-  const T h1_squared = h1 * h1;
-  const T x = (h0_squared + h1_squared) / (T(2) * h0_squared * h1_squared);
+WARPMODEL_ADI_HD T inverse_chezy_depth_squared(T inv_h0, T inv_h1, const SweepConstants<T>& k) {
+  const T x = (inv_h0 * inv_h0 + inv_h1 * inv_h1) * T(0.5);
   return x * adi_cbrt(adi_sqrt(x)) * k.inv_manning_squared;
 }
 
@@ -92,6 +92,8 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
   }
   const T h0 = v.depth(i, l);
   const T h1 = v.depth(i + 1, l);
+  const T inv_h0 = adi_reciprocal(h0);  // divisions become multiplications (the build is issue-bound)
+  const T inv_h1 = adi_reciprocal(h1);
   const T flux = v.along(i, l);
 
   // Time derivative (4.4.2) and gravity (4.4.10): a* = -g (h_i + h_{i+1}) / (2 dx), c* = -a*.
@@ -107,7 +109,7 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
     // Convective term (4.4.4): implicit in p^{n+1}, coefficients from p^n.
     const T flux_west = i > 0 ? v.along(i - 1, l) : T(0);
     const T flux_east = v.along(i + 1, l);  // 0 on the east wall of the line
-    conv = convective_coefficients(flux_west, flux, flux_east, h0, h1, k);
+    conv = convective_coefficients(flux_west, flux, flux_east, inv_h0, inv_h1, k);
     b += conv.east + conv.west;
 
     // Cross-momentum term (4.4.5-4.4.9), explicit: p^n on the neighbouring lines times the cross
@@ -122,9 +124,10 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
     const T h1_south = has_south ? v.depth(i + 1, l - 1) : h1;
     const T mean_depth_north = (h0 + h0_north + h1 + h1_north) * T(0.25);
     const T mean_depth_south = (h0_south + h0 + h1_south + h1) * T(0.25);
-    const T velocity_north = (v.cross_new(i, l) + v.cross_new(i + 1, l)) * T(0.5) / mean_depth_north;
-    const T velocity_south =
-        has_south ? (v.cross_new(i, l - 1) + v.cross_new(i + 1, l - 1)) * T(0.5) / mean_depth_south : T(0);
+    const T velocity_north = (v.cross_new(i, l) + v.cross_new(i + 1, l)) * T(0.5) * adi_reciprocal(mean_depth_north);
+    const T velocity_south = has_south ? (v.cross_new(i, l - 1) + v.cross_new(i + 1, l - 1)) * T(0.5) *
+                                             adi_reciprocal(mean_depth_south)
+                                       : T(0);
     d -= k.inv_2_d_cross * ((flux_north + flux) * velocity_north - (flux + flux_south) * velocity_south);
   }
 
@@ -137,7 +140,7 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
                                          (v.cross_new(i, l - 1) + v.cross_new(i + 1, l - 1))
                                    : T(0));
     const T cross_mean = cross_sum * T(0.125);
-    b += k.g * adi_sqrt(flux * flux + cross_mean * cross_mean) * inverse_chezy_depth_squared(h0, h1, k);
+    b += k.g * adi_sqrt(flux * flux + cross_mean * cross_mean) * inverse_chezy_depth_squared(inv_h0, inv_h1, k);
   }
 
   // LcElim: l* p_{i-1} through mass row i (p_{i-1} = B zeta_i + p_i - dma_i), r* p_{i+1} through

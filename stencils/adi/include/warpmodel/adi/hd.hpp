@@ -32,4 +32,32 @@ WARPMODEL_ADI_HD T adi_cbrt(T x) {
 #endif
 }
 
+// 1/x. On the device without the IEEE division's slow-path branch: the hardware approximation
+// (MUFU.RCP64H / MUFU.RCP) refined by FMA steps as CUDA's own reciprocal does on its fast path
+// (a cubic correction and one Newton step in double, one Newton step in float). Branch-free, so the
+// compiler can interleave independent chains around it; this is what the latency-bound kernels
+// (thread-per-line Thomas) need. Valid for normal, finite x (the ADI pivots and depths are O(1e-2
+// .. 1e2)). On the host: 1 / x.
+template <class T>
+WARPMODEL_ADI_HD T adi_reciprocal(T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8) {
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(static_cast<double>(x)));
+    double e = fma(-static_cast<double>(x), r, 1.0);
+    e = fma(e, e, e);
+    r = fma(r, e, r);
+    e = fma(-static_cast<double>(x), r, 1.0);
+    return static_cast<T>(fma(r, e, r));
+  } else {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(static_cast<float>(x)));
+    const float e = fmaf(-static_cast<float>(x), r, 1.0f);
+    return static_cast<T>(fmaf(r, e, r));
+  }
+#else
+  return T(1) / x;
+#endif
+}
+
 }  // namespace warpmodel::adi

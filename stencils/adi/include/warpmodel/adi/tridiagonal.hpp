@@ -69,9 +69,85 @@ WARPMODEL_ADI_HD MassPivot<T> next_mass_pivot(T dma, T cp_prev, T dp_prev, T mas
 // Eliminates zeta_i from momentum row i; returns (cp_i, dp_i).
 template <class T>
 WARPMODEL_ADI_HD void folded_thomas_forward(T amo, T bmo, T cmo, T dmo, MassPivot<T> pivot, T& cp, T& dp) {
-  const T r = T(1) / (bmo * pivot.e - amo);
+  const T r = adi_reciprocal(bmo * pivot.e - amo);
   cp = cmo * pivot.e * r;
   dp = (dmo * pivot.e - amo * pivot.g) * r;
+}
+
+// The same elimination from the bottom of the line. The mass row of cell i, once p_i is eliminated
+// with the rows below, reads f_i zeta_i - p_{i-1} = h_i, with
+//   f_i = B - ap_i,  h_i = dma_i - dq_i   (f_{n-1} = B, h_{n-1} = dma_{n-1}),
+// and momentum row i, multiplied by f_{i+1}, gives p_i + ap_i zeta_i = dq_i with
+//   ap_i = amo_i f_{i+1} / (bmo_i f_{i+1} + cmo_i),  dq_i = (dmo_i f_{i+1} - cmo_i h_{i+1}) / (same).
+template <class T>
+struct UpwardPivot {
+  T f;  // coefficient of zeta_i once p_i is eliminated
+  T h;  // right-hand side of that row
+};
+
+template <class T>
+WARPMODEL_ADI_HD UpwardPivot<T> last_mass_pivot(T dma_last, T mass_diagonal) {
+  return {mass_diagonal, dma_last};
+}
+
+template <class T>
+WARPMODEL_ADI_HD UpwardPivot<T> next_upward_pivot(T dma, T ap, T dq, T mass_diagonal) {
+  return {mass_diagonal - ap, dma - dq};
+}
+
+// Eliminates zeta_{i+1} from momentum row i with the pivot of cell i+1; returns (ap_i, dq_i).
+template <class T>
+WARPMODEL_ADI_HD void folded_thomas_upward(T amo, T bmo, T cmo, T dmo, UpwardPivot<T> below, T& ap, T& dq) {
+  const T r = adi_reciprocal(bmo * below.f + cmo);
+  ap = amo * below.f * r;
+  dq = (dmo * below.f - cmo * below.h) * r;
+}
+
+// Thomas from both ends (the thread-per-line GPU kernel): the top chain eliminates momentum rows
+// 0 .. k-1 downwards, the bottom chain rows n-2 .. k upwards, with k = (n-1)/2; the two chains are
+// independent, so one thread runs them interleaved and the dependent chain is half as long. They
+// meet in mass row k: -p_{k-1} + B zeta_k + p_k = dma_k with p_{k-1} = dp_{k-1} - cp_{k-1} zeta_k and
+// p_k = dq_k - ap_k zeta_k gives zeta_k = (g_k - dq_k) / (e_k - ap_k). Back substitution runs
+// outwards from k, both ways, multiplying by reciprocals that are off the dependency chain:
+//   up:   p_j = dp_j - cp_j zeta_{j+1},  zeta_j = (g_j - p_j) / e_j          j = k-1 .. 0
+//   down: p_j = dq_j - ap_j zeta_j,      zeta_{j+1} = (h_{j+1} + p_j) / f_{j+1}  j = k .. n-2
+// c1, d1 hold (cp, dp) for rows < k and (ap, dq) for rows >= k. This host version is the reference
+// for the kernel's arithmetic (tests); the CPU reference solver uses solve_line_folded_thomas.
+template <class T, class Rows>
+WARPMODEL_ADI_HD void solve_line_two_ended(int n, const Rows& rows, T mass_diagonal, T* c1, T* d1, T* zeta, T* p) {
+  const int k = (n - 1) / 2;
+  MassPivot<T> top = first_mass_pivot(rows[0].dma, mass_diagonal);
+  for (int i = 0; i < k; ++i) {
+    folded_thomas_forward(rows[i].amo, rows[i].bmo, rows[i].cmo, rows[i].dmo, top, c1[i], d1[i]);
+    top = next_mass_pivot(rows[i + 1].dma, c1[i], d1[i], mass_diagonal);
+  }
+  UpwardPivot<T> bottom = last_mass_pivot(rows[n - 1].dma, mass_diagonal);
+  for (int i = n - 2; i >= k; --i) {
+    folded_thomas_upward(rows[i].amo, rows[i].bmo, rows[i].cmo, rows[i].dmo, bottom, c1[i], d1[i]);
+    bottom = next_upward_pivot(rows[i].dma, c1[i], d1[i], mass_diagonal);
+  }
+  const T ap_k = k < n - 1 ? c1[k] : T(0);
+  const T dq_k = k < n - 1 ? d1[k] : T(0);
+  const T zk = (top.g - dq_k) / (top.e - ap_k);
+  zeta[k] = zk;
+  T z = zk;
+  for (int j = k - 1; j >= 0; --j) {
+    const T flux = d1[j] - c1[j] * z;
+    const MassPivot<T> own = j > 0 ? next_mass_pivot(rows[j].dma, c1[j - 1], d1[j - 1], mass_diagonal)
+                                   : first_mass_pivot(rows[0].dma, mass_diagonal);
+    z = (own.g - flux) * adi_reciprocal(own.e);
+    p[j] = flux;
+    zeta[j] = z;
+  }
+  z = zk;
+  for (int j = k; j <= n - 2; ++j) {
+    const T flux = d1[j] - c1[j] * z;
+    const UpwardPivot<T> own = j + 1 <= n - 2 ? next_upward_pivot(rows[j + 1].dma, c1[j + 1], d1[j + 1], mass_diagonal)
+                                              : last_mass_pivot(rows[n - 1].dma, mass_diagonal);
+    z = (own.h + flux) * adi_reciprocal(own.f);
+    p[j] = flux;
+    zeta[j + 1] = z;
+  }
 }
 
 // Solves one line of n cells stored contiguously (CPU reference). rows[i] gives dma, amo, bmo, cmo,
