@@ -15,6 +15,7 @@ work=stencil-run-work
 build=${BUILD_DIR:-build-dev-stencil}
 mkdir -p "$out" "$work/snapshots"
 t0=$(date +%s)
+deadline=$(( t0 + ${STENCIL_RUN_SECONDS:-560} ))  # the call's limit, less the packing at the end
 stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 
 gpu_state() {  # name, driver, clocks (nvidia-smi), as JSON fields
@@ -42,13 +43,6 @@ grep -E "FAILED|Failure|relative L2 [0-9.e+-]*$" "$work/test_gpu.log" | grep -vE
 ctest --test-dir "$build" -R "gpu.stencils" --output-on-failure >"$work/ctest_gpu.log" 2>&1; tail -3 "$work/ctest_gpu.log"
 stamp "tests done"
 
-san_cmd="compute-sanitizer --tool TOOL --print-limit 50 $tests/test_stencils_gpu --gtest_filter=GpuSanitizerSweep.*"
-for tool in memcheck racecheck; do
-  timeout 200 compute-sanitizer --tool $tool --print-limit 50 "$tests/test_stencils_gpu" \
-    --gtest_filter='GpuSanitizerSweep.*' >"$work/$tool.log" 2>&1
-  echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/$tool.log" | tail -1)"
-done
-stamp "sanitizer done"
 
 bench_args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
             --benchmark_out="$out/stencils.json" --benchmark_out_format=json)
@@ -69,6 +63,32 @@ if [ -x "$cli" ]; then
   "$cli" run-stencil --variant tiled >"$work/run_stencil_bad.log" 2>&1; echo "bad variant exit $? ($(cat "$work/run_stencil_bad.log"))"
 fi
 stamp "run-stencil done"
+
+# Where the time goes in the best guess at 512^3 (ncu, clocks left alone): orders 8 and 16.
+if [ -x "$cli" ] && command -v ncu >/dev/null; then
+  for order in 8 16; do
+    timeout 120 ncu --clock-control none -k regex:intz_reg_tma_kernel -s 3 -c 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
+      --section SchedulerStats --section LaunchStats \
+      "$cli" run-stencil --order $order --variant intz-reg --size 512x512x512 --steps 5 --block 32x8x1 \
+      >"$work/ncu_order$order.log" 2>&1
+    echo "ncu order $order exit $?"
+    grep -E "DRAM Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Achieved Occupancy|Issue Slots Busy|No Eligible|Registers Per|Duration" "$work/ncu_order$order.log" | head -12
+  done
+fi
+stamp "ncu done"
+
+# Last: compute-sanitizer over every kernel (3 steps each), in the time that is left.
+san_cmd="compute-sanitizer --tool TOOL --print-limit 50 $tests/test_stencils_gpu --gtest_filter=GpuSanitizerSweep.*"
+for tool in memcheck racecheck; do
+  left=$(( deadline - $(date +%s) )); limit=$(( left / 2 < 180 ? left / 2 : 180 ))
+  [ $tool = racecheck ] && limit=$(( deadline - $(date +%s) - 15 ))
+  [ $limit -lt 20 ] && { echo "$tool skipped: no time left"; continue; }
+  timeout $limit compute-sanitizer --tool $tool --print-limit 50 "$tests/test_stencils_gpu" \
+    --gtest_filter='GpuSanitizerSweep.*' >"$work/$tool.log" 2>&1
+  echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/$tool.log" | tail -1)"
+done
+stamp "sanitizer done"
 
 state_end=$(gpu_state)
 python3 - "$out/stencils.provenance.json" "$state_start" "$state_end" "$san_cmd" "$demo_cmd" "$snap_cmd" <<'EOF'
@@ -103,7 +123,8 @@ EOF
 # At most 8 files back: the bench JSON, its provenance, the logs, and the snapshots one per file.
 cp "$work/memcheck.log" "$work/racecheck.log" "$work/test_gpu.log" "$out/" 2>/dev/null
 tar czf "$out/logs.tgz" -C "$work" configure.log build.log build-cli.log ptxas.log test_cpu.log test_emulated.log \
-  ctest_gpu.log bench.log run_stencil_512.log run_stencil_snapshots.log run_stencil_bad.log 2>/dev/null
+  ctest_gpu.log bench.log run_stencil_512.log run_stencil_snapshots.log run_stencil_bad.log ncu_order8.log \
+  ncu_order16.log 2>/dev/null
 tar czf "$out/snapshots.tgz" -C "$work" snapshots 2>/dev/null
 ls -la "$out"
 stamp "total"

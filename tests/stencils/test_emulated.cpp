@@ -9,26 +9,13 @@
 
 #include "emulated_propagator.hpp"
 #include "emulator.hpp"
+#include "variant_case.hpp"
 #include "warpmodel/stencils/device_layout.hpp"
 
 namespace warpmodel::stencils::gpu {
 namespace {
 
-struct Case {
-  Variant variant;
-  Dim3 block;
-  int z_chunk = 0;
-  int depth = 0;
-  IntzRegLoader loader = IntzRegLoader::tma;
-};
-
-std::string label(const Case& c, int order) {
-  std::string s = std::string(variant_info(c.variant).name) + " order " + std::to_string(order) + " block " +
-                  to_string(c.block);
-  if (c.z_chunk) s += " z_chunk " + std::to_string(c.z_chunk);
-  if (c.variant == Variant::intz_reg) s += std::string(" loader ") + loader_name(c.loader) + " depth " + std::to_string(c.depth);
-  return s;
-}
+using Case = testing::VariantCase;
 
 PropagationSetup setup_for(int order) {
   PropagationSetup s;
@@ -45,9 +32,7 @@ void check(const Case& c, int order, int steps) {
   const PropagationSetup s = setup_for(order);
   const std::vector<float> velocity = two_layer_velocity(s.grid);
   const std::vector<float> prev = random_field(s.grid, order, 1), cur = random_field(s.grid, order, 2);
-  StencilLaunch l;
-  l.order = order, l.variant = c.variant, l.block = c.block, l.z_chunk = c.z_chunk, l.pipeline_depth = c.depth,
-  l.loader = c.loader;
+  const StencilLaunch l = c.launch(order);
   EmulatedPropagator gpu(s, velocity, l, {}, 2);
   ReferencePropagator ref(validated(s, 4700), velocity);
   ref.set_fields(prev, cur);
@@ -58,7 +43,7 @@ void check(const Case& c, int order, int steps) {
     ref.step();
   }
   const double err = relative_l2(gpu.pressure(), ref.pressure());
-  EXPECT_LT(err, 1e-5) << label(c, order) << ": relative L2 " << err;
+  EXPECT_LT(err, 1e-5) << c.label(order) << ": relative L2 " << err;
 }
 
 const std::vector<Case>& cases() {
@@ -89,16 +74,14 @@ TEST(EmulatedPropagation, SourceOnlyRunMatchesTheReference) {
   for (const Case& c : {Case{Variant::shared, {16, 8, 1}}, Case{Variant::intz_reg, {4, 8, 1}, 0, 2}}) {
     const PropagationSetup s = setup_for(8);
     const std::vector<float> velocity = two_layer_velocity(s.grid);
-    StencilLaunch l;
-    l.order = 8, l.variant = c.variant, l.block = c.block, l.pipeline_depth = c.depth;
-    EmulatedPropagator gpu(s, velocity, l);
+    EmulatedPropagator gpu(s, velocity, c.launch(8));
     ReferencePropagator ref(validated(s, 4700), velocity);
     gpu.run(12);
     ref.run(12);
     double peak = 0;
     for (double v : ref.pressure()) peak = std::max(peak, std::fabs(v));
     EXPECT_GT(peak, 0.0);
-    EXPECT_LT(relative_l2(gpu.pressure(), ref.pressure()), 1e-5) << label(c, 8);
+    EXPECT_LT(relative_l2(gpu.pressure(), ref.pressure()), 1e-5) << c.label(8);
   }
 }
 

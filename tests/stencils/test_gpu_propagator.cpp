@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "variant_case.hpp"
 #include "warpmodel/stencils/device_layout.hpp"
 #include "warpmodel/stencils/gpu/propagator.hpp"
 
@@ -49,28 +50,11 @@ const Inputs& inputs(int order) {
   return cache.emplace(order, std::move(in)).first->second;
 }
 
-struct Case {
-  Variant variant;
-  Dim3 block;
-  int z_chunk = 0;
-  int depth = 0;
-  IntzRegLoader loader = IntzRegLoader::tma;
-};
-
-std::string label(const Case& c, int order) {
-  std::string s = std::string(variant_info(c.variant).name) + " order " + std::to_string(order) + " block " +
-                  to_string(c.block);
-  if (c.z_chunk) s += " z_chunk " + std::to_string(c.z_chunk);
-  if (c.variant == Variant::intz_reg)
-    s += std::string(" loader ") + loader_name(c.loader) + " depth " + std::to_string(c.depth);
-  return s;
-}
+using Case = testing::VariantCase;
 
 double run_case(const Case& c, int order) {
   const Inputs& in = inputs(order);
-  StencilLaunch l;
-  l.order = order, l.variant = c.variant, l.block = c.block, l.z_chunk = c.z_chunk, l.pipeline_depth = c.depth,
-  l.loader = c.loader;
+  const StencilLaunch l = c.launch(order);
   DevicePropagator gpu(setup_for(order), in.velocity, l);
   gpu.set_fields(in.prev, in.cur);
   for (int n = 0; n < kSteps; ++n) {
@@ -107,8 +91,8 @@ TEST_P(GpuVariants, EveryVariantMatchesTheReferenceAfter50Steps) {
   const int order = GetParam();
   for (const Case& c : cases()) {
     const double err = run_case(c, order);
-    std::printf("%-60s relative L2 %.3g\n", label(c, order).c_str(), err);
-    EXPECT_LT(err, 1e-5) << label(c, order);
+    std::printf("%-60s relative L2 %.3g\n", c.label(order).c_str(), err);
+    EXPECT_LT(err, 1e-5) << c.label(order);
   }
 }
 INSTANTIATE_TEST_SUITE_P(Orders, GpuVariants, ::testing::Values(2, 4, 6, 8, 10, 12, 14, 16),

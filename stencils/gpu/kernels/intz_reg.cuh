@@ -44,6 +44,10 @@ struct IntzRegStage {
     own = round_up_32(4 * bx * by);
     size = tile + 3 * own;  // tile, p(n) R planes ahead, p(n-1), vel2
   }
+  // The thread's own float4 of the stage's p(n) R planes ahead (a = 0), p(n-1) (1) and vel2 (2).
+  WM_DEVICE const float4& own_point(const float* stage, int array, int own_offset) const {
+    return *reinterpret_cast<const float4*>(stage + tile + array * own + own_offset);
+  }
 };
 
 // The register queue: q[m] holds p(n) at plane k - R + m while plane k is computed.
@@ -189,9 +193,8 @@ WM_KERNEL void WM_MAX_REGISTERS(intz_reg_max_registers(R)) intz_reg_tma_kernel(c
   for (int k = s.kb; k < s.ke; ++k) {
     mbarrier_wait(full + st, parity);
     const float* const stage = stages + st * layout.size;
-    z.shift_in(*reinterpret_cast<const float4*>(stage + layout.tile + own));
-    const float4 previous = *reinterpret_cast<const float4*>(stage + layout.tile + layout.own + own);
-    const float4 vel2 = *reinterpret_cast<const float4*>(stage + layout.tile + 2 * layout.own + own);
+    z.shift_in(layout.own_point(stage, 0, own));
+    const float4 previous = layout.own_point(stage, 1, own), vel2 = layout.own_point(stage, 2, own);
     block_sync();
     issue(k + Depth);
     intz_reg_update<R>(p, s, z, stage + tile_centre, layout.tile_w, previous, vel2, k);
@@ -248,9 +251,8 @@ WM_KERNEL void WM_MAX_REGISTERS(intz_reg_max_registers(R)) intz_reg_async_kernel
   for (int k = s.kb; k < s.ke; ++k) {
     async_wait<Depth - 1>();  // this thread's group of plane k has landed
     float* const stage = stages + st * layout.size;
-    z.shift_in(*reinterpret_cast<const float4*>(stage + layout.tile + own));
-    const float4 previous = *reinterpret_cast<const float4*>(stage + layout.tile + layout.own + own);
-    const float4 vel2 = *reinterpret_cast<const float4*>(stage + layout.tile + 2 * layout.own + own);
+    z.shift_in(layout.own_point(stage, 0, own));
+    const float4 previous = layout.own_point(stage, 1, own), vel2 = layout.own_point(stage, 2, own);
     *reinterpret_cast<float4*>(stage + tile_centre) = make_float4(z.q[R][0], z.q[R][1], z.q[R][2], z.q[R][3]);
     block_sync();
     issue(k + Depth);
