@@ -48,172 +48,179 @@ __global__ void __launch_bounds__(kBuildBlockX * kBuildBlockY)
 }
 
 // --- solve, thread-per-line (S1): Thomas from both ends, mass pivots folded (tridiagonal.hpp) --
-// Along-major arrays: row i of line l at i * n + l, so the threads of a warp read consecutive
-// addresses at every step. A line's rows form a dependent chain and there are only n lines, so at
-// most n threads: latency, not bandwidth, is the enemy. Hence:
-//  * each thread eliminates its line from both ends at once (solve_line_two_ended): two independent
-//    chains of n/2 rows, interleaved by the compiler, instead of one of n;
-//  * reciprocals without the division's slow-path branch (adi_reciprocal), which would stop that
-//    interleaving; the back substitution multiplies by reciprocals that are off the chain;
-//  * coefficients stream into shared memory with cp.async, kStages chunks of kChunk rows ahead of the
-//    arithmetic (a thread copies and reads only its own column: no barrier needed);
-//  * blocks are narrow (8..32 lines) so that every SM gets lines.
-// Traffic: forward reads amo, bmo, cmo, dmo, dma and writes the eliminated rows (c1, d1); backward
-// reads c1, d1, dma and writes zeta and the flux.
+// Along-major arrays: row i of line l at i * n + l. A line's rows form a dependent chain and there
+// are only n lines (n threads), so the kernel is bound by the instruction stream of a few warps
+// per SM, not by bandwidth. Hence:
+//  * each thread eliminates its line from both ends at once (solve_line_two_ended, meeting cell
+//    k = (n-1)/2 + 1): two independent chains of n/2 rows, interleaved, instead of one of n;
+//  * branch-free reciprocals (adi_reciprocal) and a branch-free inner loop (the ends of the line are
+//    handled by zero-filled copies: B + 0 and dma + 0 are exactly the first pivots);
+//  * coefficients stream into shared memory with cp.async, kStages chunks of kChunk rows ahead, in
+//    16-byte pieces copied by the whole warp (one instruction moves 32 pieces), so the copies cost
+//    a few instructions per row; a block is one warp whose `lanes` (8..32) lines are each computed
+//    by 32 / lanes threads (duplicates write the same values), so that every SM gets lines.
+// Forward: reads amo, bmo, cmo, dmo, dma, writes the eliminated rows (c1 = cp or ap, d1 = dp or dq);
+// backward: reads c1, d1, dma, writes zeta and the flux. The coefficient arrays are one allocation
+// in the order amo, bmo, cmo, dmo, dma, and c1, d1 another (array a at base + a * n * n).
 constexpr int kThomasChunk = 16;
 constexpr int kThomasStages = 4;
 constexpr int kThomasArrays = 5;
 constexpr int kThomasDirections = 2;
+constexpr int kThomasWarp = 32;
 
 inline std::size_t thomas_shared_bytes(int lanes, std::size_t element) {
   return static_cast<std::size_t>(kThomasDirections) * kThomasStages * kThomasArrays * kThomasChunk * lanes * element;
 }
 
 template <class T>
-__global__ void __launch_bounds__(32)
-    solve_thomas_kernel(Coefficients<T> coef, T* __restrict__ c1_buffer, T* __restrict__ d1_buffer,
-                        T* __restrict__ zeta, T* __restrict__ flux, int n, T mass_diagonal) {
+__global__ void __launch_bounds__(kThomasWarp)
+    solve_thomas_kernel(Coefficients<T> coef, T* __restrict__ c1, T* __restrict__ zeta, T* __restrict__ flux, int n,
+                        int lanes, T mass_diagonal) {
   extern __shared__ __align__(16) unsigned char shared_raw[];
   T* shared = reinterpret_cast<T*>(shared_raw);
-  const int lanes = blockDim.x;
-  const int lane = threadIdx.x;
-  const int l = blockIdx.x * lanes + lane;
+  constexpr int kPiece = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte piece
+  const int tid = threadIdx.x;
+  const int lane = tid % lanes;
+  const int l0 = blockIdx.x * lanes;
+  const int l = l0 + lane;
   const std::size_t stride = static_cast<std::size_t>(n);
-  auto slot = [&](int direction, int stage, int array, int row) -> T* {
-    return shared + (((direction * kThomasStages + stage) * kThomasArrays + array) * kThomasChunk + row) * lanes + lane;
+  const std::size_t plane = stride * stride;
+  T* const d1 = c1 + plane;
+  const int pieces = lanes / kPiece;             // 16-byte pieces per (row, array)
+  const int items_per_pass = kThomasWarp / pieces;  // (row, array) items one copy instruction covers
+  const int my_piece = tid % pieces;
+  const int my_item = tid / pieces;
+  auto row_of = [&](int direction, int stage, int array, int row) -> T* {
+    return shared + (((direction * kThomasStages + stage) * kThomasArrays + array) * kThomasChunk + row) * lanes;
   };
-  auto at = [&](int row) { return static_cast<std::size_t>(row) * stride + l; };
-  auto copy = [&](int direction, int stage, int array, int row, const T* src) {
-    __pipeline_memcpy_async(slot(direction, stage, array, row), src, sizeof(T));
+  // One 16-byte piece of row `row` of `array_base` into the slot; a row outside the line is zero-filled.
+  auto copy_piece = [&](T* slot, const T* array_base, int row, bool valid) {
+    const T* src = valid ? array_base + static_cast<std::size_t>(row) * stride + l0 + my_piece * kPiece : array_base;
+    __pipeline_memcpy_async(slot + my_piece * kPiece, src, 16, valid ? 0 : 16);
   };
-  const int rows = n - 1;          // momentum rows
-  const int k = rows / 2;          // meeting cell
-  const int top_rows = k;          // rows 0 .. k-1, downwards
-  const int bottom_rows = rows - k;  // rows n-2 .. k, upwards (>= top_rows)
-  const int chunks = (bottom_rows + kThomasChunk - 1) / kThomasChunk;
+  const int pairs = (n - 1) / 2;  // n even: top rows 0 .. pairs (pairs + 1), bottom rows n-2 .. pairs + 1
+  const int meet = pairs + 1;
+  const int chunks = (pairs + kThomasChunk - 1) / kThomasChunk;
+  constexpr int kItems = kThomasDirections * kThomasArrays * kThomasChunk;
 
-  // Forward elimination, iteration t: top row t (amo..dmo at t, dma at t+1) and bottom row
-  // n-2-t (amo..dmo and dma at n-2-t).
+  // Forward, iteration t: top row t (amo..dmo at t, dma at t + 1), bottom row n-2-t (all at n-2-t).
   auto fetch_forward = [&](int chunk) {
     if (chunk < chunks) {
       const int stage = chunk % kThomasStages;
-      for (int r = 0; r < kThomasChunk; ++r) {
+      for (int q = my_item; q < kItems; q += items_per_pass) {
+        const int direction = q / (kThomasArrays * kThomasChunk);
+        const int array = (q / kThomasChunk) % kThomasArrays;
+        const int r = q % kThomasChunk;
         const int t = chunk * kThomasChunk + r;
-        if (t >= bottom_rows) break;
-        if (t < top_rows) {
-          const std::size_t a = at(t);
-          copy(0, stage, 0, r, coef.amo + a);
-          copy(0, stage, 1, r, coef.bmo + a);
-          copy(0, stage, 2, r, coef.cmo + a);
-          copy(0, stage, 3, r, coef.dmo + a);
-          copy(0, stage, 4, r, coef.dma + a + stride);
-        }
-        const std::size_t b = at(rows - 1 - t);
-        copy(1, stage, 0, r, coef.amo + b);
-        copy(1, stage, 1, r, coef.bmo + b);
-        copy(1, stage, 2, r, coef.cmo + b);
-        copy(1, stage, 3, r, coef.dmo + b);
-        copy(1, stage, 4, r, coef.dma + b);
+        const int row = direction == 0 ? t + (array == 4 ? 1 : 0) : n - 2 - t;
+        copy_piece(row_of(direction, stage, array, r), coef.amo + array * plane, row, t < pairs);
       }
     }
     __pipeline_commit();  // an empty group keeps the group count uniform
   };
   for (int c = 0; c < kThomasStages - 1; ++c) fetch_forward(c);
-  MassPivot<T> top = first_mass_pivot(coef.dma[at(0)], mass_diagonal);
-  UpwardPivot<T> bottom = last_mass_pivot(coef.dma[at(n - 1)], mass_diagonal);
+  MassPivot<T> top = first_mass_pivot(coef.dma[l], mass_diagonal);
+  UpwardPivot<T> bottom = last_mass_pivot(coef.dma[static_cast<std::size_t>(n - 1) * stride + l], mass_diagonal);
   T cp = T(0), dp = T(0), ap = T(0), dq = T(0);
+  std::size_t top_at = l, bottom_at = static_cast<std::size_t>(n - 2) * stride + l;
   for (int c = 0; c < chunks; ++c) {
     fetch_forward(c + kThomasStages - 1);
     __pipeline_wait_prior(kThomasStages - 1);
+    __syncwarp();  // pieces copied by the other threads of the warp
     const int stage = c % kThomasStages;
-    const int count = min(kThomasChunk, bottom_rows - c * kThomasChunk);
+    const int count = min(kThomasChunk, pairs - c * kThomasChunk);
     for (int r = 0; r < count; ++r) {
-      const int t = c * kThomasChunk + r;
-      // Both rows' operands first, then the two chains.
-      const T ta = *slot(0, stage, 0, r), tb = *slot(0, stage, 1, r), tc = *slot(0, stage, 2, r);
-      const T td = *slot(0, stage, 3, r), tm = *slot(0, stage, 4, r);
-      const T ba = *slot(1, stage, 0, r), bb = *slot(1, stage, 1, r), bc = *slot(1, stage, 2, r);
-      const T bd = *slot(1, stage, 3, r), bm = *slot(1, stage, 4, r);
-      if (t < top_rows) {
-        folded_thomas_forward(ta, tb, tc, td, top, cp, dp);
-        c1_buffer[at(t)] = cp;
-        d1_buffer[at(t)] = dp;
-        top = next_mass_pivot(tm, cp, dp, mass_diagonal);
-      }
+      const T ta = row_of(0, stage, 0, r)[lane], tb = row_of(0, stage, 1, r)[lane], tc = row_of(0, stage, 2, r)[lane];
+      const T td = row_of(0, stage, 3, r)[lane], tm = row_of(0, stage, 4, r)[lane];
+      const T ba = row_of(1, stage, 0, r)[lane], bb = row_of(1, stage, 1, r)[lane], bc = row_of(1, stage, 2, r)[lane];
+      const T bd = row_of(1, stage, 3, r)[lane], bm = row_of(1, stage, 4, r)[lane];
+      folded_thomas_forward(ta, tb, tc, td, top, cp, dp);
       folded_thomas_upward(ba, bb, bc, bd, bottom, ap, dq);
-      const int i = rows - 1 - t;
-      c1_buffer[at(i)] = ap;
-      d1_buffer[at(i)] = dq;
+      c1[top_at] = cp;
+      d1[top_at] = dp;
+      c1[bottom_at] = ap;
+      d1[bottom_at] = dq;
+      top = next_mass_pivot(tm, cp, dp, mass_diagonal);
       bottom = next_upward_pivot(bm, ap, dq, mass_diagonal);
+      top_at += stride;
+      bottom_at -= stride;
     }
+    __syncwarp();  // every thread is done with this stage before it is refilled
   }
   __pipeline_wait_prior(0);
-  __threadfence_block();  // the backward copies read what this thread stored above
+  // The middle row `pairs` (the top chain's extra one), then the chains meet in mass row `meet`.
+  folded_thomas_forward(coef.amo[top_at], coef.bmo[top_at], coef.cmo[top_at], coef.dmo[top_at], top, cp, dp);
+  c1[top_at] = cp;
+  d1[top_at] = dp;
+  top = next_mass_pivot(coef.dma[top_at + stride], cp, dp, mass_diagonal);
+  const T z_meet = (top.g - dq) / (top.e - ap);  // (ap, dq): bottom row `meet`
+  zeta[top_at + stride] = z_meet;
+  __threadfence_block();  // the backward copies read what this warp stored above
+  __syncwarp();
 
-  // The chains meet in mass row k (ap, dq hold row k, cp, dp row k-1).
-  const T zk = (top.g - dq) / (top.e - ap);
-  zeta[at(k)] = zk;
-
-  // Back substitution outwards from k, iteration t: up j = k-1-t needs (cp_{j-1}, dp_{j-1}, dma_j),
-  // down j = k+t needs (ap_{j+1}, dq_{j+1}, dma_{j+1}); (cp_j, dp_j) and (ap_j, dq_j) are carried.
+  // Back substitution. First the up row `pairs` on its own, with (cp, dp) of row `pairs` carried.
+  T z_up;
+  {
+    const std::size_t at = top_at;  // row pairs
+    const MassPivot<T> own = next_mass_pivot(coef.dma[at], c1[at - stride], d1[at - stride], mass_diagonal);
+    const T p = dp - cp * z_meet;
+    z_up = (own.g - p) * adi_reciprocal(own.e);
+    flux[at] = p;
+    zeta[at] = z_up;
+    cp = c1[at - stride];
+    dp = d1[at - stride];
+  }
+  // Then pairs of rows, iteration t: up j = pairs-1-t needs (cp_{j-1}, dp_{j-1}, dma_j), down
+  // j = meet+t needs (ap_{j+1}, dq_{j+1}, dma_{j+1}); rows beyond the line are zero-filled.
   auto fetch_backward = [&](int chunk) {
     if (chunk < chunks) {
       const int stage = chunk % kThomasStages;
-      for (int r = 0; r < kThomasChunk; ++r) {
+      constexpr int kBackItems = kThomasDirections * 3 * kThomasChunk;
+      for (int q = my_item; q < kBackItems; q += items_per_pass) {
+        const int direction = q / (3 * kThomasChunk);
+        const int array = (q / kThomasChunk) % 3;  // 0: c1, 1: d1, 2: dma
+        const int r = q % kThomasChunk;
         const int t = chunk * kThomasChunk + r;
-        if (t >= bottom_rows) break;
-        if (t < top_rows) {
-          const int j = k - 1 - t;
-          copy(0, stage, 2, r, coef.dma + at(j));
-          if (j > 0) {
-            copy(0, stage, 0, r, c1_buffer + at(j - 1));
-            copy(0, stage, 1, r, d1_buffer + at(j - 1));
-          }
-        }
-        const int j1 = k + t + 1;
-        copy(1, stage, 2, r, coef.dma + at(j1));
-        if (j1 <= rows - 1) {
-          copy(1, stage, 0, r, c1_buffer + at(j1));
-          copy(1, stage, 1, r, d1_buffer + at(j1));
-        }
+        const int j = direction == 0 ? pairs - 1 - t : meet + t;
+        const int row = direction == 0 ? (array == 2 ? j : j - 1) : j + 1;
+        const bool valid = t < pairs && (array == 2 || (direction == 0 ? j >= 1 : j + 1 <= n - 2));
+        copy_piece(row_of(direction, stage, array, r), array == 2 ? coef.dma : c1 + array * plane, row, valid);
       }
     }
     __pipeline_commit();
   };
   for (int c = 0; c < kThomasStages - 1; ++c) fetch_backward(c);
-  T z_up = zk, z_down = zk;
+  T z_down = z_meet;
+  std::size_t up_at = top_at - stride, down_at = top_at + stride;  // rows pairs-1 and meet
   for (int c = 0; c < chunks; ++c) {
     fetch_backward(c + kThomasStages - 1);
     __pipeline_wait_prior(kThomasStages - 1);
+    __syncwarp();
     const int stage = c % kThomasStages;
-    const int count = min(kThomasChunk, bottom_rows - c * kThomasChunk);
+    const int count = min(kThomasChunk, pairs - c * kThomasChunk);
     for (int r = 0; r < count; ++r) {
-      const int t = c * kThomasChunk + r;
-      const T up_c = *slot(0, stage, 0, r), up_d = *slot(0, stage, 1, r), up_m = *slot(0, stage, 2, r);
-      const T dn_c = *slot(1, stage, 0, r), dn_d = *slot(1, stage, 1, r), dn_m = *slot(1, stage, 2, r);
-      if (t < top_rows) {
-        const int j = k - 1 - t;
-        const MassPivot<T> own =
-            j > 0 ? next_mass_pivot(up_m, up_c, up_d, mass_diagonal) : first_mass_pivot(up_m, mass_diagonal);
-        const T inv_e = adi_reciprocal(own.e);
-        const T p = dp - cp * z_up;
-        z_up = (own.g - p) * inv_e;
-        flux[at(j)] = p;
-        zeta[at(j)] = z_up;
-        cp = up_c;
-        dp = up_d;
-      }
-      const int j = k + t;
-      const UpwardPivot<T> own =
-          j + 1 <= rows - 1 ? next_upward_pivot(dn_m, dn_c, dn_d, mass_diagonal) : last_mass_pivot(dn_m, mass_diagonal);
-      const T inv_f = adi_reciprocal(own.f);
-      const T p = dq - ap * z_down;
-      z_down = (own.h + p) * inv_f;
-      flux[at(j)] = p;
-      zeta[at(j + 1)] = z_down;
-      ap = dn_c;
-      dq = dn_d;
+      const T uc = row_of(0, stage, 0, r)[lane], ud = row_of(0, stage, 1, r)[lane], um = row_of(0, stage, 2, r)[lane];
+      const T dc = row_of(1, stage, 0, r)[lane], dd = row_of(1, stage, 1, r)[lane], dm = row_of(1, stage, 2, r)[lane];
+      const MassPivot<T> up = next_mass_pivot(um, uc, ud, mass_diagonal);
+      const UpwardPivot<T> down = next_upward_pivot(dm, dc, dd, mass_diagonal);
+      const T inv_e = adi_reciprocal(up.e);
+      const T inv_f = adi_reciprocal(down.f);
+      const T p_up = dp - cp * z_up;
+      const T p_down = dq - ap * z_down;
+      z_up = (up.g - p_up) * inv_e;
+      z_down = (down.h + p_down) * inv_f;
+      flux[up_at] = p_up;
+      zeta[up_at] = z_up;
+      flux[down_at] = p_down;
+      zeta[down_at + stride] = z_down;
+      cp = uc;
+      dp = ud;
+      ap = dc;
+      dq = dd;
+      up_at -= stride;
+      down_at += stride;
     }
+    __syncwarp();
   }
   __pipeline_wait_prior(0);
 }

@@ -82,15 +82,19 @@ struct GpuSolver::Impl {
   // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
   gpu::DeviceBuffer zeta_x, p_x, q_x_old, q_x_new, bed_x;
   gpu::DeviceBuffer zeta_y, q_y, p_y_current, p_y_next, bed_y;
-  gpu::DeviceBuffer dma, amo, bmo, cmo, dmo;  // coefficients, reused by both sweeps
-  gpu::DeviceBuffer cp, dp;                   // thread-per-line scratch (forward elimination)
+  // Coefficients, reused by both sweeps: one allocation holding amo, bmo, cmo, dmo, dma in this order
+  // (the thread-per-line kernel addresses them as base + a * n * n).
+  gpu::DeviceBuffer coefficient_storage;
+  gpu::DeviceBuffer scratch;  // thread-per-line: the eliminated rows c1, d1 (one allocation, c1 first)
 
   int along_stride() const { return along_major ? n : 1; }
   int line_stride() const { return along_major ? 1 : n; }
 
   template <class T>
   gpu::Coefficients<T> coefficients() const {
-    return {dma.as<T>(), amo.as<T>(), bmo.as<T>(), cmo.as<T>(), dmo.as<T>()};
+    T* base = coefficient_storage.as<T>();
+    const std::size_t plane = static_cast<std::size_t>(n) * n;
+    return {base + 4 * plane, base, base + plane, base + 2 * plane, base + 3 * plane};  // dma, amo, bmo, cmo, dmo
   }
 
   LaunchGeometry geometry(Kernel k) const {
@@ -107,7 +111,7 @@ struct GpuSolver::Impl {
       case Kernel::SolveX:
       case Kernel::SolveY:
         if (config.variant == Variant::ThreadPerLine) {
-          g.block[0] = static_cast<unsigned>(thomas_lanes);
+          g.block[0] = gpu::kThomasWarp;
           g.grid[0] = un / static_cast<unsigned>(thomas_lanes);
           g.dynamic_shared_bytes = gpu::thomas_shared_bytes(thomas_lanes, element);
         } else {
@@ -212,7 +216,7 @@ struct GpuSolver::Impl {
         T* flux = x ? p_x.as<T>() : q_y.as<T>();
         if (config.variant == Variant::ThreadPerLine)
           gpu::solve_thomas_kernel<T><<<grid, block, g.dynamic_shared_bytes, stream>>>(
-              coefficients<T>(), cp.as<T>(), dp.as<T>(), zeta, flux, n, constants.mass_diagonal);
+              coefficients<T>(), scratch.as<T>(), zeta, flux, n, thomas_lanes, constants.mass_diagonal);
         else if (config.block_solver == BlockSolver::Pcr)
           gpu::solve_pcr_kernel<T><<<grid, block, g.dynamic_shared_bytes, stream>>>(coefficients<T>(), zeta, flux, n,
                                                                                    constants.mass_diagonal);
@@ -330,12 +334,10 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   gpu::check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   const std::size_t bytes = static_cast<std::size_t>(m.n) * m.n * m.element;
   for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y, &m.p_y_current,
-                               &m.p_y_next, &m.bed_y, &m.dma, &m.amo, &m.bmo, &m.cmo, &m.dmo})
+                               &m.p_y_next, &m.bed_y})
     *b = gpu::DeviceBuffer(bytes);
-  if (config.variant == Variant::ThreadPerLine) {
-    m.cp = gpu::DeviceBuffer(bytes);
-    m.dp = gpu::DeviceBuffer(bytes);
-  }
+  m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
+  if (config.variant == Variant::ThreadPerLine) m.scratch = gpu::DeviceBuffer(2 * bytes);
   // Solve kernels above the default 48 KiB of dynamic shared memory must opt in.
   const LaunchGeometry g = m.geometry(Kernel::SolveX);
   if (g.dynamic_shared_bytes > 48 * 1024)

@@ -104,7 +104,8 @@ WARPMODEL_ADI_HD void folded_thomas_upward(T amo, T bmo, T cmo, T dmo, UpwardPiv
 }
 
 // Thomas from both ends (the thread-per-line GPU kernel): the top chain eliminates momentum rows
-// 0 .. k-1 downwards, the bottom chain rows n-2 .. k upwards, with k = (n-1)/2; the two chains are
+// 0 .. k-1 downwards, the bottom chain rows n-2 .. k upwards, with k = (n-1)/2 + 1 (0 for n = 1),
+// so that for even n the top chain has one row more than the bottom one; the two chains are
 // independent, so one thread runs them interleaved and the dependent chain is half as long. They
 // meet in mass row k: -p_{k-1} + B zeta_k + p_k = dma_k with p_{k-1} = dp_{k-1} - cp_{k-1} zeta_k and
 // p_k = dq_k - ap_k zeta_k gives zeta_k = (g_k - dq_k) / (e_k - ap_k). Back substitution runs
@@ -115,7 +116,7 @@ WARPMODEL_ADI_HD void folded_thomas_upward(T amo, T bmo, T cmo, T dmo, UpwardPiv
 // for the kernel's arithmetic (tests); the CPU reference solver uses solve_line_folded_thomas.
 template <class T, class Rows>
 WARPMODEL_ADI_HD void solve_line_two_ended(int n, const Rows& rows, T mass_diagonal, T* c1, T* d1, T* zeta, T* p) {
-  const int k = (n - 1) / 2;
+  const int k = n > 1 ? (n - 1) / 2 + 1 : 0;
   MassPivot<T> top = first_mass_pivot(rows[0].dma, mass_diagonal);
   for (int i = 0; i < k; ++i) {
     folded_thomas_forward(rows[i].amo, rows[i].bmo, rows[i].cmo, rows[i].dmo, top, c1[i], d1[i]);
