@@ -1,6 +1,180 @@
-// Placeholder: filled in by its issue; registers no subcommand yet.
+// sass-analyze and kernel-profile: the static analysis of a binary's kernels (profiles/sass), and
+// its merge with CUPTI counters into the KernelProfile that `predict` reads. CPU only: they run
+// cuobjdump/nvdisasm, never the GPU.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
 #include "commands.hpp"
+#include "exit_codes.hpp"
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/sass/merge.hpp"
+#include "warpmodel/sass/report.hpp"
+#include "warpmodel/sass/tools.hpp"
 
 namespace warpmodel::cli {
-void add_kernel_profile_command(CLI::App& /*app*/, Action& /*action*/) {}
+namespace {
+
+// Where the SASS comes from: a binary (the tools run on it) or dumps made earlier.
+struct SourceOptions {
+  std::string binary = "/proc/self/exe";  // this program: it embeds the project's kernels
+  std::string sass, cfg, res_usage;       // --sass/--cfg/--res-usage instead of a binary
+};
+
+void add_source_options(CLI::App* cmd, SourceOptions& o, bool binary_positional) {
+  CLI::Option* binary = binary_positional
+                            ? cmd->add_option("binary", o.binary, "executable, .a, .o or .cubin (default: this program)")
+                            : cmd->add_option("--binary", o.binary, "executable, .a, .o or .cubin (default: this program)");
+  CLI::Option* sass = cmd->add_option("--sass", o.sass, "analyse a `cuobjdump -sass` listing instead of a binary");
+  cmd->add_option("--cfg", o.cfg, "with --sass: its `nvdisasm -bbcfg -poff` CFG")->needs(sass);
+  cmd->add_option("--res-usage", o.res_usage, "with --sass: its `cuobjdump -res-usage` output")->needs(sass);
+  sass->excludes(binary);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read the file (does it exist and is it readable?)");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+sass::BinaryAnalysis analyse(const SourceOptions& o) {
+  if (o.sass.empty()) {
+    // The tools run in child processes, where /proc/self is theirs: resolve it here.
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return sass::analyse_binary(o.binary == "/proc/self/exe" && !ec ? self.string() : o.binary);
+  }
+  sass::CubinDump dump;
+  dump.cubin = o.sass;
+  dump.sass = read_text(o.sass);
+  if (!o.cfg.empty()) dump.cfg_dot = read_text(o.cfg);
+  if (!o.res_usage.empty()) dump.res_usage = read_text(o.res_usage);
+  sass::BinaryAnalysis a;
+  a.binary = o.sass;
+  a.kernels = sass::analyse_dump(dump);
+  if (a.kernels.empty()) throw InputError(o.sass + ": no kernel found (expected `cuobjdump -sass` output)");
+  if (o.cfg.empty()) a.warnings.push_back("no --cfg: basic blocks from branch targets");
+  return a;
+}
+
+void emit(const std::string& output, const std::string& text) {
+  if (output.empty())
+    std::cout << text;
+  else
+    write_file_atomically(output, text);
+}
+
+// The tools' own failures are reported like bad input: one line, exit 2.
+template <typename Body>
+int guarded(const char* command, Body body) {
+  try {
+    return body();
+  } catch (const sass::ToolMissing& e) {
+    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const sass::AnalysisError& e) {
+    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
+struct AnalyzeOptions {
+  SourceOptions source;
+  std::string format = "table", kernel, output;
+};
+
+int run_sass_analyze(const AnalyzeOptions& o) {
+  sass::BinaryAnalysis a = analyse(o.source);
+  for (const auto& w : a.warnings) std::cerr << "warpmodel sass-analyze: warning: " << w << "\n";
+  if (!o.kernel.empty()) {
+    std::vector<sass::KernelStatics> chosen;
+    for (const auto& k : a.kernels)
+      if (k.name.find(o.kernel) != std::string::npos || k.demangled.find(o.kernel) != std::string::npos)
+        chosen.push_back(k);
+    if (chosen.empty()) (void)sass::select_kernel(a.kernels, o.kernel, a.binary);  // throws with close matches
+    a.kernels = std::move(chosen);
+  }
+  if (o.format == "json") {
+    emit(o.output, sass::to_json(a).dump(2) + "\n");
+    return kExitOk;
+  }
+  const TableFormat format = o.format == "csv"        ? TableFormat::Csv
+                             : o.format == "markdown" ? TableFormat::Markdown
+                                                      : TableFormat::Text;
+  std::string text;
+  if (format == TableFormat::Text)
+    text = a.binary + ": " + std::to_string(a.kernels.size()) + " kernels (ILP_4.26 = inst/BBs; ILP_dep = inst / "
+           "longest RAW chain per block; MLP = independent global loads before first use)\n\n";
+  emit(o.output, text + sass::statics_table(a.kernels, format).render(format));
+  return kExitOk;
+}
+
+struct KernelProfileOptions {
+  SourceOptions source;
+  std::string kernel, counters, launch, ilp = "thesis", device, output;
+  std::optional<int> launch_index;
+};
+
+int run_kernel_profile(const KernelProfileOptions& o) {
+  const sass::BinaryAnalysis a = analyse(o.source);
+  for (const auto& w : a.warnings) std::cerr << "warpmodel kernel-profile: warning: " << w << "\n";
+  sass::MergeInputs in;
+  in.statics = &sass::select_kernel(a.kernels, o.kernel, a.binary);
+  in.binary = a.binary;
+  in.launch_spec = o.launch.empty() ? sass::LaunchSpec{} : sass::parse_launch_spec(o.launch);
+  in.ilp = o.ilp == "dependency" ? sass::IlpChoice::Dependency : sass::IlpChoice::Thesis;
+  std::optional<sass::CounterFile> counters;
+  if (!o.counters.empty()) {
+    counters = sass::load_counters(o.counters);
+    in.launch = &sass::select_launch(*counters, *in.statics, o.launch_index);
+    in.counters_origin = o.counters;
+    in.counters_device = counters->device;
+  } else if (o.launch_index) {
+    throw InputError("--launch-index needs --counters");
+  }
+  if (!o.device.empty()) in.max_warps_per_sm = load_device_profile(o.device).limits.max_warps_per_sm();
+
+  const KernelProfile profile = sass::make_kernel_profile(in);
+  const nlohmann::json j = to_json(profile);
+  kernel_from_json(j, "kernel-profile output");  // what predict reads: a failure here is a bug (exit 1)
+  emit(o.output, j.dump(2) + "\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_kernel_profile_command(CLI::App& app, Action& action) {
+  auto analyze = std::make_shared<AnalyzeOptions>();
+  CLI::App* a = app.add_subcommand(
+      "sass-analyze", "per-kernel static counts of a binary's SASS: instructions by kind, basic blocks, ILP, MLP, "
+                      "registers, shared memory, spills (cuobjdump/nvdisasm; no GPU)");
+  add_source_options(a, analyze->source, true);
+  a->add_option("--kernel", analyze->kernel, "only kernels whose name contains this");
+  a->add_option("--format", analyze->format, "table, csv, markdown or json")
+      ->check(CLI::IsMember({"table", "csv", "markdown", "json"}));
+  a->add_option("-o,--output", analyze->output, "write to this file (atomically) instead of standard output");
+  a->callback([&action, analyze] { action = [analyze] { return guarded("sass-analyze", [&] { return run_sass_analyze(*analyze); }); }; });
+
+  auto profile = std::make_shared<KernelProfileOptions>();
+  CLI::App* k = app.add_subcommand(
+      "kernel-profile", "a KernelProfile (warpmodel.kernel/1, read by predict) for one launch: static analysis of the "
+                        "binary merged with CUPTI counters from `warpmodel profile` (no GPU)");
+  add_source_options(k, profile->source, false);
+  k->add_option("--kernel", profile->kernel, "kernel name: mangled, demangled, or a unique part of it")->required();
+  k->add_option("--counters", profile->counters, "counters JSON (warpmodel.profile/1) from `warpmodel profile`");
+  k->add_option("--launch-index", profile->launch_index, "which launch of the kernel in --counters (default: its first)");
+  k->add_option("--launch", profile->launch,
+                "grid=X[xYxZ],block=X[xYxZ][,smem=BYTES][,domain=XxYxZ]: the launch (needed without --counters; "
+                "overrides the counters' grid/block)");
+  k->add_option("--ilp", profile->ilp, "parallelism.ilp: thesis (eq 4.26, #inst/#BBs) or dependency")
+      ->check(CLI::IsMember({"thesis", "dependency"}));
+  k->add_option("--device", profile->device, "device profile (warpmodel.device/1): warps per SM for achieved occupancy");
+  k->add_option("-o,--output", profile->output, "write to this file (atomically) instead of standard output");
+  k->callback([&action, profile] { action = [profile] { return guarded("kernel-profile", [&] { return run_kernel_profile(*profile); }); }; });
+}
+
 }  // namespace warpmodel::cli

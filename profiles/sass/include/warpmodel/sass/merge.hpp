@@ -1,0 +1,120 @@
+// `warpmodel kernel-profile`: one launch's KernelProfile ("warpmodel.kernel/1", the file
+// `warpmodel predict` reads) from the static analysis of the binary and, when given, the CUPTI
+// counters of that launch. Every field's entry in KernelProfile::sources says where it came from.
+//
+// The counters file is what `warpmodel profile` (profiles/cupti) writes:
+//
+//   { "schema": "warpmodel.profile/1",
+//     "device": {...}, "provenance": {...},                  // free-form objects
+//     "launches": [ { "kernel": "<mangled>", "demangled": "<demangled>", "launch_index": 0,
+//                     "grid": [x,y,z], "block": [x,y,z], "registers_per_thread": n,
+//                     "shared_memory_per_block_bytes": n, "duration_ns": n,
+//                     "metrics": { "<perfworks metric name>": value, ... } } ] }
+//
+// grid/block may also be one integer; a metric whose value is not a number (null: not collected)
+// counts as missing. launch_index numbers the launches of one kernel (0 = its first).
+//
+// Counters -> KernelProfile (per warp = divided by W = smsp__warps_launched.sum; the first name
+// of each list that the launch holds is used; a field none of whose names is present falls back
+// to its static value, and its source says so):
+//
+// | field                                 | counters                                                                    |
+// |---------------------------------------|-----------------------------------------------------------------------------|
+// | (W, warps)                            | smsp__warps_launched.sum; else grid x ceil(block/32) from the launch        |
+// | instructions_per_warp.total           | smsp__inst_executed.sum / W                                                 |
+// | instructions_per_warp.memory          | (smsp__inst_executed_op_global_ld.sum + smsp__inst_executed_op_global_st.sum) / W; |
+// |                                       | else (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum + _op_st.sum) / W     |
+// | instructions_per_warp.fp              | sum of smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,dadd,dmul,dfma,hadd,hmul,hfma}_pred_on.sum / 32 / W |
+// | instructions_per_warp.sfu             | smsp__inst_executed_pipe_xu.sum / W (the XU pipe: MUFU and conversions)     |
+// | instructions_per_warp.sync            | smsp__inst_executed_op_barrier.sum / W                                      |
+// | memory.transactions_per_request       | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum |
+// | memory.l1_miss_ratio                  | 1 - l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct / 100; else      |
+// |                                       | 1 - l1tex__t_sector_hit_rate.pct / 100                                      |
+// | memory.l2_miss_ratio                  | 1 - lts__t_sector_hit_rate.pct / 100; else 1 - lts__t_sector_op_read_hit_rate.pct / 100 |
+// | memory.bank_conflicts_per_warp        | l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum / W; else (_op_ld.sum + _op_st.sum) / W |
+// | launch.active_warps_per_sm            | sm__warps_active.avg.pct_of_peak_sustained_active x max warps per SM / 100  |
+// |                                       | (max warps: --device profile, else the counters' device object); else       |
+// |                                       | sm__warps_active.avg.per_cycle_active                                       |
+// | launch.grid/block/registers/shared    | the launch record (registers and static shared memory else res-usage)       |
+//
+// Static fields (always from the binary): parallelism.static_instructions and basic_blocks,
+// parallelism.ilp (eq 4.26, or the dependency ILP with --ilp dependency), parallelism.mlp
+// (mlp_mean), memory.data_size_bytes (mean global load width).
+//
+// Without counters the dynamic fields are static estimates, labelled "static estimate" in sources:
+// per-warp counts = the static counts (each instruction once: loops not unrolled, every branch
+// taken); transactions_per_request = mean global load bytes x 32 lanes / 32-byte sectors (fully
+// coalesced); l1/l2 miss ratios = 1 (no cache hits assumed); bank conflicts 0; active warps from
+// the occupancy calculator.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "warpmodel/kernel_profile.hpp"
+#include "warpmodel/sass/analysis.hpp"
+
+namespace warpmodel::sass {
+
+inline constexpr const char* kProfileSchema = "warpmodel.profile/1";
+
+struct CounterLaunch {
+  std::string kernel;     // mangled
+  std::string demangled;  // may be empty
+  int launch_index = 0;
+  Dim3 grid, block;
+  std::optional<int> registers_per_thread;
+  std::optional<int> shared_memory_per_block_bytes;
+  std::optional<double> duration_ns;
+  std::map<std::string, double> metrics;  // numeric values only
+};
+
+struct CounterFile {
+  std::string origin;
+  nlohmann::json device = nlohmann::json::object();
+  nlohmann::json provenance = nlohmann::json::object();
+  std::vector<CounterLaunch> launches;
+};
+
+// Throws warpmodel::InputError (one line: file, field, what was expected).
+CounterFile counters_from_json(const nlohmann::json& j, const std::string& origin);
+CounterFile load_counters(const std::filesystem::path& path);
+
+// --launch "grid=8x8x8,block=8x8x4[,smem=BYTES][,domain=50x50x50]" (dimensions "X", "XxY", "XxYxZ").
+struct LaunchSpec {
+  std::optional<Dim3> grid, block, domain;
+  std::optional<int> dynamic_shared_bytes;
+};
+LaunchSpec parse_launch_spec(const std::string& text);  // throws InputError naming --launch
+
+enum class IlpChoice { Thesis, Dependency };
+
+struct MergeInputs {
+  const KernelStatics* statics = nullptr;  // required
+  std::string binary;                      // for sources
+  const CounterLaunch* launch = nullptr;   // optional
+  std::string counters_origin;             // for sources
+  LaunchSpec launch_spec;
+  IlpChoice ilp = IlpChoice::Thesis;
+  std::optional<double> max_warps_per_sm;  // from a device profile, for achieved occupancy
+  nlohmann::json counters_device = nlohmann::json::object();
+};
+
+// Throws InputError when the launch configuration is unknown (no counters and no --launch).
+KernelProfile make_kernel_profile(const MergeInputs& in);
+
+// The kernel `query` names: exactly (mangled, demangled or short name), else as a substring of
+// those. Throws InputError for no match (listing the closest names) or several (listing them).
+const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, const std::string& query,
+                                   const std::string& binary);
+// The launch of `kernel` in the counters (its first, or the one with launch_index). Throws
+// InputError listing the kernels the file holds when there is none.
+const CounterLaunch& select_launch(const CounterFile& counters, const KernelStatics& kernel,
+                                   std::optional<int> launch_index);
+
+}  // namespace warpmodel::sass

@@ -1,0 +1,57 @@
+// Running the CUDA binary tools on a project binary (an executable, a static library .a, an
+// object .o or a .cubin): extract every cubin (`cuobjdump -xelf all`, in a temporary folder), then
+// per cubin `cuobjdump -sass`, `cuobjdump -res-usage` and `nvdisasm -bbcfg -poff`, and analyse.
+//
+// The tools are found in this order: PATH, /usr/local/cuda/bin, and the folder CMake found at
+// configure time (the PyPI wheels nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm that
+// scripts/setup.sh installs). $WARPMODEL_CUOBJDUMP / $WARPMODEL_NVDISASM, when set, name the tool
+// and nothing else is tried (a wrong path is reported, not replaced). Each tool runs under a time
+// limit (`timeout`). Without nvdisasm the basic blocks come from the leader rule (with a warning).
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "warpmodel/sass/analysis.hpp"
+
+namespace warpmodel::sass {
+
+// A required tool is missing: the message names it and the pip package that provides it.
+class ToolMissing : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// The input cannot be analysed (not readable, no device code, a tool failed): one line saying why.
+class AnalysisError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::optional<std::string> find_cuobjdump();
+std::optional<std::string> find_nvdisasm();
+
+// The raw tool output for one cubin, kept so it can be written out as fixtures.
+struct CubinDump {
+  std::string cubin;      // file name as cuobjdump extracted it: "warpmodel.1.sm_90.cubin"
+  std::string sass;       // cuobjdump -sass
+  std::string res_usage;  // cuobjdump -res-usage
+  std::string cfg_dot;    // nvdisasm -bbcfg -poff (empty without nvdisasm)
+};
+
+struct BinaryAnalysis {
+  std::string binary;
+  std::vector<CubinDump> dumps;
+  std::vector<KernelStatics> kernels;  // every kernel of every cubin, in order
+  std::vector<std::string> warnings;   // e.g. "nvdisasm not found: basic blocks from branch targets"
+};
+
+// Throws ToolMissing when cuobjdump is missing, AnalysisError when `binary` cannot be read or
+// holds no cubin. `timeout_seconds` bounds each tool run.
+BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds = 120);
+
+// Analyses dumps made earlier (fixtures, or text from another machine).
+std::vector<KernelStatics> analyse_dump(const CubinDump& dump);
+
+}  // namespace warpmodel::sass

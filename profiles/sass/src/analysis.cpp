@@ -1,0 +1,353 @@
+#include "warpmodel/sass/analysis.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+namespace warpmodel::sass {
+namespace {
+
+using Set = std::set<std::string, std::less<>>;
+
+bool in(const Set& s, const std::string& x) { return s.find(x) != s.end(); }
+
+// Opcodes after which a basic block ends (see the header).
+const Set kBlockEnders = {"BRA", "BRX", "BRXU", "JMP", "JMX", "JMXU", "CALL", "RET",
+                          "EXIT", "BSYNC", "BREAK", "KILL", "BPT"};
+
+// Opcodes with no register destination: their operands are all read.
+const Set kNoDestination = {
+    "ST",       "STG",      "STS",     "STL",      "STSM",     "RED",      "REDG",      "BAR",
+    "MEMBAR",   "FENCE",    "BRA",     "BRX",      "BRXU",     "JMP",      "JMX",       "JMXU",
+    "CALL",     "RET",      "EXIT",    "BSSY",     "BSYNC",    "WARPSYNC", "NOP",       "YIELD",
+    "ERRBAR",   "CCTL",     "CCTLL",   "DEPBAR",   "LDGDEPBAR", "LDGSTS",  "ARRIVES",   "UTMALDG",
+    "UTMASTG",  "UTMAPF",   "UTMAREDG", "UTMACCTL", "UTMACMDFLUSH", "UBLKCP", "UBLKRED", "UBLKPF",
+    "BPT",      "KILL",     "BREAK",   "NANOSLEEP", "PMTRIG",  "SUST",     "SURED",     "CGAERRBAR"};
+
+const Set kFp32 = {"FADD", "FADD32I", "FMUL", "FMUL32I", "FFMA", "FFMA32I", "FMNMX", "FSET", "FSETP",
+                   "FSEL", "FCHK",    "FSWZADD", "FRND"};
+const Set kFp64 = {"DADD", "DMUL", "DFMA", "DMNMX", "DSET", "DSETP"};
+const Set kFp16 = {"HADD2", "HADD2_32I", "HMUL2", "HMUL2_32I", "HFMA2", "HFMA2_32I", "HMNMX2", "HSET2", "HSETP2"};
+const Set kTensor = {"HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA"};
+const Set kTma = {"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UBLKCP", "UBLKRED", "UBLKPF"};
+const Set kTexture = {"TEX", "TLD", "TLD4", "TMML", "TXD", "TXQ"};
+const Set kSurface = {"SULD", "SUST", "SUATOM", "SURED"};
+const Set kConversions = {"F2F", "F2I", "I2F", "F2FP", "I2FP"};
+
+bool is_global_load(const std::string& base) { return base == "LDG" || base == "LD"; }
+bool is_load(const std::string& base) {
+  return base == "LDG" || base == "LD" || base == "LDS" || base == "LDL" || base == "LDC" || base == "ULDC" ||
+         base == "ATOM" || base == "ATOMG" || base == "ATOMS";
+}
+bool is_store(const std::string& base) {
+  return base == "STG" || base == "ST" || base == "STS" || base == "STL" || base == "RED" || base == "REDG";
+}
+
+// "HFMA2.MMA R5, -RZ, RZ, 1.5, 0" writes a constant: a move, not arithmetic.
+bool is_constant_move(const Instruction& ins) {
+  return ins.base() == "HFMA2" && ins.operands.size() >= 3 && ins.operands[1] == "-RZ" && ins.operands[2] == "RZ";
+}
+
+void count(const Instruction& ins, InstructionMix& m) {
+  const std::string b = ins.base();
+  // memory
+  if (b == "LDG") ++m.ldg;
+  else if (b == "STG") ++m.stg;
+  else if (b == "LDS") ++m.lds;
+  else if (b == "STS") ++m.sts;
+  else if (b == "LDC") ++m.ldc;
+  else if (b == "ULDC") ++m.uldc;
+  else if (b == "LDL") ++m.ldl;
+  else if (b == "STL") ++m.stl;
+  else if (b == "LD") ++m.ld;
+  else if (b == "ST") ++m.st;
+  else if (b == "ATOM" || b == "ATOMG" || b == "RED" || b == "REDG") ++m.atom;
+  else if (b == "ATOMS") ++m.atoms;
+  else if (b == "LDGSTS") ++m.ldgsts;
+  else if (b == "LDSM" || b == "STSM") ++m.ldsm;
+  else if (in(kTma, b)) ++m.tma;
+  else if (in(kTexture, b)) ++m.texture;
+  else if (in(kSurface, b)) ++m.surface;
+  // arithmetic
+  else if (in(kFp32, b)) ++m.fp32;
+  else if (in(kFp64, b)) ++m.fp64;
+  else if (in(kFp16, b)) { if (!is_constant_move(ins)) ++m.fp16; }
+  else if (in(kTensor, b)) ++m.tensor;
+  else if (b == "MUFU") ++m.sfu;
+  // synchronisation and control
+  else if (b == "BAR") ++m.bar;
+  else if (b == "WARPSYNC") ++m.warpsync;
+  else if (b == "MEMBAR" || b == "FENCE") ++m.membar;
+  else if (b == "SYNCS") ++m.mbarrier;
+  else if (b == "BRA" || b == "BRX" || b == "BRXU" || b == "JMP" || b == "JMX" || b == "JMXU") ++m.branch;
+  else if (b == "CALL") ++m.call;
+  else if (b == "EXIT") ++m.exit;
+  else if (b == "RET") ++m.ret;
+  else if (b == "NOP") ++m.nop;
+}
+
+bool is_padding_branch(const Instruction& ins) {
+  return ins.base() == "BRA" && ins.guard.empty() && ins.target && *ins.target == ins.offset;
+}
+
+// Register tokens in an operand: R12, UR4, P0, UP1, RZ, URZ, PT, UPT, PR, with an optional width.
+const std::regex& register_re() {
+  static const std::regex re(R"((?:^|[^A-Za-z0-9_])(U?R(?:\d+|Z)|U?P(?:\d+|T)|PR)(\.64|\.128)?(?![A-Za-z0-9_]))");
+  return re;
+}
+
+bool is_predicate_token(const std::string& operand) {
+  static const std::regex re(R"(U?P(?:\d+|T))");
+  return std::regex_match(operand, re);
+}
+
+// Adds `reg` (width in 32-bit registers) to `out`, expanded to its pair/quad, without the zero
+// registers and the true predicate.
+void add_register(const std::string& reg, int width, std::vector<std::string>& out) {
+  if (reg == "RZ" || reg == "URZ" || reg == "PT" || reg == "UPT") return;
+  if (reg == "PR") {  // all predicate registers at once (P2R / R2P)
+    for (int i = 0; i < 7; ++i) out.push_back("P" + std::to_string(i));
+    return;
+  }
+  const std::size_t digits = reg.find_first_of("0123456789");
+  if (digits == std::string::npos) return;
+  const std::string prefix = reg.substr(0, digits);
+  const int n = std::stoi(reg.substr(digits));
+  const int w = (prefix == "R" || prefix == "UR") ? std::max(width, 1) : 1;
+  for (int i = 0; i < w; ++i) out.push_back(prefix + std::to_string(n + i));
+}
+
+void add_operand_registers(const std::string& operand, int width, std::vector<std::string>& out) {
+  const bool descriptor = operand.rfind("desc[", 0) == 0;  // desc[URn] is a 64-bit descriptor pair
+  bool first = true;
+  for (auto it = std::sregex_iterator(operand.begin(), operand.end(), register_re()); it != std::sregex_iterator();
+       ++it) {
+    const std::string suffix = (*it)[2].str();
+    int w = suffix == ".64" ? 2 : suffix == ".128" ? 4 : width;
+    if (descriptor && first) w = 2;
+    first = false;
+    add_register((*it)[1].str(), w, out);
+  }
+}
+
+// Type modifiers of a conversion in order ("F2F.F64.F32" -> {F64, F32}): destination, source.
+std::vector<std::string> conversion_types(const Instruction& ins) {
+  std::vector<std::string> types;
+  static const std::regex type_re(R"(\.([FSU](?:8|16|32|64)))");
+  for (auto it = std::sregex_iterator(ins.opcode.begin(), ins.opcode.end(), type_re); it != std::sregex_iterator();
+       ++it)
+    types.push_back((*it)[1].str());
+  return types;
+}
+int type_width(const std::string& type) { return type.ends_with("64") ? 2 : 1; }
+
+}  // namespace
+
+int InstructionMix::classified() const {
+  return ldg + stg + lds + sts + ldc + uldc + ldl + stl + ld + st + atom + atoms + ldgsts + ldsm + tma + texture +
+         surface + fp32 + fp64 + fp16 + tensor + sfu + bar + warpsync + membar + mbarrier + branch + call + exit + ret +
+         nop;
+}
+
+int access_bytes(const Instruction& ins) {
+  if (ins.has_modifier("128")) return 16;
+  if (ins.has_modifier("64")) return 8;
+  if (ins.has_modifier("U16") || ins.has_modifier("S16")) return 2;
+  if (ins.has_modifier("U8") || ins.has_modifier("S8")) return 1;
+  return 4;
+}
+
+RegisterUse register_use(const Instruction& ins) {
+  RegisterUse use;
+  const std::string b = ins.base();
+  if (!ins.guard.empty()) add_register(ins.guard.substr(ins.guard.find_first_not_of("@!")), 1, use.reads);
+
+  // Which leading operands are destinations.
+  std::size_t destinations = 0;
+  if (in(kNoDestination, b)) destinations = 0;
+  else if (b == "PLOP3" || b == "UPLOP3") destinations = 2;
+  else if (b == "VOTE" || b == "VOTEU") destinations = 1;
+  else if ((b == "SHFL" || b == "ATOM" || b == "ATOMG" || b == "ATOMS") && !ins.operands.empty() &&
+           is_predicate_token(ins.operands[0]))
+    destinations = 2;
+  else if (!ins.operands.empty()) {
+    destinations = 1;  // the first operand, then carry/second predicate outputs right after it
+    while (destinations < ins.operands.size() - 1 && is_predicate_token(ins.operands[destinations])) ++destinations;
+  }
+  destinations = std::min(destinations, ins.operands.size());
+
+  // Operand widths in 32-bit registers.
+  const bool memory_data = is_load(b) || is_store(b);
+  const int data_width = memory_data ? std::max(1, access_bytes(ins) / 4) : 1;
+  const bool double_op = in(kFp64, b);
+  const bool wide_multiply = (b == "IMAD" || b == "UIMAD") && ins.has_modifier("WIDE");
+  const std::vector<std::string> types = in(kConversions, b) ? conversion_types(ins) : std::vector<std::string>{};
+  for (std::size_t i = 0; i < ins.operands.size(); ++i) {
+    const bool is_destination = i < destinations;
+    int width = 1;
+    if (double_op) width = 2;
+    else if (is_destination && memory_data) width = data_width;
+    else if (!is_destination && is_store(b) && i + 1 == ins.operands.size()) width = data_width;  // stored data
+    else if (wide_multiply && (i == 0 || i == 3)) width = 2;
+    else if (b == "CS2R" && i == 0 && !ins.has_modifier("32")) width = 2;
+    else if (!types.empty()) width = type_width(is_destination ? types.front() : types.back());
+    add_operand_registers(ins.operands[i], width, is_destination ? use.writes : use.reads);
+  }
+  return use;
+}
+
+std::vector<Instruction> strip_padding(const std::vector<Instruction>& instructions) {
+  std::size_t n = instructions.size();
+  while (n > 0 && instructions[n - 1].base() == "NOP") --n;
+  if (n > 0 && is_padding_branch(instructions[n - 1])) --n;
+  return {instructions.begin(), instructions.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
+std::vector<std::uint32_t> leader_offsets(const std::vector<Instruction>& instructions) {
+  std::set<std::uint32_t> leaders;
+  if (instructions.empty()) return {};
+  std::set<std::uint32_t> present;
+  for (const auto& i : instructions) present.insert(i.offset);
+  leaders.insert(instructions.front().offset);
+  for (std::size_t k = 0; k < instructions.size(); ++k) {
+    const Instruction& i = instructions[k];
+    const std::string b = i.base();
+    if (in(kBlockEnders, b) && k + 1 < instructions.size()) leaders.insert(instructions[k + 1].offset);
+    if (i.target && (b == "BRA" || b == "BRX" || b == "JMP" || b == "CALL" || b == "BSSY") && present.count(*i.target))
+      leaders.insert(*i.target);
+  }
+  return {leaders.begin(), leaders.end()};
+}
+
+namespace {
+
+// Longest RAW chain and MLP windows of one block.
+void analyse_block(const std::vector<Instruction>& code, std::size_t begin, std::size_t end, BasicBlock& block) {
+  std::unordered_map<std::string, int> depth_of_writer;  // register -> chain depth of its last writer
+  std::set<std::string> pending_load_results;           // registers a load in the open window writes
+  int window = 0;
+  for (std::size_t k = begin; k < end; ++k) {
+    const Instruction& ins = code[k];
+    const RegisterUse use = register_use(ins);
+    int depth = 1;
+    bool uses_pending = false;
+    for (const auto& r : use.reads) {
+      if (auto it = depth_of_writer.find(r); it != depth_of_writer.end()) depth = std::max(depth, it->second + 1);
+      uses_pending |= pending_load_results.count(r) > 0;
+    }
+    for (const auto& r : use.writes) depth_of_writer[r] = depth;
+    block.dependency_chain = std::max(block.dependency_chain, depth);
+
+    if (uses_pending) {  // the first use of a result closes the window
+      block.mlp = std::max(block.mlp, window);
+      window = 0;
+      pending_load_results.clear();
+    }
+    if (is_global_load(ins.base())) {
+      ++block.global_loads;
+      ++window;
+      pending_load_results.insert(use.writes.begin(), use.writes.end());
+    } else {
+      for (const auto& r : use.writes) pending_load_results.erase(r);  // overwritten before use
+    }
+  }
+  block.mlp = std::max(block.mlp, window);
+}
+
+}  // namespace
+
+KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<const CfgFunction*>& cfg,
+                             const std::optional<ResourceUsage>& resources) {
+  KernelStatics s;
+  s.name = listing.name;
+  s.demangled = demangle(listing.name);
+  s.arch = listing.arch;
+  const std::vector<Instruction> code = strip_padding(listing.instructions);
+  s.static_instructions = static_cast<int>(code.size());
+  s.padding_instructions = static_cast<int>(listing.instructions.size() - code.size());
+  int load_bytes = 0;
+  bool seen_global_load = false;
+  for (const auto& ins : code) {
+    count(ins, s.mix);
+    ++s.opcode_histogram[ins.base()];
+    const std::string b = ins.base();
+    if (is_global_load(b)) {
+      load_bytes += access_bytes(ins);
+      seen_global_load = true;
+    }
+    if (!seen_global_load) ++s.instructions_before_first_global_load;
+    if (b == "STL") s.spill_store_bytes += access_bytes(ins);
+    if (b == "LDL") s.spill_load_bytes += access_bytes(ins);
+  }
+  const int global_loads = s.mix.ldg + s.mix.ld;
+  s.mean_global_load_bytes = global_loads > 0 ? static_cast<double>(load_bytes) / global_loads : 0;
+
+  // Block boundaries: nvdisasm's CFG when given, else the leader rule.
+  const std::vector<std::uint32_t> leaders = leader_offsets(code);
+  std::vector<std::uint32_t> starts = leaders;
+  if (!cfg.empty()) {
+    std::set<std::uint32_t> present, from_cfg;
+    for (const auto& i : code) present.insert(i.offset);
+    s.cfg_edges = 0;
+    for (const CfgFunction* f : cfg) {
+      s.cfg_edges += static_cast<int>(f->edges.size());
+      for (const auto& b : f->blocks)
+        if (!b.offsets.empty() && present.count(b.offsets.front())) from_cfg.insert(b.offsets.front());
+    }
+    if (!code.empty()) from_cfg.insert(code.front().offset);
+    starts.assign(from_cfg.begin(), from_cfg.end());
+    s.leaders_agree_with_cfg = starts == leaders;
+    s.blocks_source = "nvdisasm -bbcfg";
+  } else {
+    s.blocks_source = "branch targets (leaders)";
+  }
+  const std::set<std::uint32_t> start_set(starts.begin(), starts.end());
+  for (std::size_t k = 0; k < code.size();) {
+    std::size_t end = k + 1;
+    while (end < code.size() && !start_set.count(code[end].offset)) ++end;
+    BasicBlock block;
+    block.start_offset = code[k].offset;
+    block.instructions = static_cast<int>(end - k);
+    analyse_block(code, k, end, block);
+    s.blocks.push_back(block);
+    k = end;
+  }
+
+  if (!s.blocks.empty()) {
+    s.thesis_ilp = static_cast<double>(s.static_instructions) / static_cast<double>(s.blocks.size());
+    double weighted = 0;
+    for (const auto& b : s.blocks) weighted += b.instructions * (static_cast<double>(b.instructions) / b.dependency_chain);
+    s.dependency_ilp = weighted / s.static_instructions;
+  }
+  int loads = 0, max_window = 0;
+  double load_weighted = 0;
+  for (const auto& b : s.blocks) {
+    if (b.global_loads == 0) continue;
+    loads += b.global_loads;
+    load_weighted += static_cast<double>(b.global_loads) * b.mlp;
+    max_window = std::max(max_window, b.mlp);
+  }
+  if (loads > 0) {
+    s.mlp_max = max_window;
+    s.mlp_mean = load_weighted / loads;
+  }
+  s.resources = resources;
+  return s;
+}
+
+std::vector<KernelStatics> analyse_listing(const std::string& sass_text, const std::string& cfg_dot_text,
+                                           const std::string& res_usage_text) {
+  const std::vector<KernelListing> kernels = parse_sass_listing(sass_text);
+  const std::vector<CfgFunction> cfg = parse_cfg_dot(cfg_dot_text);
+  const std::map<std::string, ResourceUsage> usage = parse_resource_usage(res_usage_text);
+  std::vector<KernelStatics> out;
+  for (const auto& k : kernels) {
+    std::optional<ResourceUsage> r;
+    if (auto it = usage.find(k.name); it != usage.end()) r = it->second;
+    out.push_back(analyse_kernel(k, cfg_of_kernel(cfg, k.name), r));
+  }
+  return out;
+}
+
+}  // namespace warpmodel::sass

@@ -1,0 +1,255 @@
+#include "warpmodel/sass/listing.hpp"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+namespace warpmodel::sass {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+// Splits "desc[UR6][R4.64], R2" at commas outside brackets and braces.
+std::vector<std::string> split_operands(const std::string& text) {
+  std::vector<std::string> out;
+  std::string current;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '[' || c == '{' || c == '(') ++depth;
+    if (c == ']' || c == '}' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(trim(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!trim(current).empty()) out.push_back(trim(current));
+  return out;
+}
+
+// Opcodes whose operands name a code address: branches, calls and the reconvergence point of BSSY.
+bool names_code_address(const std::string& base) {
+  return base == "BRA" || base == "BRX" || base == "JMP" || base == "CALL" || base == "BSSY" || base == "BREAK" ||
+         base == "BPT";
+}
+
+// Parses the body of an instruction line after "/*0120*/". Returns false when it is not one.
+bool parse_instruction(std::uint32_t offset, const std::string& rest, Instruction& out,
+                       std::string& unresolved_label) {
+  std::string body = trim(rest);
+  if (!body.empty() && body[0] == '{') body = trim(body.substr(1));  // dual-issue brace (older SMs)
+  const auto semicolon = body.find(';');
+  if (semicolon == std::string::npos) return false;
+  body = trim(body.substr(0, semicolon));
+  if (body.empty()) return false;
+  std::istringstream words(body);
+  std::string first;
+  words >> first;
+  out = Instruction{};
+  out.offset = offset;
+  if (first[0] == '@') {
+    out.guard = first;
+    if (!(words >> first)) return false;
+  }
+  if (first.empty() || !std::isupper(static_cast<unsigned char>(first[0]))) return false;
+  out.opcode = first;
+  std::string operands;
+  std::getline(words, operands);
+  out.operands = split_operands(operands);
+  unresolved_label.clear();
+  if (names_code_address(out.base())) {
+    // Targets: "0x1d0" (cuobjdump) or "`(.L_x_1)" (nvdisasm); the last operand that is one.
+    for (auto it = out.operands.rbegin(); it != out.operands.rend(); ++it) {
+      const std::string& o = *it;
+      if (starts_with(o, "0x") && o.size() > 2 && std::all_of(o.begin() + 2, o.end(), is_hex)) {
+        out.target = static_cast<std::uint32_t>(std::stoul(o.substr(2), nullptr, 16));
+        break;
+      }
+      if (starts_with(o, "`(") && o.back() == ')') {
+        unresolved_label = o.substr(2, o.size() - 3);
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string Instruction::base() const { return opcode.substr(0, opcode.find('.')); }
+
+bool Instruction::has_modifier(const std::string& modifier) const {
+  std::size_t pos = 0;
+  const std::string needle = modifier[0] == '.' ? modifier : "." + modifier;
+  while ((pos = opcode.find(needle, pos)) != std::string::npos) {
+    const std::size_t end = pos + needle.size();
+    if (end == opcode.size() || opcode[end] == '.') return true;
+    pos = end;
+  }
+  return false;
+}
+
+std::vector<KernelListing> parse_sass_listing(const std::string& text) {
+  std::vector<KernelListing> out;
+  std::istringstream in(text);
+  std::string line, arch;
+  // nvdisasm listings name branch targets by label; labels are resolved when the function ends.
+  std::map<std::string, std::uint32_t> labels;
+  std::vector<std::pair<std::size_t, std::string>> pending;  // (instruction index, label)
+  std::vector<std::string> labels_waiting;                    // labels seen before their instruction
+  auto finish_function = [&] {
+    if (out.empty()) return;
+    for (const auto& [index, label] : pending)
+      if (auto it = labels.find(label); it != labels.end()) out.back().instructions[index].target = it->second;
+    labels.clear();
+    pending.clear();
+    labels_waiting.clear();
+  };
+  auto start_function = [&](const std::string& name) {
+    finish_function();
+    out.push_back({name, arch, {}});
+  };
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    if (starts_with(t, "code for sm_")) {  // cuobjdump: "code for sm_90"
+      arch = t.substr(std::string("code for ").size());
+      continue;
+    }
+    if (starts_with(t, ".target")) {  // nvdisasm: ".target sm_90"
+      arch = trim(t.substr(7));
+      continue;
+    }
+    if (starts_with(t, "Function :")) {  // cuobjdump
+      start_function(trim(t.substr(10)));
+      continue;
+    }
+    if (starts_with(t, ".text.") && t.back() == ':') {  // nvdisasm section label
+      start_function(t.substr(6, t.size() - 7));
+      continue;
+    }
+    if (t.size() > 1 && t.back() == ':' && t.find_first_of(" \t") == std::string::npos && !out.empty()) {
+      labels_waiting.push_back(t.substr(0, t.size() - 1));  // nvdisasm label: ".L_x_12:"
+      continue;
+    }
+    if (out.empty() || !starts_with(t, "/*")) continue;
+    const auto close = t.find("*/");
+    if (close == std::string::npos || close < 3) continue;
+    const std::string address = t.substr(2, close - 2);
+    if (!std::all_of(address.begin(), address.end(), is_hex)) continue;  // encoding lines: "/* 0x000f... */"
+    Instruction ins;
+    std::string label;
+    if (!parse_instruction(static_cast<std::uint32_t>(std::stoul(address, nullptr, 16)), t.substr(close + 2), ins,
+                           label))
+      continue;
+    for (const auto& l : labels_waiting) labels[l] = ins.offset;
+    labels_waiting.clear();
+    if (!label.empty()) pending.emplace_back(out.back().instructions.size(), label);
+    out.back().instructions.push_back(std::move(ins));
+  }
+  finish_function();
+  return out;
+}
+
+std::map<std::string, ResourceUsage> parse_resource_usage(const std::string& text) {
+  std::map<std::string, ResourceUsage> out;
+  std::istringstream in(text);
+  std::string line;
+  ResourceUsage* current = nullptr;
+  static const std::regex field_re(R"(([A-Z_]+(?:\[\d+\])?):(\d+))");
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (starts_with(t, "Function ") && t.back() == ':') {
+      current = &out[trim(t.substr(9, t.size() - 10))];
+      continue;
+    }
+    if (!current) continue;
+    bool any = false;
+    for (auto it = std::sregex_iterator(t.begin(), t.end(), field_re); it != std::sregex_iterator(); ++it) {
+      current->fields[(*it)[1].str()] = std::stoll((*it)[2].str());
+      any = true;
+    }
+    if (!any) continue;
+    auto field = [&](const char* key) {
+      const auto it = current->fields.find(key);
+      return it == current->fields.end() ? 0 : static_cast<int>(it->second);
+    };
+    current->registers = field("REG");
+    current->stack_bytes = field("STACK");
+    current->shared_bytes = field("SHARED");
+    current->local_bytes = field("LOCAL");
+    current->constant_bank0_bytes = field("CONSTANT[0]");
+    current = nullptr;  // one line of fields per function
+  }
+  return out;
+}
+
+std::vector<CfgFunction> parse_cfg_dot(const std::string& text) {
+  std::vector<CfgFunction> out;
+  std::istringstream in(text);
+  std::string line, node;
+  static const std::regex offset_re(R"(([0-9a-f]+):(?:\\ )+)");
+  static const std::regex edge_re(R"re(^"([^"]+)":\w+:\w+\s*->\s*"([^"]+)")re");
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (starts_with(line, "subgraph \"cluster_")) {
+      const auto end = line.rfind('"');
+      out.push_back({line.substr(18, end - 18), {}, {}});
+      node.clear();
+      continue;
+    }
+    if (out.empty()) continue;
+    if (line.size() > 2 && line.front() == '"' && line.back() == '"') {  // a node's name, its label follows
+      node = line.substr(1, line.size() - 2);
+      continue;
+    }
+    if (starts_with(line, "[label=\"") && !node.empty()) {
+      CfgBlock block{node, {}};
+      // Instruction entries are "0040:\ \ \ S2R..." at the start of the label, after "\l" or after a
+      // record-field port ("<entry>", "|<exit0>").
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), offset_re); it != std::sregex_iterator(); ++it) {
+        const auto pos = static_cast<std::size_t>(it->position(0));
+        const std::string before = line.substr(0, pos);
+        const bool at_entry = before.size() >= 2 && (before.ends_with("\\l") || before.ends_with(">"));
+        if (at_entry) block.offsets.push_back(static_cast<std::uint32_t>(std::stoul((*it)[1].str(), nullptr, 16)));
+      }
+      out.back().blocks.push_back(std::move(block));
+      node.clear();
+      continue;
+    }
+    if (std::regex_search(line, m, edge_re)) out.back().edges.emplace_back(m[1].str(), m[2].str());
+  }
+  return out;
+}
+
+std::vector<const CfgFunction*> cfg_of_kernel(const std::vector<CfgFunction>& cfg, const std::string& kernel) {
+  std::vector<const CfgFunction*> out;
+  for (std::size_t i = 0; i < cfg.size(); ++i) {
+    if (cfg[i].name != kernel) continue;
+    out.push_back(&cfg[i]);
+    for (std::size_t j = i + 1; j < cfg.size() && starts_with(cfg[j].name, "$"); ++j) out.push_back(&cfg[j]);
+    break;
+  }
+  return out;
+}
+
+std::string demangle(const std::string& symbol) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && d ? std::string(d.get()) : symbol;
+}
+
+}  // namespace warpmodel::sass

@@ -1,0 +1,450 @@
+#include "warpmodel/sass/merge.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/report.hpp"
+#include "warpmodel/sass/report.hpp"
+
+namespace warpmodel::sass {
+namespace {
+
+using nlohmann::json;
+
+std::string fmt(double x) { return format_number(x, 6); }
+
+[[noreturn]] void fail(const std::string& origin, const std::string& field, const std::string& expected) {
+  throw InputError(origin + ": " + field + ": expected " + expected);
+}
+
+Dim3 read_dim3(const json& j, const std::string& origin, const std::string& field) {
+  auto positive = [&](const json& v) {
+    if (!v.is_number_integer() || v.get<long long>() < 1) fail(origin, field, "positive integers");
+    return v.get<long long>();
+  };
+  if (j.is_number()) return {positive(j), 1, 1};
+  if (!j.is_array() || j.empty() || j.size() > 3) fail(origin, field, "[x, y, z] or one integer");
+  Dim3 d;
+  d.x = positive(j[0]);
+  if (j.size() > 1) d.y = positive(j[1]);
+  if (j.size() > 2) d.z = positive(j[2]);
+  return d;
+}
+
+std::optional<int> optional_int(const json& o, const char* key, const std::string& origin, const std::string& where) {
+  if (!o.contains(key) || o.at(key).is_null()) return std::nullopt;
+  const json& v = o.at(key);
+  if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1e9) fail(origin, where + "." + key, "a non-negative integer");
+  return static_cast<int>(std::llround(v.get<double>()));
+}
+
+std::optional<double> optional_number(const json& o, const char* key) {
+  if (!o.contains(key) || !o.at(key).is_number()) return std::nullopt;
+  return o.at(key).get<double>();
+}
+
+struct Metric {
+  std::string name;
+  double value = 0;
+};
+
+std::optional<Metric> first_of(const std::map<std::string, double>& m, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (auto it = m.find(n); it != m.end() && std::isfinite(it->second)) return Metric{n, it->second};
+  return std::nullopt;
+}
+
+Dim3 parse_dims(const std::string& text, const std::string& key) {
+  Dim3 d;
+  long long* parts[3] = {&d.x, &d.y, &d.z};
+  std::istringstream in(text);
+  std::string item;
+  int i = 0;
+  while (std::getline(in, item, 'x')) {
+    if (i == 3 || item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 9)
+      throw InputError("--launch: " + key + "=" + text + ": expected X, XxY or XxYxZ with positive integers");
+    *parts[i++] = std::stoll(item);
+    if (*parts[i - 1] < 1) throw InputError("--launch: " + key + "=" + text + ": dimensions must be positive");
+  }
+  if (i == 0) throw InputError("--launch: " + key + "=: expected X, XxY or XxYxZ");
+  return d;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string join(const std::vector<std::string>& items, std::size_t limit = 8) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > limit) out += ", ... (" + std::to_string(items.size() - limit) + " more)";
+  return out;
+}
+
+std::string static_estimate(const std::string& what) { return "static estimate (" + what + ")"; }
+
+}  // namespace
+
+CounterFile counters_from_json(const json& j, const std::string& origin) {
+  if (!j.is_object()) fail(origin, "(top level)", "an object");
+  if (!j.contains("schema") || j.at("schema") != kProfileSchema)
+    fail(origin, "schema", std::string("\"") + kProfileSchema + "\"");
+  CounterFile f;
+  f.origin = origin;
+  if (j.contains("device") && j.at("device").is_object()) f.device = j.at("device");
+  if (j.contains("provenance") && j.at("provenance").is_object()) f.provenance = j.at("provenance");
+  if (!j.contains("launches") || !j.at("launches").is_array()) fail(origin, "launches", "an array of launches");
+  std::map<std::string, int> seen;  // launches per kernel, for a missing launch_index
+  for (std::size_t i = 0; i < j.at("launches").size(); ++i) {
+    const json& l = j.at("launches")[i];
+    const std::string where = "launches[" + std::to_string(i) + "]";
+    if (!l.is_object()) fail(origin, where, "an object");
+    CounterLaunch c;
+    if (!l.contains("kernel") || !l.at("kernel").is_string() || l.at("kernel").get<std::string>().empty())
+      fail(origin, where + ".kernel", "the kernel's (mangled) name");
+    c.kernel = l.at("kernel").get<std::string>();
+    if (l.contains("demangled") && l.at("demangled").is_string()) c.demangled = l.at("demangled").get<std::string>();
+    if (!l.contains("grid")) fail(origin, where + ".grid", "[x, y, z]");
+    if (!l.contains("block")) fail(origin, where + ".block", "[x, y, z]");
+    c.grid = read_dim3(l.at("grid"), origin, where + ".grid");
+    c.block = read_dim3(l.at("block"), origin, where + ".block");
+    const auto index = optional_int(l, "launch_index", origin, where);
+    c.launch_index = index ? *index : seen[c.kernel];
+    ++seen[c.kernel];
+    c.registers_per_thread = optional_int(l, "registers_per_thread", origin, where);
+    c.shared_memory_per_block_bytes = optional_int(l, "shared_memory_per_block_bytes", origin, where);
+    c.duration_ns = optional_number(l, "duration_ns");
+    if (!l.contains("metrics") || !l.at("metrics").is_object())
+      fail(origin, where + ".metrics", "an object of metric name -> value");
+    for (const auto& [name, value] : l.at("metrics").items())
+      if (value.is_number()) c.metrics[name] = value.get<double>();
+    f.launches.push_back(std::move(c));
+  }
+  return f;
+}
+
+CounterFile load_counters(const std::filesystem::path& path) {
+  return counters_from_json(read_json_file(path), path.string());
+}
+
+LaunchSpec parse_launch_spec(const std::string& text) {
+  LaunchSpec spec;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw InputError("--launch: '" + item + "': expected key=value (grid=8x8x8,block=8x8x4[,smem=BYTES][,domain=XxYxZ])");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "grid") spec.grid = parse_dims(value, key);
+    else if (key == "block") spec.block = parse_dims(value, key);
+    else if (key == "domain") spec.domain = parse_dims(value, key);
+    else if (key == "smem") {
+      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 9)
+        throw InputError("--launch: smem=" + value + ": expected bytes of dynamic shared memory per block");
+      spec.dynamic_shared_bytes = std::stoi(value);
+    } else {
+      throw InputError("--launch: unknown key '" + key + "' (known: grid, block, smem, domain)");
+    }
+  }
+  if (spec.block && spec.block->count() > 1024) throw InputError("--launch: block has more than 1024 threads");
+  return spec;
+}
+
+const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, const std::string& query,
+                                   const std::string& binary) {
+  std::vector<const KernelStatics*> exact, partial;
+  for (const auto& k : kernels) {
+    const std::string brief = short_kernel_name(k.demangled);
+    if (k.name == query || k.demangled == query || brief == query) exact.push_back(&k);
+    else if (k.name.find(query) != std::string::npos || k.demangled.find(query) != std::string::npos)
+      partial.push_back(&k);
+  }
+  const auto& matches = exact.empty() ? partial : exact;
+  if (matches.size() == 1) return *matches.front();
+  if (matches.size() > 1) {
+    std::vector<std::string> names;
+    for (const auto* k : matches) names.push_back(short_kernel_name(k->demangled) + (k->cubin.empty() ? "" : " [" + k->cubin + "]"));
+    throw InputError("--kernel '" + query + "' matches " + std::to_string(matches.size()) + " kernels in " + binary +
+                     ": " + join(names) + "; name one exactly (mangled or demangled)");
+  }
+  std::vector<std::pair<std::size_t, std::string>> ranked;
+  for (const auto& k : kernels) {
+    const std::string brief = short_kernel_name(k.demangled);
+    const std::string last = brief.substr(brief.rfind("::") == std::string::npos ? 0 : brief.rfind("::") + 2);
+    ranked.emplace_back(std::min(edit_distance(query, brief), edit_distance(query, last)), brief);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> closest;
+  for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) closest.push_back(ranked[i].second);
+  throw InputError("--kernel '" + query + "': no such kernel in " + binary +
+                   (closest.empty() ? std::string(" (it has no kernels)") : "; closest: " + join(closest)) +
+                   " (warpmodel sass-analyze " + binary + " lists them all)");
+}
+
+const CounterLaunch& select_launch(const CounterFile& counters, const KernelStatics& kernel,
+                                   std::optional<int> launch_index) {
+  std::vector<const CounterLaunch*> of_kernel;
+  for (const auto& l : counters.launches)
+    if (l.kernel == kernel.name || (!l.demangled.empty() && l.demangled == kernel.demangled)) of_kernel.push_back(&l);
+  if (of_kernel.empty()) {
+    std::vector<std::string> names;
+    for (const auto& l : counters.launches) {
+      const std::string n = short_kernel_name(l.demangled.empty() ? demangle(l.kernel) : l.demangled);
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+    throw InputError(counters.origin + ": no launch of " + short_kernel_name(kernel.demangled) +
+                     (names.empty() ? std::string(" (the file holds no launches)") : "; it holds: " + join(names)));
+  }
+  if (!launch_index) return *of_kernel.front();
+  for (const auto* l : of_kernel)
+    if (l->launch_index == *launch_index) return *l;
+  throw InputError(counters.origin + ": " + short_kernel_name(kernel.demangled) + " has no launch_index " +
+                   std::to_string(*launch_index) + " (" + std::to_string(of_kernel.size()) + " launches)");
+}
+
+KernelProfile make_kernel_profile(const MergeInputs& in) {
+  if (!in.statics) throw InputError("kernel-profile: no kernel analysed");
+  const KernelStatics& s = *in.statics;
+  const CounterLaunch* c = in.launch;
+  const std::map<std::string, double> none;
+  const std::map<std::string, double>& m = c ? c->metrics : none;
+  const std::string counters = c ? "cupti (" + in.counters_origin + ", launch " + std::to_string(c->launch_index) + ")" : "";
+  KernelProfile k;
+  auto& src = k.sources;
+  k.name = short_kernel_name(s.demangled);
+  src["kernel"] = s.name + " in " + in.binary + (s.cubin.empty() ? "" : " (" + s.cubin + ", " + s.arch + ")");
+  if (c) src["counters"] = in.counters_origin + ": launch_index " + std::to_string(c->launch_index) + " of " + c->kernel;
+
+  // --- launch ---
+  const LaunchSpec& spec = in.launch_spec;
+  if (!spec.grid && !c)
+    throw InputError("kernel-profile: the launch is unknown: give --launch grid=X[xYxZ],block=X[xYxZ] or --counters");
+  if (!spec.block && !c)
+    throw InputError("kernel-profile: the block shape is unknown: give --launch block=X[xYxZ] or --counters");
+  k.launch.grid = spec.grid ? *spec.grid : c->grid;
+  src["launch.grid"] = spec.grid ? "--launch" : counters + ": grid";
+  k.launch.block = spec.block ? *spec.block : c->block;
+  src["launch.block"] = spec.block ? "--launch" : counters + ": block";
+  if (spec.domain) {
+    k.launch.domain = *spec.domain;
+    src["launch.domain"] = "--launch";
+  }
+  if (c && c->registers_per_thread && *c->registers_per_thread > 0) {
+    k.launch.registers_per_thread = *c->registers_per_thread;
+    src["launch.registers_per_thread"] = counters + ": registers_per_thread";
+  } else if (s.resources) {
+    k.launch.registers_per_thread = s.resources->registers;
+    src["launch.registers_per_thread"] = "res-usage: REG";
+  }
+  if (c && c->shared_memory_per_block_bytes && !spec.dynamic_shared_bytes) {
+    k.launch.shared_memory_per_block_bytes = *c->shared_memory_per_block_bytes;
+    src["launch.shared_memory_per_block_bytes"] = counters + ": shared_memory_per_block_bytes (static + dynamic)";
+  } else {
+    const int static_shared = s.resources ? s.resources->shared_bytes : 0;
+    const int dynamic_shared = spec.dynamic_shared_bytes.value_or(0);
+    k.launch.shared_memory_per_block_bytes = static_shared + dynamic_shared;
+    src["launch.shared_memory_per_block_bytes"] = "res-usage: SHARED " + std::to_string(static_shared) +
+                                                  " (static) + " + std::to_string(dynamic_shared) +
+                                                  (spec.dynamic_shared_bytes ? " (--launch smem)" : " dynamic (assumed)");
+  }
+
+  // --- warps: the divisor of every per-warp counter ---
+  const double launched_warps = static_cast<double>(k.launch.grid.count()) *
+                                std::ceil(static_cast<double>(k.launch.block.count()) / 32.0);
+  double warps = launched_warps;
+  std::string warps_name = "grid x ceil(block/32) = " + fmt(launched_warps) + " warps";
+  if (auto w = first_of(m, {"smsp__warps_launched.sum", "sm__warps_launched.sum"}); w && w->value > 0) {
+    warps = w->value;
+    warps_name = w->name;
+  }
+  auto per_warp = [&](const Metric& x) { return x.value / warps; };
+  auto cupti = [&](const std::string& expression, double value) {
+    return "cupti: " + expression + " / " + warps_name + " = " + fmt(value) + " (" + in.counters_origin + ")";
+  };
+  auto fallback = [&](const std::string& wanted) {
+    return c ? " [counter " + wanted + " missing: falls back to static]" : std::string();
+  };
+  // A per-warp count: the first counter present / W, else the static count, labelled as such.
+  auto count_per_warp = [&](const std::string& field, std::initializer_list<const char*> names, double& value,
+                            double static_count, const std::string& static_what, const std::string& note = "",
+                            bool zero_is_missing = false) {
+    if (auto x = first_of(m, names); x && (x->value > 0 || !zero_is_missing)) {
+      value = per_warp(*x);
+      src[field] = cupti(x->name, value) + note;
+    } else {
+      value = static_count;
+      src[field] = static_estimate("sass: " + static_what) + fallback(*names.begin());
+    }
+  };
+  // A miss ratio: 1 - the first hit rate present (percent), else 1 (no hits assumed).
+  auto miss_ratio = [&](const std::string& field, std::initializer_list<const char*> hit_rates, double& value) {
+    if (auto x = first_of(m, hit_rates)) {
+      value = std::clamp(1.0 - x->value / 100.0, 0.0, 1.0);
+      src[field] = "cupti: 1 - " + x->name + " / 100 = " + fmt(value) + " (" + in.counters_origin + ")";
+    } else {
+      value = 1.0;
+      src[field] = static_estimate("no cache hits assumed: 1") + fallback(*hit_rates.begin());
+    }
+  };
+
+  // --- instructions per warp ---
+  count_per_warp("instructions_per_warp.total", {"smsp__inst_executed.sum", "sm__inst_executed.sum"}, k.inst_per_warp,
+                 std::max(1, s.static_instructions),
+                 std::to_string(s.static_instructions) +
+                     " static instructions, each executed once: loops and branches not weighted",
+                 "", /*zero_is_missing=*/true);
+  const auto ld = first_of(m, {"smsp__inst_executed_op_global_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"});
+  const auto st = first_of(m, {"smsp__inst_executed_op_global_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"});
+  if (ld && st) {
+    k.mem_inst_per_warp = (ld->value + st->value) / warps;
+    src["instructions_per_warp.memory"] = cupti("(" + ld->name + " + " + st->name + ")", k.mem_inst_per_warp);
+  } else {
+    k.mem_inst_per_warp = s.mix.global_memory();
+    src["instructions_per_warp.memory"] =
+        static_estimate("sass: " + std::to_string(s.mix.global_memory()) + " global memory instructions (LDG " +
+                        std::to_string(s.mix.ldg) + ", STG " + std::to_string(s.mix.stg) + ", LD/ST/ATOM/LDGSTS " +
+                        std::to_string(s.mix.ld + s.mix.st + s.mix.atom + s.mix.ldgsts) + ")") +
+        fallback("smsp__inst_executed_op_global_ld.sum/_st.sum");
+  }
+  if (k.mem_inst_per_warp > k.inst_per_warp) {  // only when static and measured counts are mixed
+    src["instructions_per_warp.memory"] += "; capped at instructions_per_warp.total";
+    k.mem_inst_per_warp = k.inst_per_warp;
+  }
+  {
+    double fp_thread = 0;
+    std::vector<std::string> names;
+    for (const char* op : {"fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma"}) {
+      const std::string name = std::string("smsp__sass_thread_inst_executed_op_") + op + "_pred_on.sum";
+      if (auto it = m.find(name); it != m.end()) {
+        fp_thread += it->second;
+        names.push_back(name);
+      }
+    }
+    if (!names.empty()) {
+      k.fp_inst_per_warp = fp_thread / 32.0 / warps;
+      src["instructions_per_warp.fp"] =
+          cupti("(" + join(names, 9) + ") / 32 threads", k.fp_inst_per_warp) + " (exact without predication or divergence)";
+    } else {
+      k.fp_inst_per_warp = s.mix.fp();
+      src["instructions_per_warp.fp"] = static_estimate("sass: " + std::to_string(s.mix.fp()) + " FP32/FP64/FP16 instructions") +
+                                        fallback("smsp__sass_thread_inst_executed_op_*_pred_on.sum");
+    }
+  }
+  count_per_warp("instructions_per_warp.sfu", {"smsp__inst_executed_pipe_xu.sum", "sm__inst_executed_pipe_xu.sum"},
+                 k.sfu_inst_per_warp, s.mix.sfu, std::to_string(s.mix.sfu) + " MUFU", " (XU pipe: MUFU and conversions)");
+  count_per_warp("instructions_per_warp.sync", {"smsp__inst_executed_op_barrier.sum", "sm__inst_executed_op_barrier.sum"},
+                 k.sync_inst_per_warp, s.mix.bar, std::to_string(s.mix.bar) + " BAR");
+
+  // --- parallelism (static) ---
+  k.static_instructions = s.static_instructions;
+  k.basic_blocks = s.basic_blocks();
+  src["parallelism.static_instructions"] = "sass: " + std::to_string(s.static_instructions) +
+                                           " instructions without the end padding (" + in.binary + ")";
+  src["parallelism.basic_blocks"] = "sass: " + std::to_string(s.basic_blocks()) + " basic blocks (" + s.blocks_source + ")";
+  if (s.basic_blocks() > 0) {
+    if (in.ilp == IlpChoice::Thesis) {
+      k.ilp = s.thesis_ilp;
+      src["parallelism.ilp"] = "sass: " + std::to_string(s.static_instructions) + " instructions / " +
+                               std::to_string(s.basic_blocks()) + " basic blocks (eq 4.26) = " + fmt(s.thesis_ilp);
+    } else {
+      k.ilp = s.dependency_ilp;
+      src["parallelism.ilp"] = "sass: dependency ILP (instructions / longest register RAW chain per block, "
+                               "instruction-weighted) = " + fmt(s.dependency_ilp) + "; eq 4.26 would give " +
+                               fmt(s.thesis_ilp);
+    }
+  }
+  k.mlp = std::max(1.0, s.mlp_mean);
+  src["parallelism.mlp"] =
+      s.mix.ldg + s.mix.ld > 0
+          ? "sass: independent global loads before the first use of a result (section 4.5.2 d), mean over basic blocks "
+            "weighted by their loads = " + fmt(s.mlp_mean) + " (max " + fmt(s.mlp_max) + ")"
+          : "sass: no global loads, MLP = 1";
+
+  // --- memory ---
+  const double load_bytes = s.mean_global_load_bytes > 0 ? s.mean_global_load_bytes : 4.0;
+  k.data_size_bytes = std::max(1, static_cast<int>(std::lround(load_bytes)));
+  src["memory.data_size_bytes"] = s.mean_global_load_bytes > 0
+                                      ? "sass: mean global load width " + fmt(s.mean_global_load_bytes) + " bytes per thread"
+                                      : "default 4 bytes (no global loads in the kernel)";
+  const auto sectors = first_of(m, {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"});
+  const auto requests = first_of(m, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"});
+  if (sectors && requests && requests->value > 0 && sectors->value >= requests->value) {
+    k.transactions_per_request = sectors->value / requests->value;
+    src["memory.transactions_per_request"] =
+        "cupti: " + sectors->name + " / " + requests->name + " = " + fmt(k.transactions_per_request) + " (" + in.counters_origin + ")";
+  } else {
+    constexpr double kLanes = 32, kSectorBytes = 32;
+    k.transactions_per_request = std::max(1.0, kLanes * load_bytes / kSectorBytes);
+    src["memory.transactions_per_request"] =
+        static_estimate("fully coalesced: 32 lanes x " + fmt(load_bytes) + " B / 32-byte sectors = " +
+                        fmt(k.transactions_per_request)) +
+        fallback("l1tex__t_sectors/requests_pipe_lsu_mem_global_op_ld.sum");
+  }
+  miss_ratio("memory.l1_miss_ratio",
+             {"l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct", "l1tex__t_sector_hit_rate.pct"}, k.l1_miss_ratio);
+  miss_ratio("memory.l2_miss_ratio", {"lts__t_sector_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct"},
+             k.l2_miss_ratio);
+  if (auto x = first_of(m, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"})) {
+    k.bank_conflicts_per_warp = per_warp(*x);
+    src["memory.bank_conflicts_per_warp"] = cupti(x->name, k.bank_conflicts_per_warp);
+  } else if (auto ld_c = first_of(m, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}),
+             st_c = first_of(m, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"});
+             ld_c && st_c) {
+    k.bank_conflicts_per_warp = (ld_c->value + st_c->value) / warps;
+    src["memory.bank_conflicts_per_warp"] = cupti("(" + ld_c->name + " + " + st_c->name + ")", k.bank_conflicts_per_warp);
+  } else {
+    k.bank_conflicts_per_warp = 0;
+    src["memory.bank_conflicts_per_warp"] =
+        static_estimate("none assumed: 0") + fallback("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
+  }
+
+  // --- achieved occupancy ---
+  std::optional<double> max_warps = in.max_warps_per_sm;
+  std::string max_warps_from = "the --device profile";
+  if (!max_warps) {
+    if (auto v = optional_number(in.counters_device, "max_warps_per_sm")) {
+      max_warps = *v;
+      max_warps_from = "the counters' device.max_warps_per_sm";
+    } else if (auto t = optional_number(in.counters_device, "max_threads_per_sm")) {
+      max_warps = *t / 32.0;
+      max_warps_from = "the counters' device.max_threads_per_sm / 32";
+    }
+  }
+  const auto pct = first_of(m, {"sm__warps_active.avg.pct_of_peak_sustained_active"});
+  const auto direct = first_of(m, {"sm__warps_active.avg.per_cycle_active"});
+  std::optional<double> active;
+  if (pct && max_warps) {
+    active = pct->value * *max_warps / 100.0;
+    src["launch.active_warps_per_sm"] = "cupti: " + pct->name + " x " + fmt(*max_warps) + " warps per SM (" +
+                                        max_warps_from + ") / 100 = " + fmt(*active) + " (" + in.counters_origin + ")";
+  } else if (direct) {
+    active = direct->value;
+    src["launch.active_warps_per_sm"] = "cupti: " + direct->name + " = " + fmt(*active) + " (" + in.counters_origin + ")";
+  }
+  if (active && *active > 0 && *active <= 64) {
+    k.launch.active_warps_per_sm = *active;
+  } else {
+    src["launch.active_warps_per_sm"] =
+        "not set: the model's occupancy calculator gives N" +
+        (c ? std::string(" [counter sm__warps_active.avg.pct_of_peak_sustained_active") +
+                 (pct && !max_warps ? " present but the warps per SM are unknown: give --device" : " missing") + "]"
+           : std::string());
+  }
+  return k;
+}
+
+}  // namespace warpmodel::sass

@@ -1,0 +1,195 @@
+#include "warpmodel/sass/tools.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
+
+namespace warpmodel::sass {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> find_tool(const char* env_variable, const char* name, const char* configured_hint) {
+  std::error_code ec;
+  auto executable = [&](const fs::path& p) { return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0; };
+  // An explicit setting is the answer, found or not (never silently replaced by another copy).
+  if (const char* env = std::getenv(env_variable); env && *env)
+    return executable(env) ? std::optional<std::string>(env) : std::nullopt;
+  std::vector<fs::path> candidates;
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream p(path);
+    std::string dir;
+    while (std::getline(p, dir, ':'))
+      if (!dir.empty()) candidates.push_back(fs::path(dir) / name);
+  }
+  candidates.push_back(fs::path("/usr/local/cuda/bin") / name);
+  if (configured_hint && *configured_hint) candidates.emplace_back(configured_hint);
+  for (const auto& c : candidates)
+    if (executable(c)) return c.string();
+  return std::nullopt;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct ToolRun {
+  int status = -1;  // exit status, 124 on timeout
+  std::string out;  // standard output
+  std::string err;  // standard error
+};
+
+// Runs `command` (already quoted) in `directory` under `timeout`, capturing both streams.
+// Safe to call from several threads (each run has its own stderr file).
+ToolRun run(const std::string& command, const fs::path& directory, int timeout_seconds) {
+  static std::atomic<int> runs{0};
+  const fs::path err_file = directory / (".stderr." + std::to_string(runs++));
+  const std::string line = "cd " + quote(directory.string()) + " && timeout -k 5 " + std::to_string(timeout_seconds) +
+                           " " + command + " 2>" + quote(err_file.string());
+  ToolRun r;
+  FILE* pipe = ::popen(line.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 65536> buf{};
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_file);
+  std::getline(e, r.err);  // the first line says what went wrong
+  return r;
+}
+
+// A temporary folder removed when it goes out of scope.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "warpmodel_sass_XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw AnalysisError("cannot create a temporary folder in " +
+                                                         fs::temp_directory_path().string());
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+std::string why(const ToolRun& r) {
+  if (r.status == 124) return "timed out";
+  return r.err.empty() ? "exit status " + std::to_string(r.status) : r.err;
+}
+
+#ifndef WARPMODEL_CUOBJDUMP_HINT
+#define WARPMODEL_CUOBJDUMP_HINT ""
+#endif
+#ifndef WARPMODEL_NVDISASM_HINT
+#define WARPMODEL_NVDISASM_HINT ""
+#endif
+
+}  // namespace
+
+std::optional<std::string> find_cuobjdump() {
+  return find_tool("WARPMODEL_CUOBJDUMP", "cuobjdump", WARPMODEL_CUOBJDUMP_HINT);
+}
+std::optional<std::string> find_nvdisasm() { return find_tool("WARPMODEL_NVDISASM", "nvdisasm", WARPMODEL_NVDISASM_HINT); }
+
+std::vector<KernelStatics> analyse_dump(const CubinDump& dump) {
+  std::vector<KernelStatics> kernels = analyse_listing(dump.sass, dump.cfg_dot, dump.res_usage);
+  for (auto& k : kernels) k.cubin = dump.cubin;
+  return kernels;
+}
+
+BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
+  const auto cuobjdump = find_cuobjdump();
+  if (!cuobjdump)
+    throw ToolMissing("cuobjdump not found" + std::string(std::getenv("WARPMODEL_CUOBJDUMP") ? " at $WARPMODEL_CUOBJDUMP" : "") +
+                      " (pip package nvidia-cuda-cuobjdump, installed by scripts/setup.sh; or set WARPMODEL_CUOBJDUMP "
+                      "to its path)");
+  std::error_code ec;
+  if (!fs::is_regular_file(binary, ec) || ::access(binary.c_str(), R_OK) != 0)
+    throw AnalysisError(binary + ": cannot read the file (does it exist and is it readable?)");
+  const std::string absolute = fs::absolute(binary).string();
+
+  BinaryAnalysis out;
+  out.binary = binary;
+  const auto nvdisasm = find_nvdisasm();
+  if (!nvdisasm)
+    out.warnings.push_back("nvdisasm not found (pip package nvidia-cuda-nvdisasm, installed by scripts/setup.sh): "
+                           "basic blocks from branch targets");
+
+  TempDir tmp;
+  const ToolRun extract = run(quote(*cuobjdump) + " -xelf all " + quote(absolute), tmp.path, timeout_seconds);
+  std::vector<fs::path> cubins;
+  for (const auto& entry : fs::directory_iterator(tmp.path))
+    if (entry.path().extension() == ".cubin") cubins.push_back(entry.path());
+  std::sort(cubins.begin(), cubins.end());
+  if (cubins.empty()) {
+    if (extract.status == 124) throw AnalysisError("cuobjdump -xelf all " + binary + ": timed out");
+    const bool plain = extract.err.empty() || extract.err.find("does not contain device code") != std::string::npos;
+    throw AnalysisError(binary + ": no device code (no cubin) in the file" +
+                        (plain ? std::string() : " (cuobjdump: " + extract.err + ")"));
+  }
+  // One task per cubin (three tool runs each), a few at a time: the tools spend most of their
+  // time starting up.
+  struct CubinResult {
+    CubinDump dump;
+    std::string warning, error;
+  };
+  auto dump_cubin = [&](const fs::path& cubin) {
+    CubinResult r;
+    CubinDump& dump = r.dump;
+    dump.cubin = cubin.filename().string();
+    const ToolRun sass = run(quote(*cuobjdump) + " -sass " + quote(cubin.string()), tmp.path, timeout_seconds);
+    if (sass.status != 0) {
+      r.error = "cuobjdump -sass " + dump.cubin + " from " + binary + ": " + why(sass);
+      return r;
+    }
+    dump.sass = sass.out;
+    const ToolRun usage = run(quote(*cuobjdump) + " -res-usage " + quote(cubin.string()), tmp.path, timeout_seconds);
+    if (usage.status != 0) {
+      r.error = "cuobjdump -res-usage " + dump.cubin + " from " + binary + ": " + why(usage);
+      return r;
+    }
+    dump.res_usage = usage.out;
+    if (nvdisasm) {
+      const ToolRun cfg = run(quote(*nvdisasm) + " -bbcfg -poff " + quote(cubin.string()), tmp.path, timeout_seconds);
+      if (cfg.status == 0)
+        dump.cfg_dot = cfg.out;
+      else
+        r.warning = "nvdisasm -bbcfg " + dump.cubin + ": " + why(cfg) + "; basic blocks from branch targets";
+    }
+    return r;
+  };
+  const std::size_t parallel = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  std::vector<CubinResult> results;
+  for (std::size_t first = 0; first < cubins.size(); first += parallel) {
+    std::vector<std::future<CubinResult>> wave;
+    for (std::size_t i = first; i < std::min(cubins.size(), first + parallel); ++i)
+      wave.push_back(std::async(std::launch::async, dump_cubin, cubins[i]));
+    for (auto& f : wave) results.push_back(f.get());
+  }
+  for (auto& r : results) {
+    if (!r.error.empty()) throw AnalysisError(r.error);
+    if (!r.warning.empty()) out.warnings.push_back(r.warning);
+    std::vector<KernelStatics> kernels = analyse_dump(r.dump);
+    out.kernels.insert(out.kernels.end(), kernels.begin(), kernels.end());
+    out.dumps.push_back(std::move(r.dump));
+  }
+  return out;
+}
+
+}  // namespace warpmodel::sass

@@ -1,0 +1,232 @@
+// kernel-profile's merge (merge.hpp): the counters -> KernelProfile table, the static fallbacks and
+// their labels in sources, kernel/launch selection, and bad input. The counters here are made-up
+// round numbers chosen so each mapped value is easy to check by hand; they are not measurements.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/sass/merge.hpp"
+#include "warpmodel/sass/tools.hpp"
+
+using namespace warpmodel;
+using namespace warpmodel::sass;
+using nlohmann::json;
+
+namespace {
+
+std::string read(const std::string& name) {
+  std::ifstream f(std::string(WARPMODEL_SASS_FIXTURES) + "/" + name);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+const std::vector<KernelStatics>& fixture_kernels() {
+  static const std::vector<KernelStatics> ks = analyse_dump(
+      {"sm90_ubench", read("sm90_ubench.sass"), read("sm90_ubench.res-usage.txt"), read("sm90_ubench.cfg.dot")});
+  return ks;
+}
+
+const KernelStatics& lat_mov() { return select_kernel(fixture_kernels(), "ubench_lat_register_mov", "fixture"); }
+
+json counters_json(json metrics) {
+  return {{"schema", "warpmodel.profile/1"},
+          {"device", {{"name", "synthetic"}, {"max_threads_per_sm", 2048}}},
+          {"provenance", {{"note", "made-up values for a unit test"}}},
+          {"launches",
+           {{{"kernel", "ubench_lat_register_mov"},
+             {"demangled", "ubench_lat_register_mov"},
+             {"launch_index", 0},
+             {"grid", {10, 1, 1}},
+             {"block", {64, 1, 1}},
+             {"registers_per_thread", 16},
+             {"shared_memory_per_block_bytes", 0},
+             {"duration_ns", 1000},
+             {"metrics", metrics}}}}};
+}
+
+const json kFullMetrics = {{"smsp__warps_launched.sum", 20},
+                           {"smsp__inst_executed.sum", 2000},
+                           {"smsp__inst_executed_op_global_ld.sum", 40},
+                           {"smsp__inst_executed_op_global_st.sum", 20},
+                           {"smsp__inst_executed_pipe_xu.sum", 10},
+                           {"smsp__inst_executed_op_barrier.sum", 0},
+                           {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 160},
+                           {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 40},
+                           {"l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct", 25},
+                           {"lts__t_sector_hit_rate.pct", 90},
+                           {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 30},
+                           {"sm__warps_active.avg.pct_of_peak_sustained_active", 50},
+                           {"not_a_number", nullptr}};
+
+KernelProfile merge(const CounterFile& f, std::optional<double> max_warps = std::nullopt) {
+  MergeInputs in;
+  in.statics = &lat_mov();
+  in.binary = "fixture";
+  in.launch = &select_launch(f, lat_mov(), std::nullopt);
+  in.counters_origin = "counters.json";
+  in.counters_device = f.device;
+  in.max_warps_per_sm = max_warps;
+  return make_kernel_profile(in);
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+TEST(KernelProfileMerge, CountersMapToTheModelFields) {
+  const KernelProfile k = merge(counters_from_json(counters_json(kFullMetrics), "counters.json"));
+  EXPECT_EQ(k.launch.grid, (Dim3{10, 1, 1}));
+  EXPECT_EQ(k.launch.block, (Dim3{64, 1, 1}));
+  EXPECT_EQ(k.launch.registers_per_thread, 16);      // the launch record wins over res-usage (11)
+  EXPECT_DOUBLE_EQ(k.inst_per_warp, 100);            // 2000 / 20
+  EXPECT_DOUBLE_EQ(k.mem_inst_per_warp, 3);          // (40 + 20) / 20
+  EXPECT_DOUBLE_EQ(k.sfu_inst_per_warp, 0.5);        // 10 / 20
+  EXPECT_DOUBLE_EQ(k.sync_inst_per_warp, 0);
+  EXPECT_DOUBLE_EQ(k.transactions_per_request, 4);   // 160 / 40
+  EXPECT_DOUBLE_EQ(k.l1_miss_ratio, 0.75);           // 1 - 25 %
+  EXPECT_DOUBLE_EQ(k.l2_miss_ratio, 0.1);            // 1 - 90 %
+  EXPECT_DOUBLE_EQ(k.bank_conflicts_per_warp, 1.5);  // 30 / 20
+  ASSERT_TRUE(k.launch.active_warps_per_sm.has_value());
+  EXPECT_DOUBLE_EQ(*k.launch.active_warps_per_sm, 32);  // 50 % of 2048/32 warps
+  // Static fields.
+  EXPECT_EQ(k.static_instructions, 52);
+  EXPECT_EQ(k.basic_blocks, 4);
+  EXPECT_DOUBLE_EQ(*k.ilp, 13);
+  EXPECT_DOUBLE_EQ(k.mlp, 2);
+  EXPECT_EQ(k.data_size_bytes, 4);
+  // Sources name the counters.
+  EXPECT_TRUE(starts_with(k.sources.at("instructions_per_warp.total"),
+                          "cupti: smsp__inst_executed.sum / smsp__warps_launched.sum = 100"))
+      << k.sources.at("instructions_per_warp.total");
+  EXPECT_NE(k.sources.at("parallelism.ilp").find("52 instructions / 4 basic blocks (eq 4.26)"), std::string::npos);
+  EXPECT_NE(k.sources.at("memory.l1_miss_ratio").find("l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"),
+            std::string::npos);
+  // The model reads it unchanged.
+  const KernelProfile back = kernel_from_json(to_json(k), "round trip");
+  EXPECT_DOUBLE_EQ(back.inst_per_warp, 100);
+  EXPECT_EQ(back.sources, k.sources);
+}
+
+TEST(KernelProfileMerge, MissingCountersFallBackToStaticAndSaySo) {
+  json partial = {{"smsp__warps_launched.sum", 20}, {"smsp__inst_executed.sum", 2000}};
+  const KernelProfile k = merge(counters_from_json(counters_json(partial), "counters.json"));
+  EXPECT_DOUBLE_EQ(k.inst_per_warp, 100);
+  EXPECT_DOUBLE_EQ(k.mem_inst_per_warp, 4);  // static: 2 LDG + 2 STG
+  EXPECT_NE(k.sources.at("instructions_per_warp.memory").find("falls back to static"), std::string::npos);
+  EXPECT_DOUBLE_EQ(k.l1_miss_ratio, 1);
+  EXPECT_NE(k.sources.at("memory.l1_miss_ratio").find("static estimate"), std::string::npos);
+  EXPECT_FALSE(k.launch.active_warps_per_sm.has_value());
+  EXPECT_NE(k.sources.at("launch.active_warps_per_sm").find("occupancy calculator"), std::string::npos);
+}
+
+TEST(KernelProfileMerge, AchievedOccupancyUsesTheDeviceProfileWhenGiven) {
+  const KernelProfile k = merge(counters_from_json(counters_json(kFullMetrics), "counters.json"), 48.0);
+  EXPECT_DOUBLE_EQ(*k.launch.active_warps_per_sm, 24);  // 50 % of 48
+}
+
+TEST(KernelProfileMerge, WithoutCountersEverythingDynamicIsAStaticEstimate) {
+  MergeInputs in;
+  in.statics = &lat_mov();
+  in.binary = "fixture";
+  in.launch_spec = parse_launch_spec("grid=132,block=8x8x4,smem=1024,domain=50x50x50");
+  const KernelProfile k = make_kernel_profile(in);
+  EXPECT_EQ(k.launch.grid, (Dim3{132, 1, 1}));
+  EXPECT_EQ(k.launch.block, (Dim3{8, 8, 4}));
+  EXPECT_EQ(k.launch.domain, (Dim3{50, 50, 50}));
+  EXPECT_EQ(k.launch.shared_memory_per_block_bytes, 1024);  // 0 static + 1024 dynamic
+  EXPECT_EQ(k.launch.registers_per_thread, 11);             // res-usage REG
+  EXPECT_DOUBLE_EQ(k.inst_per_warp, 52);
+  EXPECT_DOUBLE_EQ(k.mem_inst_per_warp, 4);
+  EXPECT_DOUBLE_EQ(k.fp_inst_per_warp, 2);
+  EXPECT_DOUBLE_EQ(k.transactions_per_request, 4);  // 32 lanes x 4 B / 32 B sectors
+  for (const char* field : {"instructions_per_warp.total", "instructions_per_warp.memory", "instructions_per_warp.fp",
+                            "memory.transactions_per_request", "memory.l1_miss_ratio", "memory.l2_miss_ratio"}) {
+    EXPECT_TRUE(starts_with(k.sources.at(field), "static estimate")) << field << ": " << k.sources.at(field);
+    EXPECT_EQ(k.sources.at(field).find("falls back"), std::string::npos) << field;  // nothing was missing
+  }
+  EXPECT_NO_THROW(kernel_from_json(to_json(k), "round trip"));
+}
+
+TEST(KernelProfileMerge, DependencyIlpOnRequest) {
+  MergeInputs in;
+  in.statics = &lat_mov();
+  in.launch_spec = parse_launch_spec("grid=1,block=32");
+  in.ilp = IlpChoice::Dependency;
+  const KernelProfile k = make_kernel_profile(in);
+  EXPECT_DOUBLE_EQ(*k.ilp, lat_mov().dependency_ilp);
+  EXPECT_NE(k.sources.at("parallelism.ilp").find("dependency ILP"), std::string::npos);
+}
+
+TEST(KernelProfileMerge, UnknownLaunchIsAnError) {
+  MergeInputs in;
+  in.statics = &lat_mov();
+  EXPECT_THROW(make_kernel_profile(in), InputError);
+  in.launch_spec = parse_launch_spec("grid=4");
+  EXPECT_THROW(make_kernel_profile(in), InputError);  // no block shape
+}
+
+TEST(KernelProfileMerge, LaunchSpecErrors) {
+  for (const char* bad : {"grid", "grid=0", "grid=8x8x8x8", "grid=ax2", "block=2048", "smem=-1", "warps=4"})
+    EXPECT_THROW(parse_launch_spec(bad), InputError) << bad;
+  const LaunchSpec ok = parse_launch_spec("grid=8x8x8,block=8x8x4");
+  EXPECT_EQ(*ok.grid, (Dim3{8, 8, 8}));
+  EXPECT_FALSE(ok.dynamic_shared_bytes.has_value());
+}
+
+TEST(KernelProfileMerge, CounterFileErrors) {
+  EXPECT_THROW(counters_from_json(json::array(), "c.json"), InputError);
+  json wrong_schema = counters_json(kFullMetrics);
+  wrong_schema["schema"] = "warpmodel.kernel/1";
+  EXPECT_THROW(counters_from_json(wrong_schema, "c.json"), InputError);
+  json no_metrics = counters_json(kFullMetrics);
+  no_metrics["launches"][0].erase("metrics");
+  EXPECT_THROW(counters_from_json(no_metrics, "c.json"), InputError);
+  json bad_grid = counters_json(kFullMetrics);
+  bad_grid["launches"][0]["grid"] = {0, 1, 1};
+  try {
+    counters_from_json(bad_grid, "c.json");
+    FAIL() << "a zero grid was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("launches[0].grid"), std::string::npos) << e.what();
+  }
+}
+
+TEST(KernelProfileMerge, LaunchSelection) {
+  json two = counters_json(kFullMetrics);
+  json second = two["launches"][0];
+  second["launch_index"] = 1;
+  second["grid"] = {20, 1, 1};
+  two["launches"].push_back(second);
+  const CounterFile f = counters_from_json(two, "c.json");
+  EXPECT_EQ(select_launch(f, lat_mov(), std::nullopt).grid.x, 10);
+  EXPECT_EQ(select_launch(f, lat_mov(), 1).grid.x, 20);
+  EXPECT_THROW(select_launch(f, lat_mov(), 2), InputError);
+  const KernelStatics& other = select_kernel(fixture_kernels(), "ubench_clock64", "fixture");
+  try {
+    select_launch(f, other, std::nullopt);
+    FAIL() << "a launch of another kernel was used";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("it holds: ubench_lat_register_mov"), std::string::npos) << e.what();
+  }
+}
+
+TEST(KernelProfileMerge, KernelSelection) {
+  const auto& ks = fixture_kernels();
+  EXPECT_EQ(select_kernel(ks, "link_nodes", "f").mix.call, 1);  // unique substring of the demangled name
+  EXPECT_EQ(select_kernel(ks, "ubench_departure", "f").name, "ubench_departure");
+  try {
+    select_kernel(ks, "ubench_", "f");
+    FAIL() << "an ambiguous name was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("matches 4 kernels"), std::string::npos) << e.what();
+  }
+  try {
+    select_kernel(ks, "ubench_clock46", "f");
+    FAIL() << "an unknown name was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("closest: ubench_clock64"), std::string::npos) << e.what();
+  }
+}
