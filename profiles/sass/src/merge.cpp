@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
+#include "warpmodel/device_profile.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/sass/report.hpp"
@@ -349,6 +351,20 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   count_per_warp("instructions_per_warp.sync", {"smsp__inst_executed_op_barrier.sum", "sm__inst_executed_op_barrier.sum"},
                  k.sync_inst_per_warp, s.mix.bar, std::to_string(s.mix.bar) + " BAR");
 
+  {
+    const auto lds = first_of(m, {"smsp__inst_executed_op_shared_ld.sum"});
+    const auto sts = first_of(m, {"smsp__inst_executed_op_shared_st.sum"});
+    if (lds && sts) {
+      k.shared_inst_per_warp = (lds->value + sts->value) / warps;
+      src["instructions_per_warp.shared"] = cupti("(" + lds->name + " + " + sts->name + ")", k.shared_inst_per_warp);
+    } else {
+      k.shared_inst_per_warp = s.mix.shared_memory();
+      src["instructions_per_warp.shared"] =
+          static_estimate("sass: " + std::to_string(s.mix.shared_memory()) + " LDS/STS/LDSM/ATOMS") +
+          fallback("smsp__inst_executed_op_shared_ld.sum/_st.sum");
+    }
+  }
+
   // --- parallelism (static) ---
   k.static_instructions = s.static_instructions;
   k.basic_blocks = s.basic_blocks();
@@ -412,6 +428,25 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
         static_estimate("none assumed: 0") + fallback("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
   }
 
+  // Measured traffic (the hopper variant); without it the model derives it from the requests.
+  if (auto x = first_of(m, {"lts__t_bytes.sum"})) {
+    k.l2_bytes_per_warp = per_warp(*x);
+    src["memory.l2_bytes_per_warp"] = cupti(x->name, *k.l2_bytes_per_warp);
+  } else if (auto sectors_l2 = first_of(m, {"lts__t_sectors.sum"})) {
+    k.l2_bytes_per_warp = sectors_l2->value * 32.0 / warps;
+    src["memory.l2_bytes_per_warp"] = cupti(sectors_l2->name + " x 32 B", *k.l2_bytes_per_warp);
+  } else {
+    src["memory.l2_bytes_per_warp"] = "not set: the model derives it from the requests and l1_miss_ratio";
+  }
+  const auto dram_read = first_of(m, {"dram__bytes_read.sum"});
+  const auto dram_write = first_of(m, {"dram__bytes_write.sum"});
+  if (dram_read && dram_write) {
+    k.dram_bytes_per_warp = (dram_read->value + dram_write->value) / warps;
+    src["memory.dram_bytes_per_warp"] = cupti("(" + dram_read->name + " + " + dram_write->name + ")", *k.dram_bytes_per_warp);
+  } else {
+    src["memory.dram_bytes_per_warp"] = "not set: the model derives it from the L2 traffic and l2_miss_ratio";
+  }
+
   // --- achieved occupancy ---
   std::optional<double> max_warps = in.max_warps_per_sm;
   std::string max_warps_from = "the --device profile";
@@ -422,6 +457,20 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     } else if (auto t = optional_number(in.counters_device, "max_threads_per_sm")) {
       max_warps = *t / 32.0;
       max_warps_from = "the counters' device.max_threads_per_sm / 32";
+    } else if (in.counters_device.contains("compute_capability") && in.counters_device.at("compute_capability").is_string()) {
+      // "9.0" -> the occupancy rules' warps per SM for that architecture.
+      const std::string cc = in.counters_device.at("compute_capability").get<std::string>();
+      int major = 0, minor = 0;
+      char dot = 0;
+      std::istringstream parse(cc);
+      if (parse >> major >> dot >> minor && dot == '.') {
+        try {
+          max_warps = arch_limits_for(major, minor).max_warps_per_sm();
+          max_warps_from = "compute capability " + cc + " (the counters' device)";
+        } catch (const std::invalid_argument&) {
+          // unknown architecture: leave N to the occupancy calculator
+        }
+      }
     }
   }
   const auto pct = first_of(m, {"sm__warps_active.avg.pct_of_peak_sustained_active"});

@@ -59,6 +59,11 @@ const json kFullMetrics = {{"smsp__warps_launched.sum", 20},
                            {"lts__t_sector_hit_rate.pct", 90},
                            {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", 30},
                            {"sm__warps_active.avg.pct_of_peak_sustained_active", 50},
+                           {"smsp__inst_executed_op_shared_ld.sum", 60},
+                           {"smsp__inst_executed_op_shared_st.sum", 20},
+                           {"lts__t_sectors.sum", 100},
+                           {"dram__bytes_read.sum", 2560},
+                           {"dram__bytes_write.sum", 640},
                            {"not_a_number", nullptr}};
 
 KernelProfile merge(const CounterFile& f, std::optional<double> max_warps = std::nullopt) {
@@ -89,6 +94,9 @@ TEST(KernelProfileMerge, CountersMapToTheModelFields) {
   EXPECT_DOUBLE_EQ(k.l1_miss_ratio, 0.75);           // 1 - 25 %
   EXPECT_DOUBLE_EQ(k.l2_miss_ratio, 0.1);            // 1 - 90 %
   EXPECT_DOUBLE_EQ(k.bank_conflicts_per_warp, 1.5);  // 30 / 20
+  EXPECT_DOUBLE_EQ(k.shared_inst_per_warp, 4);       // (60 + 20) / 20
+  EXPECT_DOUBLE_EQ(*k.l2_bytes_per_warp, 160);       // 100 sectors x 32 B / 20
+  EXPECT_DOUBLE_EQ(*k.dram_bytes_per_warp, 160);     // (2560 + 640) / 20
   ASSERT_TRUE(k.launch.active_warps_per_sm.has_value());
   EXPECT_DOUBLE_EQ(*k.launch.active_warps_per_sm, 32);  // 50 % of 2048/32 warps
   // Static fields.
@@ -120,11 +128,35 @@ TEST(KernelProfileMerge, MissingCountersFallBackToStaticAndSaySo) {
   EXPECT_NE(k.sources.at("memory.l1_miss_ratio").find("static estimate"), std::string::npos);
   EXPECT_FALSE(k.launch.active_warps_per_sm.has_value());
   EXPECT_NE(k.sources.at("launch.active_warps_per_sm").find("occupancy calculator"), std::string::npos);
+  EXPECT_DOUBLE_EQ(k.shared_inst_per_warp, 0);  // static: the kernel has no LDS/STS
+  EXPECT_FALSE(k.l2_bytes_per_warp.has_value());
+  EXPECT_FALSE(k.dram_bytes_per_warp.has_value());
 }
 
 TEST(KernelProfileMerge, AchievedOccupancyUsesTheDeviceProfileWhenGiven) {
   const KernelProfile k = merge(counters_from_json(counters_json(kFullMetrics), "counters.json"), 48.0);
   EXPECT_DOUBLE_EQ(*k.launch.active_warps_per_sm, 24);  // 50 % of 48
+}
+
+TEST(KernelProfileMerge, AchievedOccupancyFromTheCountersComputeCapability) {
+  json j = counters_json(kFullMetrics);
+  j["device"] = {{"name", "synthetic"}, {"compute_capability", "8.6"}};  // 48 warps per SM
+  const KernelProfile k = merge(counters_from_json(j, "counters.json"));
+  EXPECT_DOUBLE_EQ(*k.launch.active_warps_per_sm, 24);
+  EXPECT_NE(k.sources.at("launch.active_warps_per_sm").find("compute capability 8.6"), std::string::npos);
+  j["device"] = {{"name", "synthetic"}};  // nothing to scale the percentage by
+  const KernelProfile unknown = merge(counters_from_json(j, "counters.json"));
+  EXPECT_FALSE(unknown.launch.active_warps_per_sm.has_value());
+  EXPECT_NE(unknown.sources.at("launch.active_warps_per_sm").find("give --device"), std::string::npos);
+}
+
+TEST(KernelProfileMerge, BankConflictsFromLoadAndStoreCounters) {
+  json metrics = kFullMetrics;
+  metrics.erase("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum");
+  metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] = 10;
+  metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] = 30;
+  const KernelProfile k = merge(counters_from_json(counters_json(metrics), "counters.json"));
+  EXPECT_DOUBLE_EQ(k.bank_conflicts_per_warp, 2);  // (10 + 30) / 20
 }
 
 TEST(KernelProfileMerge, WithoutCountersEverythingDynamicIsAStaticEstimate) {

@@ -257,9 +257,12 @@ TEST(SassCli, KernelProfileOfTheBuiltProgramPredictsOnTheH200) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json k = json::parse(slurp(kernel_file));
   EXPECT_NE(k["sources"]["instructions_per_warp.total"].get<std::string>().find("static estimate"), std::string::npos);
-  const auto p = run("predict --device " + device.string() + " --kernel " + kernel_file + " --format json");
+  const auto p = run("predict --device " + device.string() + " --kernel " + kernel_file + " --model all --format json");
   ASSERT_EQ(p.exit_code, 0) << p.err;
-  EXPECT_GT(json::parse(p.out)["cycles"].get<double>(), 0);
+  const json predictions = json::parse(p.out);
+  ASSERT_TRUE(predictions.is_array());
+  EXPECT_GE(predictions.size(), 3u);
+  for (const auto& prediction : predictions) EXPECT_GT(prediction["cycles"].get<double>(), 0) << prediction["model"];
 }
 
 TEST(SassCli, KernelProfileBadInputIsOneLineAndExit2) {

@@ -26,14 +26,19 @@
 // |                                       | else (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum + _op_st.sum) / W     |
 // | instructions_per_warp.fp              | sum of smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,dadd,dmul,dfma,hadd,hmul,hfma}_pred_on.sum / 32 / W |
 // | instructions_per_warp.sfu             | smsp__inst_executed_pipe_xu.sum / W (the XU pipe: MUFU and conversions)     |
-// | instructions_per_warp.sync            | smsp__inst_executed_op_barrier.sum / W                                      |
+// | instructions_per_warp.sync            | smsp__inst_executed_op_barrier.sum / W (not the CBU pipe: it also runs      |
+// |                                       | branches and convergence instructions)                                      |
+// | instructions_per_warp.shared          | (smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum) / W |
+// | memory.l2_bytes_per_warp              | lts__t_bytes.sum / W; else lts__t_sectors.sum x 32 / W; else not set        |
+// | memory.dram_bytes_per_warp            | (dram__bytes_read.sum + dram__bytes_write.sum) / W; else not set            |
 // | memory.transactions_per_request       | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum |
 // | memory.l1_miss_ratio                  | 1 - l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct / 100; else      |
 // |                                       | 1 - l1tex__t_sector_hit_rate.pct / 100                                      |
 // | memory.l2_miss_ratio                  | 1 - lts__t_sector_hit_rate.pct / 100; else 1 - lts__t_sector_op_read_hit_rate.pct / 100 |
 // | memory.bank_conflicts_per_warp        | l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum / W; else (_op_ld.sum + _op_st.sum) / W |
 // | launch.active_warps_per_sm            | sm__warps_active.avg.pct_of_peak_sustained_active x max warps per SM / 100  |
-// |                                       | (max warps: --device profile, else the counters' device object); else       |
+// |                                       | (max warps: --device profile, else the counters' device object:             |
+// |                                       | max_warps_per_sm, max_threads_per_sm / 32 or compute_capability); else      |
 // |                                       | sm__warps_active.avg.per_cycle_active                                       |
 // | launch.grid/block/registers/shared    | the launch record (registers and static shared memory else res-usage)       |
 //
@@ -43,9 +48,9 @@
 //
 // Without counters the dynamic fields are static estimates, labelled "static estimate" in sources:
 // per-warp counts = the static counts (each instruction once: loops not unrolled, every branch
-// taken); transactions_per_request = mean global load bytes x 32 lanes / 32-byte sectors (fully
+// taken; shared = LDS + STS + LDSM + ATOMS); transactions_per_request = mean global load bytes x 32 lanes / 32-byte sectors (fully
 // coalesced); l1/l2 miss ratios = 1 (no cache hits assumed); bank conflicts 0; active warps from
-// the occupancy calculator.
+// the occupancy calculator; L2/DRAM bytes not set (the model derives them).
 #pragma once
 
 #include <filesystem>
