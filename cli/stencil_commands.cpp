@@ -76,7 +76,7 @@ int run(const RunStencilArgs& a) {
     const st::Dim3 n = st::parse_dim3(a.size, "--size");
     if (a.steps < 1) throw std::invalid_argument("--steps must be >= 1");
     if (a.snapshot_every < 0) throw std::invalid_argument("--snapshot-every must be >= 0");
-    if (!(a.h > 0) || !(a.frequency > 0) || a.dt < 0) throw std::invalid_argument("--h and --frequency must be > 0, --dt >= 0");
+    if (!(a.h > 0) || !(a.frequency > 0) || a.dt < 0) throw std::invalid_argument("--spacing and --frequency must be > 0, --dt >= 0");
     setup.grid = {n.x, n.y, n.z, a.h};
     setup.order = a.order;
     setup.dt = a.dt;
@@ -221,7 +221,7 @@ void add_stencil_commands(CLI::App& app, Action& action) {
   c->add_option("--loader", a->loader, "intz-reg: tma (default) or cp-async");
   c->add_option("--model", a->model, "velocity model: two-layer (1500/4700 m/s, thesis listing 3.1) or constant");
   c->add_option("--velocity", a->velocity, "m/s for --model constant (default 2000)");
-  c->add_option("--h", a->h, "grid spacing in m (default 10)");
+  c->add_option("--spacing", a->h, "grid spacing h in m (default 10, the thesis's dx = dy = dz)");
   c->add_option("--dt", a->dt, "time step in s (default: 0.9 x the CFL limit; an unstable one is refused)");
   c->add_option("--frequency", a->frequency, "Ricker peak frequency in Hz (default 20)");
   c->add_option("--source", a->source, "source point i,j,k (default nx/2,ny/2,nz/5)");

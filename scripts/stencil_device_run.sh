@@ -31,25 +31,20 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWARPMODEL_ENABLE_CUDA=ON -DW
 # (it links every family's library; a failure there leaves the rest of the run intact).
 cmake --build "$build" -j16 --target test_stencils_gpu bench_stencils test_stencils_cpu test_stencils_emulated \
   >"$work/build.log" 2>&1 || { grep -E "error" "$work/build.log" | head -30; }
-cmake --build "$build" -j16 --target warpmodel >"$work/build-cli.log" 2>&1 || { grep -E "error" "$work/build-cli.log" | head -20; }
+cmake --build "$build" -j16 --target warpmodel test_run_stencil_cli >"$work/build-cli.log" 2>&1 || { grep -E "error" "$work/build-cli.log" | head -20; }
 stamp "build done"
 grep -E "registers|spill" "$work/build.log" | sed 's/ptxas info *: //' >"$work/ptxas.log"
 
 tests=$build/tests/stencils
 "$tests/test_stencils_cpu" --gtest_brief=1 >"$work/test_cpu.log" 2>&1; echo "test_stencils_cpu exit $?"
 "$tests/test_stencils_emulated" --gtest_brief=1 >"$work/test_emulated.log" 2>&1; echo "test_stencils_emulated exit $?"
+"$tests/test_run_stencil_cli" --gtest_brief=1 >"$work/test_cli.log" 2>&1; echo "test_run_stencil_cli exit $?"
 "$tests/test_stencils_gpu" >"$work/test_gpu.log" 2>&1; rc=$?; echo "test_stencils_gpu exit $rc"
+grep -E "^determinism:.*(DIFFERS|first bad)" "$work/test_gpu.log" | head -20
 grep -E "FAILED|Failure|relative L2 [0-9.e+-]*$" "$work/test_gpu.log" | grep -vE "e-0[6-9]|e-1[0-9]" | head -20
 ctest --test-dir "$build" -R "gpu.stencils" --output-on-failure >"$work/ctest_gpu.log" 2>&1; tail -3 "$work/ctest_gpu.log"
 stamp "tests done"
 
-
-bench_args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-            --benchmark_out="$out/stencils.json" --benchmark_out_format=json)
-[ $quick = 1 ] && bench_args+=(--sizes=512 --orders=2,8,16)
-"$build/stencils/gpu/bench_stencils" "${bench_args[@]}" >"$work/bench.log" 2>&1; echo "bench_stencils exit $?"
-grep -E "copy/|n:512/order:(2|8|16)/variant:intz-reg/block:32x8x1/depth:2" "$work/bench.log" | head -12
-stamp "bench done"
 
 cli=$build/cli/warpmodel
 demo_cmd="warpmodel run-stencil --order 8 --variant intz-reg --size 512x512x512 --steps 100 --block 32x8x1"
@@ -64,10 +59,32 @@ if [ -x "$cli" ]; then
 fi
 stamp "run-stencil done"
 
+bench_args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+            --benchmark_out="$out/stencils.json" --benchmark_out_format=json)
+[ $quick = 1 ] && bench_args+=(--sizes=512 --orders=2,8,16)
+"$build/stencils/gpu/bench_stencils" "${bench_args[@]}" >"$work/bench.log" 2>&1; echo "bench_stencils exit $?"
+grep -E "copy/|n:512/order:(2|8|16)/variant:intz-reg/block:32x8x1/depth:2" "$work/bench.log" | head -12
+stamp "bench done"
+
+
+
+# Last: compute-sanitizer over every kernel (3 steps each), in the time that is left.
+san_cmd="compute-sanitizer --tool TOOL --print-limit 50 $tests/test_stencils_gpu --gtest_filter=GpuSanitizerSweep.*:GpuDeterminism.*"
+for tool in memcheck racecheck; do
+  left=$(( deadline - $(date +%s) )); limit=$(( left / 2 < 180 ? left / 2 : 180 ))
+  [ $limit -gt 90 ] && limit=90
+  [ $limit -lt 20 ] && { echo "$tool skipped: no time left"; continue; }
+  timeout $limit compute-sanitizer --tool $tool --print-limit 50 "$tests/test_stencils_gpu" \
+    --gtest_filter='GpuSanitizerSweep.*:GpuDeterminism.*' >"$work/$tool.log" 2>&1
+  echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/$tool.log" | tail -1)"
+done
+stamp "sanitizer done"
+
 # Where the time goes in the best guess at 512^3 (ncu, clocks left alone): orders 8 and 16.
 if [ -x "$cli" ] && command -v ncu >/dev/null; then
-  for order in 8 16; do
-    timeout 120 ncu --clock-control none -k regex:intz_reg_tma_kernel -s 3 -c 1 \
+  for order in 16 8; do
+    left=$(( deadline - $(date +%s) - 20 )); [ $left -lt 30 ] && { echo "ncu order $order skipped: no time left"; continue; }
+    timeout $left ncu --clock-control none -k regex:intz_reg_tma_kernel -s 3 -c 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
       --section SchedulerStats --section LaunchStats \
       "$cli" run-stencil --order $order --variant intz-reg --size 512x512x512 --steps 5 --block 32x8x1 \
@@ -77,18 +94,6 @@ if [ -x "$cli" ] && command -v ncu >/dev/null; then
   done
 fi
 stamp "ncu done"
-
-# Last: compute-sanitizer over every kernel (3 steps each), in the time that is left.
-san_cmd="compute-sanitizer --tool TOOL --print-limit 50 $tests/test_stencils_gpu --gtest_filter=GpuSanitizerSweep.*"
-for tool in memcheck racecheck; do
-  left=$(( deadline - $(date +%s) )); limit=$(( left / 2 < 180 ? left / 2 : 180 ))
-  [ $tool = racecheck ] && limit=$(( deadline - $(date +%s) - 15 ))
-  [ $limit -lt 20 ] && { echo "$tool skipped: no time left"; continue; }
-  timeout $limit compute-sanitizer --tool $tool --print-limit 50 "$tests/test_stencils_gpu" \
-    --gtest_filter='GpuSanitizerSweep.*' >"$work/$tool.log" 2>&1
-  echo "$tool exit $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$work/$tool.log" | tail -1)"
-done
-stamp "sanitizer done"
 
 state_end=$(gpu_state)
 python3 - "$out/stencils.provenance.json" "$state_start" "$state_end" "$san_cmd" "$demo_cmd" "$snap_cmd" <<'EOF'
@@ -123,7 +128,7 @@ EOF
 # At most 8 files back: the bench JSON, its provenance, the logs, and the snapshots one per file.
 cp "$work/memcheck.log" "$work/racecheck.log" "$work/test_gpu.log" "$out/" 2>/dev/null
 tar czf "$out/logs.tgz" -C "$work" configure.log build.log build-cli.log ptxas.log test_cpu.log test_emulated.log \
-  ctest_gpu.log bench.log run_stencil_512.log run_stencil_snapshots.log run_stencil_bad.log ncu_order8.log \
+  ctest_gpu.log test_cli.log bench.log run_stencil_512.log run_stencil_snapshots.log run_stencil_bad.log ncu_order8.log \
   ncu_order16.log 2>/dev/null
 tar czf "$out/snapshots.tgz" -C "$work" snapshots 2>/dev/null
 ls -la "$out"

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -97,6 +98,69 @@ TEST_P(GpuVariants, EveryVariantMatchesTheReferenceAfter50Steps) {
 }
 INSTANTIATE_TEST_SUITE_P(Orders, GpuVariants, ::testing::Values(2, 4, 6, 8, 10, 12, 14, 16),
                          [](const auto& param_info) { return "order" + std::to_string(param_info.param); });
+
+// Repeated runs of the same launch must agree bitwise and stay on the reference at every step
+// ("a moving error is a race"). On a mismatch the first bad step and the box of bad points are
+// printed: the block, plane or halo they share says what broke.
+TEST(GpuDeterminism, RepeatedRunsAgreeStepByStep) {
+  const std::vector<std::pair<int, Case>> runs = {
+      {2, {Variant::intz_reg, {16, 16, 1}, 0, 2, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {16, 16, 1}, 0, 1, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {16, 16, 1}, 0, 3, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {16, 16, 1}, 39, 2, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {16, 16, 1}, 0, 2, IntzRegLoader::cp_async}},
+      {2, {Variant::intz_reg, {8, 16, 1}, 0, 2, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {32, 16, 1}, 0, 2, IntzRegLoader::tma}},
+      {4, {Variant::intz_reg, {16, 16, 1}, 0, 2, IntzRegLoader::tma}},
+      {16, {Variant::intz_reg, {32, 16, 1}, 0, 2, IntzRegLoader::tma}},
+      {2, {Variant::shared, {16, 16, 1}}},
+  };
+  for (const auto& [order, c] : runs) {
+    const PropagationSetup s = setup_for(order);
+    const Inputs& in = inputs(order);
+    std::vector<float> first;
+    for (int rep = 0; rep < 3; ++rep) {
+      DevicePropagator gpu(s, in.velocity, c.launch(order));
+      ReferencePropagator ref(validated(s, 4700), in.velocity);
+      gpu.set_fields(in.prev, in.cur);
+      ref.set_fields(in.prev, in.cur);
+      int first_bad = -1;
+      for (int n = 0; n < kSteps; ++n) {
+        gpu.poison_next();
+        gpu.step();
+        ref.step();
+        const std::vector<float> p = gpu.pressure();
+        if (first_bad < 0 && relative_l2(p, ref.pressure()) > 1e-5) {
+          first_bad = n + 1;
+          const Grid& g = s.grid;
+          std::size_t bad = 0, lo[3] = {g.nx, g.ny, g.nz}, hi[3] = {0, 0, 0};
+          for (std::size_t k = 0; k < g.nz; ++k)
+            for (std::size_t j = 0; j < g.ny; ++j)
+              for (std::size_t i = 0; i < g.nx; ++i) {
+                const double r = ref.pressure()[g.index(i, j, k)], v = p[g.index(i, j, k)];
+                if (!(std::fabs(v - r) <= 1e-4 * (1 + std::fabs(r)))) {
+                  ++bad;
+                  const std::size_t at[3] = {i, j, k};
+                  for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], at[d]), hi[d] = std::max(hi[d], at[d]);
+                }
+              }
+          std::printf("determinism: %s run %d: first bad step %d, %zu bad points in i %zu..%zu j %zu..%zu k %zu..%zu "
+                      "(geometry grid %s z_chunk %d)\n",
+                      c.label(order).c_str(), rep, first_bad, bad, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2],
+                      to_string(gpu.geometry().grid).c_str(), gpu.geometry().z_chunk);
+        }
+      }
+      const std::vector<float> p = gpu.pressure();
+      const double err = relative_l2(p, ref.pressure());
+      const bool same = first.empty() || std::memcmp(first.data(), p.data(), p.size() * sizeof(float)) == 0;
+      std::printf("determinism: %-60s run %d relative L2 %.3g %s\n", c.label(order).c_str(), rep, err,
+                  same ? "identical to run 0" : "DIFFERS from run 0");
+      EXPECT_EQ(first_bad, -1) << c.label(order);
+      EXPECT_TRUE(same) << c.label(order);
+      if (first.empty()) first = p;
+    }
+  }
+}
 
 // A few steps of every kernel instantiation (all depths and loaders) at a second, tiny odd grid:
 // the sanitizer run (scripts/stencil_device_run.sh) launches this test under memcheck and racecheck.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 #include "step_params.hpp"
@@ -115,15 +116,20 @@ std::vector<KernelHandle> all_kernels() {
 }
 
 DeviceLimits current_device_limits() {
+  // cudaGetDeviceProperties takes milliseconds; every relaunch asks, so remember each device's answer.
+  static std::mutex mutex;
+  static std::map<int, DeviceLimits> known;
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   DeviceLimits d;
   d.sm_count = prop.multiProcessorCount;
   d.max_shared_per_block = prop.sharedMemPerBlockOptin;
   d.max_threads_per_block = unsigned(prop.maxThreadsPerBlock);
-  return d;
+  return known[device] = d;
 }
 
 int resident_blocks_per_sm(const StencilLaunch& launch) {
