@@ -96,6 +96,36 @@ def benchmarks(doc):
 
 # ---------------------------------------------------------------------------------------------- ADI
 
+def why_short(ks, n, copy_gbs, ctx):
+    """Where the time of a step that misses the target goes, from the measured kernels."""
+    out = []
+    step = ks["step"]["median_s"]
+    solves = [ks[k] for k in ("solve-x", "solve-y") if k in ks]
+    others = [ks[k] for k in ks if k not in ("step", "solve-x", "solve-y")]
+    if not solves:
+        return out
+    solve_t = sum(b["median_s"] for b in solves)
+    solve_gbs = sum(b["effective_bytes"] for b in solves) / solve_t / 1e9
+    other_t = sum(b["median_s"] for b in others)
+    other_gbs = sum(b["effective_bytes"] for b in others) / other_t / 1e9 if other_t else None
+    out.append(f"  - the two solves take {fmt(100 * solve_t / step)} % of the step at {fmt(solve_gbs)} GB/s "
+               f"({fmt(100 * solve_gbs / copy_gbs)} % of copy); builds and transposes together run at "
+               f"{fmt(other_gbs)} GB/s ({fmt(100 * other_gbs / copy_gbs)} % of copy)")
+    per_row = solves[0]["median_s"] / n  # n/2 iterations forward + n/2 back, each one row from each end
+    clock = float(ctx.get("gpu_max_sm_clock_mhz", 0)) * 1e6
+    out.append(f"  - one solve: {fmt(per_row * 1e9)} ns per iteration (two rows, one from each end of the line)"
+               + (f", {fmt(per_row * clock)} cycles at the {ctx['gpu_max_sm_clock_mhz']} MHz maximum SM clock" if clock else ""))
+    out.append("  - why: thread-per-line has one thread per grid line, so n threads in all, a warp or two per SM "
+               "(the blocks are narrowed to 8 lines so that every SM gets some). Each thread walks its line "
+               "sequentially (from both ends at once, two chains of n/2 rows), and with so few warps the "
+               "dependent FP64 chain (reciprocal, about ten dependent operations per row) and the instruction "
+               "stream of a single warp, not DRAM bandwidth, set the time; the single-precision solve, with "
+               "half the FP64 latency on the chain, is correspondingly faster. More SMs or bandwidth do not "
+               "help; a faster step at this size needs more threads per line (block-per-line, which stops at "
+               "1024 threads per block, or a partitioned/SPIKE solver), i.e. another algorithm than S1's")
+    return out
+
+
 def adi_report(doc, run_doc, prov_path):
     ctx = doc.get("context", {})
     copies = {}
@@ -147,6 +177,7 @@ def adi_report(doc, run_doc, prov_path):
             need = st["effective_bytes"] / (TARGET_FRACTION * copy_gbs * 1e9)
             lines.append(f"  - short by {fmt(100 * (TARGET_FRACTION - frac))} percentage points: the step would have "
                          f"to take {fmt(need * 1e6)} us instead of {fmt(st['median_s'] * 1e6)} us")
+            lines += why_short(ks, n, copy_gbs, ctx)
     md.append("\n".join(lines) + "\n")
 
     order = ["build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y", "build-y", "solve-y",

@@ -3,13 +3,16 @@
 // launched on its own by name (benchmarks, CUPTI profiling, validation sweeps).
 //
 // Variants (thesis chapter 8):
-//   thread-per-line (S1): one thread per grid line, Thomas algorithm (mass pivots folded, see
-//     tridiagonal.hpp), coefficients in the interleaved layout (line l of row i at i * n + l). The
-//     x-sweep runs on transposed arrays, so every sweep is coalesced; shared-memory transposes
-//     carry zeta and the new flux between the two frames.
+//   thread-per-line (S1): one thread per grid line, Thomas algorithm with the mass pivots folded,
+//     eliminating from both ends of the line at once (solve_line_two_ended in tridiagonal.hpp; the
+//     CPU reference runs the one-directional solve_line_folded_thomas: same elimination, other
+//     rounding, agreement ~1e-15), coefficients in the interleaved layout (line l of row i at
+//     i * n + l). The x-sweep runs on transposed arrays, so every sweep is coalesced;
+//     shared-memory transposes carry zeta and the new flux between the two frames.
 //   block-per-line (S2): one block per line, one thread per cell (n <= 1024), solver pcr (PCR on
 //     the interleaved system) or cr-pcr (one CR step removes the mass rows, then PCR), in shared
-//     memory without bank conflicts. Here the y-sweep runs on transposed arrays.
+//     memory without bank conflicts (PCR/CR-PCR round differently from Thomas: ~1e-15 from the
+//     CPU reference after 100 steps). Here the y-sweep runs on transposed arrays.
 //
 // A step launches, in this order (kernel_sequence()):
 //   build-x, solve-x, transpose-zeta-x2y, transpose-p-x2y, build-y, solve-y, transpose-zeta-y2x,
