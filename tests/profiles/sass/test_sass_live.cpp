@@ -27,6 +27,15 @@ const std::string kBin = WARPMODEL_BIN;
 const std::string kFixtures = WARPMODEL_SASS_FIXTURES;
 const fs::path kTmp = fs::temp_directory_path() / ("warpmodel_sass_test_" + std::to_string(::getpid()));
 
+// Removes the scratch folder when the test program ends.
+struct RemoveScratch : testing::Environment {
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(kTmp, ec);
+  }
+};
+[[maybe_unused]] testing::Environment* const kRemoveScratch = testing::AddGlobalTestEnvironment(new RemoveScratch);
+
 struct CommandResult {
   int exit_code;
   std::string out, err;
