@@ -6,10 +6,32 @@
 # does not stop the later ones.
 #   WARPMODEL_GIT_COMMIT=<commit> scripts/stencil_device_run.sh [--quick]
 #   --quick: bench only orders 2,8,16 at 512^3 (a re-check after a change)
+#   --carried DIR: no build, no bench: the GPU tests (with the race hunt), synccheck and the
+#                  snapshot run from test_stencils_gpu and warpmodel built elsewhere (DIR/tests/stencils,
+#                  DIR/cli), each log copied to $OUT as soon as it exists
 set -uo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
+if [ "${1:-}" = "--carried" ]; then
+  dir=$2 out=${OUT:-stencil-run}
+  mkdir -p "$out" stencil-run-work/snapshots
+  t0=$(date +%s)
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
+  "$dir/tests/stencils/test_stencils_gpu" >"$out/test_gpu_carried.log" 2>&1; echo "test_stencils_gpu exit $? ($(( $(date +%s) - t0 )) s)"
+  grep -E "race hunt|FAILED|Failure" "$out/test_gpu_carried.log" | head -20
+  "$dir/tests/stencils/test_stencils_gpu" --gtest_filter='Orders/GpuVariants.*:GpuDeterminism.*' --gtest_repeat=2 \
+    >"$out/test_gpu_repeat.log" 2>&1; echo "repeat exit $? ($(( $(date +%s) - t0 )) s)"
+  grep -E "FAILED|DIFFERS|first bad" "$out/test_gpu_repeat.log" | head -10
+  timeout 30 compute-sanitizer --tool synccheck "$dir/tests/stencils/test_stencils_gpu" --gtest_filter='GpuSanitizerSweep.*' \
+    >"$out/synccheck.log" 2>&1; echo "synccheck exit $?: $(grep -E 'ERROR SUMMARY' "$out/synccheck.log" | tail -1)"
+  (cd stencil-run-work && "../$dir/cli/warpmodel" run-stencil --order 8 --variant intz-reg --size 100x100x100 \
+    --block 16x8x1 --steps 450 --snapshot-every 150 --snapshot-dir snapshots --receiver 50,50,35 \
+    --trace snapshots/trace.csv >snapshots/run_stencil.log 2>&1; echo "run-stencil exit $?"; cat snapshots/run_stencil.log)
+  tar czf "$out/snapshots.tgz" -C stencil-run-work snapshots
+  ls -la "$out"; echo "total $(( $(date +%s) - t0 )) s"
+  exit 0
+fi
 out=${OUT:-stencil-run}
 work=stencil-run-work
 build=${BUILD_DIR:-build-dev-stencil}

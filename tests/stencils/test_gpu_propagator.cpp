@@ -162,6 +162,80 @@ TEST(GpuDeterminism, RepeatedRunsAgreeStepByStep) {
   }
 }
 
+// The race hunt: each launch run 40 times from the same start, 50 steps, every step checked
+// against the reference (precomputed); counts the runs that leave it and, for the first such
+// run, where (first bad step, bad points, their box). Run by scripts/stencil_device_run.sh; the
+// launches are the one that failed intermittently (intz-reg, order 2, 16x16, TMA, depth 2) and
+// its neighbours in each knob.
+TEST(GpuRaceHunt, RepeatedRunsOfTheSuspectLaunches) {
+  const int reps = 40;
+  const std::vector<std::pair<int, Case>> runs = {
+      {2, {Variant::intz_reg, {16, 16, 1}, 0, 2, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {16, 16, 1}, 0, 1, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {16, 16, 1}, 39, 2, IntzRegLoader::tma}},
+      {2, {Variant::intz_reg, {16, 16, 1}, 0, 2, IntzRegLoader::cp_async}},
+      {2, {Variant::intz_reg, {32, 8, 1}, 0, 2, IntzRegLoader::tma}},
+      {4, {Variant::intz_reg, {16, 16, 1}, 0, 2, IntzRegLoader::tma}},
+      {8, {Variant::intz_reg, {32, 8, 1}, 0, 2, IntzRegLoader::tma}},
+      {2, {Variant::shared, {16, 16, 1}}},
+  };
+  std::map<int, std::vector<std::vector<double>>> reference;  // per order, the field after each step
+  int total_failures = 0;
+  for (const auto& [order, c] : runs) {
+    const PropagationSetup s = setup_for(order);
+    const Inputs& in = inputs(order);
+    auto& steps = reference[order];
+    if (steps.empty()) {
+      ReferencePropagator ref(validated(s, 4700), in.velocity);
+      ref.set_fields(in.prev, in.cur);
+      for (int n = 0; n < kSteps; ++n) {
+        ref.step();
+        steps.push_back(ref.pressure());
+      }
+    }
+    int failures = 0;
+    std::string first_failure;
+    for (int rep = 0; rep < reps; ++rep) {
+      DevicePropagator gpu(s, in.velocity, c.launch(order));
+      gpu.set_fields(in.prev, in.cur);
+      for (int n = 0; n < kSteps; ++n) {
+        gpu.poison_next();
+        gpu.step();
+        const std::vector<float> p = gpu.pressure();
+        if (relative_l2(p, steps[n]) <= 1e-5) continue;
+        ++failures;
+        if (first_failure.empty()) {
+          const Grid& g = s.grid;
+          std::size_t bad = 0, nonfinite = 0, lo[3] = {g.nx, g.ny, g.nz}, hi[3] = {0, 0, 0};
+          for (std::size_t k = 0; k < g.nz; ++k)
+            for (std::size_t j = 0; j < g.ny; ++j)
+              for (std::size_t i = 0; i < g.nx; ++i) {
+                const double r = steps[n][g.index(i, j, k)], v = p[g.index(i, j, k)];
+                if (!(std::fabs(v - r) <= 1e-4 * (1 + std::fabs(r)))) {
+                  ++bad;
+                  nonfinite += !std::isfinite(v);
+                  const std::size_t at[3] = {i, j, k};
+                  for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], at[d]), hi[d] = std::max(hi[d], at[d]);
+                }
+              }
+          char line[400];
+          std::snprintf(line, sizeof line,
+                        "rep %d step %d: %zu bad points (%zu not finite) in i %zu..%zu j %zu..%zu k %zu..%zu; "
+                        "grid %s z_chunk %d",
+                        rep, n + 1, bad, nonfinite, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2],
+                        to_string(gpu.geometry().grid).c_str(), gpu.geometry().z_chunk);
+          first_failure = line;
+        }
+        break;
+      }
+    }
+    std::printf("race hunt: %-60s %d of %d runs left the reference%s%s\n", c.label(order).c_str(), failures, reps,
+                first_failure.empty() ? "" : "; first: ", first_failure.c_str());
+    total_failures += failures;
+  }
+  EXPECT_EQ(total_failures, 0);
+}
+
 // A few steps of every kernel instantiation (all depths and loaders) at a second, tiny odd grid:
 // the sanitizer run (scripts/stencil_device_run.sh) launches this test under memcheck and racecheck.
 TEST(GpuSanitizerSweep, EveryKernelFewSteps) {
