@@ -48,8 +48,7 @@ sass::BinaryAnalysis analyse(const SourceOptions& o) {
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     return sass::analyse_binary(o.binary == "/proc/self/exe" && !ec ? self.string() : o.binary);
   }
-  sass::CubinDump dump;
-  dump.cubin = o.sass;
+  sass::CubinDump dump;  // cubin left empty: the listing file names it
   dump.sass = read_text(o.sass);
   if (!o.cfg.empty()) dump.cfg_dot = read_text(o.cfg);
   if (!o.res_usage.empty()) dump.res_usage = read_text(o.res_usage);
@@ -132,7 +131,6 @@ int run_kernel_profile(const KernelProfileOptions& o) {
     counters = sass::load_counters(o.counters);
     in.launch = &sass::select_launch(*counters, *in.statics, o.launch_index);
     in.counters_origin = o.counters;
-    in.counters_device = counters->device;
   } else if (o.launch_index) {
     throw InputError("--launch-index needs --counters");
   }

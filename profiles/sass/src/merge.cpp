@@ -100,40 +100,60 @@ std::string static_estimate(const std::string& what) { return "static estimate (
 
 }  // namespace
 
-CounterFile counters_from_json(const json& j, const std::string& origin) {
-  if (!j.is_object()) fail(origin, "(top level)", "an object");
+namespace {
+
+// One warpmodel.profile/1 object's launches, appended to `out`; `where` prefixes field names
+// ("profiles[2]." inside a collection).
+void read_profile(const json& j, const std::string& origin, const std::string& where, CounterFile& out) {
+  if (!j.is_object()) fail(origin, where.empty() ? "(top level)" : where, "an object");
   if (!j.contains("schema") || j.at("schema") != kProfileSchema)
-    fail(origin, "schema", std::string("\"") + kProfileSchema + "\"");
-  CounterFile f;
-  f.origin = origin;
-  if (j.contains("device") && j.at("device").is_object()) f.device = j.at("device");
-  if (j.contains("provenance") && j.at("provenance").is_object()) f.provenance = j.at("provenance");
-  if (!j.contains("launches") || !j.at("launches").is_array()) fail(origin, "launches", "an array of launches");
+    fail(origin, where + "schema", std::string("\"") + kProfileSchema + "\" (or \"" + kProfileCollectionSchema + "\")");
+  const json device = j.contains("device") && j.at("device").is_object() ? j.at("device") : json::object();
+  const std::string workload = j.contains("workload") && j.at("workload").is_string() ? j.at("workload").get<std::string>() : "";
+  if (!j.contains("launches") || !j.at("launches").is_array()) fail(origin, where + "launches", "an array of launches");
   std::map<std::string, int> seen;  // launches per kernel, for a missing launch_index
   for (std::size_t i = 0; i < j.at("launches").size(); ++i) {
     const json& l = j.at("launches")[i];
-    const std::string where = "launches[" + std::to_string(i) + "]";
-    if (!l.is_object()) fail(origin, where, "an object");
+    const std::string at = where + "launches[" + std::to_string(i) + "]";
+    if (!l.is_object()) fail(origin, at, "an object");
     CounterLaunch c;
     if (!l.contains("kernel") || !l.at("kernel").is_string() || l.at("kernel").get<std::string>().empty())
-      fail(origin, where + ".kernel", "the kernel's (mangled) name");
+      fail(origin, at + ".kernel", "the kernel's (mangled) name");
     c.kernel = l.at("kernel").get<std::string>();
     if (l.contains("demangled") && l.at("demangled").is_string()) c.demangled = l.at("demangled").get<std::string>();
-    if (!l.contains("grid")) fail(origin, where + ".grid", "[x, y, z]");
-    if (!l.contains("block")) fail(origin, where + ".block", "[x, y, z]");
-    c.grid = read_dim3(l.at("grid"), origin, where + ".grid");
-    c.block = read_dim3(l.at("block"), origin, where + ".block");
-    const auto index = optional_int(l, "launch_index", origin, where);
+    if (!l.contains("grid")) fail(origin, at + ".grid", "[x, y, z]");
+    if (!l.contains("block")) fail(origin, at + ".block", "[x, y, z]");
+    c.grid = read_dim3(l.at("grid"), origin, at + ".grid");
+    c.block = read_dim3(l.at("block"), origin, at + ".block");
+    const auto index = optional_int(l, "launch_index", origin, at);
     c.launch_index = index ? *index : seen[c.kernel];
     ++seen[c.kernel];
-    c.registers_per_thread = optional_int(l, "registers_per_thread", origin, where);
-    c.shared_memory_per_block_bytes = optional_int(l, "shared_memory_per_block_bytes", origin, where);
+    c.registers_per_thread = optional_int(l, "registers_per_thread", origin, at);
+    c.shared_memory_per_block_bytes = optional_int(l, "shared_memory_per_block_bytes", origin, at);
     c.duration_ns = optional_number(l, "duration_ns");
     if (!l.contains("metrics") || !l.at("metrics").is_object())
-      fail(origin, where + ".metrics", "an object of metric name -> value");
+      fail(origin, at + ".metrics", "an object of metric name -> value");
     for (const auto& [name, value] : l.at("metrics").items())
       if (value.is_number()) c.metrics[name] = value.get<double>();
-    f.launches.push_back(std::move(c));
+    c.device = device;
+    c.workload = workload;
+    c.where = at;
+    out.launches.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+CounterFile counters_from_json(const json& j, const std::string& origin) {
+  CounterFile f;
+  f.origin = origin;
+  if (j.is_object() && j.contains("schema") && j.at("schema") == kProfileCollectionSchema) {
+    if (!j.contains("profiles") || !j.at("profiles").is_array())
+      fail(origin, "profiles", std::string("an array of ") + kProfileSchema + " objects");
+    for (std::size_t i = 0; i < j.at("profiles").size(); ++i)
+      read_profile(j.at("profiles")[i], origin, "profiles[" + std::to_string(i) + "].", f);
+  } else {
+    read_profile(j, origin, "", f);
   }
   return f;
 }
@@ -224,12 +244,14 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   const CounterLaunch* c = in.launch;
   const std::map<std::string, double> none;
   const std::map<std::string, double>& m = c ? c->metrics : none;
-  const std::string counters = c ? "cupti (" + in.counters_origin + ", launch " + std::to_string(c->launch_index) + ")" : "";
+  const std::string counters = c ? "cupti (" + in.counters_origin + ", " + c->where + ")" : "";
   KernelProfile k;
   auto& src = k.sources;
   k.name = short_kernel_name(s.demangled);
-  src["kernel"] = s.name + " in " + in.binary + (s.cubin.empty() ? "" : " (" + s.cubin + ", " + s.arch + ")");
-  if (c) src["counters"] = in.counters_origin + ": launch_index " + std::to_string(c->launch_index) + " of " + c->kernel;
+  src["kernel"] = s.name + " in " + in.binary + " (" + (s.cubin.empty() ? "" : s.cubin + ", ") + s.arch + ")";
+  if (c)
+    src["counters"] = in.counters_origin + ": " + c->where + " (launch_index " + std::to_string(c->launch_index) + ", " +
+                      c->kernel + (c->workload.empty() ? "" : "; workload " + c->workload) + ")";
 
   // --- launch ---
   const LaunchSpec& spec = in.launch_spec;
@@ -448,18 +470,19 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   }
 
   // --- achieved occupancy ---
+  const json counters_device = c ? c->device : json::object();
   std::optional<double> max_warps = in.max_warps_per_sm;
   std::string max_warps_from = "the --device profile";
   if (!max_warps) {
-    if (auto v = optional_number(in.counters_device, "max_warps_per_sm")) {
+    if (auto v = optional_number(counters_device, "max_warps_per_sm")) {
       max_warps = *v;
       max_warps_from = "the counters' device.max_warps_per_sm";
-    } else if (auto t = optional_number(in.counters_device, "max_threads_per_sm")) {
+    } else if (auto t = optional_number(counters_device, "max_threads_per_sm")) {
       max_warps = *t / 32.0;
       max_warps_from = "the counters' device.max_threads_per_sm / 32";
-    } else if (in.counters_device.contains("compute_capability") && in.counters_device.at("compute_capability").is_string()) {
+    } else if (counters_device.contains("compute_capability") && counters_device.at("compute_capability").is_string()) {
       // "9.0" -> the occupancy rules' warps per SM for that architecture.
-      const std::string cc = in.counters_device.at("compute_capability").get<std::string>();
+      const std::string cc = counters_device.at("compute_capability").get<std::string>();
       int major = 0, minor = 0;
       char dot = 0;
       std::istringstream parse(cc);

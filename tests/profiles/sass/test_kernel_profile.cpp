@@ -72,7 +72,6 @@ KernelProfile merge(const CounterFile& f, std::optional<double> max_warps = std:
   in.binary = "fixture";
   in.launch = &select_launch(f, lat_mov(), std::nullopt);
   in.counters_origin = "counters.json";
-  in.counters_device = f.device;
   in.max_warps_per_sm = max_warps;
   return make_kernel_profile(in);
 }
@@ -223,6 +222,29 @@ TEST(KernelProfileMerge, CounterFileErrors) {
     FAIL() << "a zero grid was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("launches[0].grid"), std::string::npos) << e.what();
+  }
+}
+
+TEST(KernelProfileMerge, ReadsACollectionOfProfiles) {
+  json other = counters_json(kFullMetrics);
+  other["device"] = {{"name", "synthetic"}, {"compute_capability", "8.6"}};
+  other["launches"][0]["grid"] = {30, 1, 1};
+  const json collection = {{"schema", "warpmodel.profile-collection/1"},
+                           {"profiles", {counters_json(kFullMetrics), other}}};
+  const CounterFile f = counters_from_json(collection, "collection.json");
+  ASSERT_EQ(f.launches.size(), 2u);
+  EXPECT_EQ(f.launches[1].where, "profiles[1].launches[0]");
+  EXPECT_EQ(f.launches[1].device["compute_capability"], "8.6");  // each launch keeps its profile's device
+  const KernelProfile k = merge(f);
+  EXPECT_EQ(k.launch.grid.x, 10);  // the first launch of the kernel
+  EXPECT_NE(k.sources.at("counters").find("profiles[0].launches[0]"), std::string::npos) << k.sources.at("counters");
+  json bad = collection;
+  bad["profiles"][1]["schema"] = "something/1";
+  try {
+    counters_from_json(bad, "collection.json");
+    FAIL() << "a bad inner schema was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("profiles[1].schema"), std::string::npos) << e.what();
   }
 }
 

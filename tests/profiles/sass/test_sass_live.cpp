@@ -256,6 +256,45 @@ TEST(SassCli, KernelProfileFromCountersThenPredict) {
   EXPECT_DOUBLE_EQ(prediction["terms"]["ILP"].get<double>(), 16);  // 64 / 4, eq 4.26
 }
 
+// The counters `warpmodel profile` measured on the H200 (results/h200/metrics.json, a collection of
+// profiles) merged with the committed SASS of the same kernel: the reader takes the real file, and
+// each mapped field is the ratio of that file's own counters.
+TEST(SassCli, KernelProfileFromTheMeasuredH200Counters) {
+  const fs::path metrics = fs::path(WARPMODEL_RESULTS) / "h200" / "metrics.json";
+  const fs::path device = fs::path(WARPMODEL_RESULTS) / "h200" / "device.json";
+  if (!fs::exists(metrics) || !fs::exists(device)) GTEST_SKIP() << "results/h200/metrics.json or device.json not committed";
+  const json collection = json::parse(slurp(metrics));
+  const std::string symbol = "_ZN9warpmodel8stencils3gpu7kernels12naive_kernelILi1EEEvNS1_13StencilParamsE";
+  json launch;
+  for (const auto& profile : collection["profiles"])
+    for (const auto& l : profile["launches"])
+      if (launch.is_null() && l["kernel"] == symbol) launch = l;
+  if (launch.is_null()) GTEST_SKIP() << "no naive_kernel<1> launch in " << metrics;
+  const std::string stencils = "--sass " + kFixtures + "/sm90_stencils.sass --cfg " + kFixtures +
+                               "/sm90_stencils.cfg.dot --res-usage " + kFixtures + "/sm90_stencils.res-usage.txt";
+  const std::string kernel_file = (kTmp / "naive1.kernel.json").string();
+  const auto r = run("kernel-profile " + stencils + " --kernel 'naive_kernel<1>' --counters " + metrics.string() +
+                     " -o " + kernel_file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json k = json::parse(slurp(kernel_file));
+  const json& m = launch["metrics"];
+  const double warps = m["smsp__warps_launched.sum"].get<double>();
+  EXPECT_DOUBLE_EQ(k["instructions_per_warp"]["total"].get<double>(), m["smsp__inst_executed.sum"].get<double>() / warps);
+  EXPECT_DOUBLE_EQ(k["instructions_per_warp"]["memory"].get<double>(),
+                   (m["smsp__inst_executed_op_global_ld.sum"].get<double>() +
+                    m["smsp__inst_executed_op_global_st.sum"].get<double>()) / warps);
+  EXPECT_DOUBLE_EQ(k["memory"]["transactions_per_request"].get<double>(),
+                   m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"].get<double>() /
+                       m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"].get<double>());
+  EXPECT_EQ(k["launch"]["grid"], launch["grid"]);
+  EXPECT_EQ(k["parallelism"]["static_instructions"], 98);
+  EXPECT_TRUE(k["launch"].contains("active_warps_per_sm"));  // compute capability 9.0 from the file's device
+  EXPECT_EQ(k["sources"]["instructions_per_warp.total"].get<std::string>().rfind("cupti: smsp__inst_executed.sum", 0), 0u);
+  const auto p = run("predict --device " + device.string() + " --kernel " + kernel_file + " --model all --format json");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  for (const auto& prediction : json::parse(p.out)) EXPECT_GT(prediction["cycles"].get<double>(), 0) << prediction["model"];
+}
+
 TEST(SassCli, KernelProfileOfTheBuiltProgramPredictsOnTheH200) {
   REQUIRE_LIVE(a);
   const fs::path device = fs::path(WARPMODEL_RESULTS) / "h200" / "device.json";

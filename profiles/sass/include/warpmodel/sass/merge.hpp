@@ -12,7 +12,11 @@
 //                     "metrics": { "<perfworks metric name>": value, ... } } ] }
 //
 // grid/block may also be one integer; a metric whose value is not a number (null: not collected)
-// counts as missing. launch_index numbers the launches of one kernel (0 = its first).
+// counts as missing; other keys (label, derived, collection, ...) are ignored. launch_index is the
+// launch's number as `warpmodel profile` wrote it (when absent: its rank among the kernel's
+// launches). A collection { "schema": "warpmodel.profile-collection/1", "profiles": [ <profile>,
+// ... ] } (results/h200/metrics.json) is read as all its profiles' launches, each with its own
+// device object.
 //
 // Counters -> KernelProfile (per warp = divided by W = smsp__warps_launched.sum; the first name
 // of each list that the launch holds is used; a field none of whose names is present falls back
@@ -67,6 +71,7 @@
 namespace warpmodel::sass {
 
 inline constexpr const char* kProfileSchema = "warpmodel.profile/1";
+inline constexpr const char* kProfileCollectionSchema = "warpmodel.profile-collection/1";
 
 struct CounterLaunch {
   std::string kernel;     // mangled
@@ -77,12 +82,13 @@ struct CounterLaunch {
   std::optional<int> shared_memory_per_block_bytes;
   std::optional<double> duration_ns;
   std::map<std::string, double> metrics;  // numeric values only
+  nlohmann::json device = nlohmann::json::object();  // the profile's device object
+  std::string workload;                              // the profile's workload, when it names one
+  std::string where;                                 // "launches[3]" or "profiles[1].launches[0]"
 };
 
 struct CounterFile {
   std::string origin;
-  nlohmann::json device = nlohmann::json::object();
-  nlohmann::json provenance = nlohmann::json::object();
   std::vector<CounterLaunch> launches;
 };
 
@@ -107,7 +113,6 @@ struct MergeInputs {
   LaunchSpec launch_spec;
   IlpChoice ilp = IlpChoice::Thesis;
   std::optional<double> max_warps_per_sm;  // from a device profile, for achieved occupancy
-  nlohmann::json counters_device = nlohmann::json::object();
 };
 
 // Throws InputError when the launch configuration is unknown (no counters and no --launch).
@@ -117,7 +122,7 @@ KernelProfile make_kernel_profile(const MergeInputs& in);
 // those. Throws InputError for no match (listing the closest names) or several (listing them).
 const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, const std::string& query,
                                    const std::string& binary);
-// The launch of `kernel` in the counters (its first, or the one with launch_index). Throws
+// The launch of `kernel` in the counters (its first, or the first with launch_index). Throws
 // InputError listing the kernels the file holds when there is none.
 const CounterLaunch& select_launch(const CounterFile& counters, const KernelStatics& kernel,
                                    std::optional<int> launch_index);
