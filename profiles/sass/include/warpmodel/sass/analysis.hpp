@@ -9,7 +9,9 @@
 //   `BRA <own address>` self-loop that precedes them. NOPs inside the code (alignment of loop
 //   heads) are instructions and are counted (also separately, `nop`).
 // * basic blocks (#basic_blocks of eq 4.26, section 4.5.2 b): maximal straight-line runs. Taken
-//   from nvdisasm's basic-block CFG (`-bbcfg`) when it is available, else from leaders: the first
+//   from nvdisasm's basic-block CFG (`-bbcfg`) when it is available. (In nvdisasm 13.x `-cfg` draws
+//   hyperblocks, several basic blocks per node: 3 nodes for the order-2 naive stencil against 5
+//   basic blocks; eq 4.26 counts basic blocks, so `-bbcfg` is the one read.) Else from leaders: the first
 //   instruction, every branch/call/BSSY target, and the instruction after every BRA, BRX, JMP,
 //   JMX, CALL, RET, EXIT, BSYNC, BREAK, KILL, BPT (predicated or not). On every kernel of the
 //   project the two agree (tests/profiles/sass), which is how the leader rule was fixed: nvdisasm
