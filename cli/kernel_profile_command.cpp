@@ -163,7 +163,7 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
                         "binary merged with CUPTI counters from `warpmodel profile` (no GPU)");
   add_source_options(k, profile->source, false);
   k->add_option("--kernel", profile->kernel, "kernel name: mangled, demangled, or a unique part of it")->required();
-  k->add_option("--counters", profile->counters, "counters JSON (warpmodel.profile/1) from `warpmodel profile`");
+  k->add_option("--counters", profile->counters, "counters from `warpmodel profile` (warpmodel.profile/1, or a collection such as results/h200/metrics.json)");
   k->add_option("--launch-index", profile->launch_index, "which launch of the kernel in --counters (default: its first)");
   k->add_option("--launch", profile->launch,
                 "grid=X[xYxZ],block=X[xYxZ][,smem=BYTES][,domain=XxYxZ]: the launch (needed without --counters; "
