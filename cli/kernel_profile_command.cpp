@@ -155,7 +155,9 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
   a->add_option("--format", analyze->format, "table, csv, markdown or json")
       ->check(CLI::IsMember({"table", "csv", "markdown", "json"}));
   a->add_option("-o,--output", analyze->output, "write to this file (atomically) instead of standard output");
-  a->callback([&action, analyze] { action = [analyze] { return guarded("sass-analyze", [&] { return run_sass_analyze(*analyze); }); }; });
+  a->callback([&action, analyze] {
+    action = [analyze] { return guarded("sass-analyze", [&] { return run_sass_analyze(*analyze); }); };
+  });
 
   auto profile = std::make_shared<KernelProfileOptions>();
   CLI::App* k = app.add_subcommand(
@@ -163,7 +165,9 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
                         "binary merged with CUPTI counters from `warpmodel profile` (no GPU)");
   add_source_options(k, profile->source, false);
   k->add_option("--kernel", profile->kernel, "kernel name: mangled, demangled, or a unique part of it")->required();
-  k->add_option("--counters", profile->counters, "counters from `warpmodel profile` (warpmodel.profile/1, or a collection such as results/h200/metrics.json)");
+  k->add_option("--counters", profile->counters,
+                "counters from `warpmodel profile` (warpmodel.profile/1, or a collection such as "
+                "results/h200/metrics.json)");
   k->add_option("--launch-index", profile->launch_index, "which launch of the kernel in --counters (default: its first)");
   k->add_option("--launch", profile->launch,
                 "grid=X[xYxZ],block=X[xYxZ][,smem=BYTES][,domain=XxYxZ]: the launch (needed without --counters; "
@@ -172,7 +176,9 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"thesis", "dependency"}));
   k->add_option("--device", profile->device, "device profile (warpmodel.device/1): warps per SM for achieved occupancy");
   k->add_option("-o,--output", profile->output, "write to this file (atomically) instead of standard output");
-  k->callback([&action, profile] { action = [profile] { return guarded("kernel-profile", [&] { return run_kernel_profile(*profile); }); }; });
+  k->callback([&action, profile] {
+    action = [profile] { return guarded("kernel-profile", [&] { return run_kernel_profile(*profile); }); };
+  });
 }
 
 }  // namespace warpmodel::cli

@@ -38,7 +38,8 @@ Dim3 read_dim3(const json& j, const std::string& origin, const std::string& fiel
 std::optional<int> optional_int(const json& o, const char* key, const std::string& origin, const std::string& where) {
   if (!o.contains(key) || o.at(key).is_null()) return std::nullopt;
   const json& v = o.at(key);
-  if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1e9) fail(origin, where + "." + key, "a non-negative integer");
+  if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1e9)
+    fail(origin, where + "." + key, "a non-negative integer");
   return static_cast<int>(std::llround(v.get<double>()));
 }
 
@@ -109,7 +110,8 @@ void read_profile(const json& j, const std::string& origin, const std::string& w
   if (!j.contains("schema") || j.at("schema") != kProfileSchema)
     fail(origin, where + "schema", std::string("\"") + kProfileSchema + "\" (or \"" + kProfileCollectionSchema + "\")");
   const json device = j.contains("device") && j.at("device").is_object() ? j.at("device") : json::object();
-  const std::string workload = j.contains("workload") && j.at("workload").is_string() ? j.at("workload").get<std::string>() : "";
+  const std::string workload =
+      j.contains("workload") && j.at("workload").is_string() ? j.at("workload").get<std::string>() : "";
   if (!j.contains("launches") || !j.at("launches").is_array()) fail(origin, where + "launches", "an array of launches");
   std::map<std::string, int> seen;  // launches per kernel, for a missing launch_index
   for (std::size_t i = 0; i < j.at("launches").size(); ++i) {
@@ -199,7 +201,8 @@ const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, co
   if (matches.size() == 1) return *matches.front();
   if (matches.size() > 1) {
     std::vector<std::string> names;
-    for (const auto* k : matches) names.push_back(short_kernel_name(k->demangled) + (k->cubin.empty() ? "" : " [" + k->cubin + "]"));
+    for (const auto* k : matches)
+      names.push_back(short_kernel_name(k->demangled) + (k->cubin.empty() ? "" : " [" + k->cubin + "]"));
     throw InputError("--kernel '" + query + "' matches " + std::to_string(matches.size()) + " kernels in " + binary +
                      ": " + join(names) + "; name one exactly (mangled or demangled)");
   }
@@ -364,7 +367,8 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
           cupti("(" + join(names, 9) + ") / 32 threads", k.fp_inst_per_warp) + " (exact without predication or divergence)";
     } else {
       k.fp_inst_per_warp = s.mix.fp();
-      src["instructions_per_warp.fp"] = static_estimate("sass: " + std::to_string(s.mix.fp()) + " FP32/FP64/FP16 instructions") +
+      src["instructions_per_warp.fp"] =
+          static_estimate("sass: " + std::to_string(s.mix.fp()) + " FP32/FP64/FP16 instructions") +
                                         fallback("smsp__sass_thread_inst_executed_op_*_pred_on.sum");
     }
   }
@@ -423,7 +427,8 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   if (sectors && requests && requests->value > 0 && sectors->value >= requests->value) {
     k.transactions_per_request = sectors->value / requests->value;
     src["memory.transactions_per_request"] =
-        "cupti: " + sectors->name + " / " + requests->name + " = " + fmt(k.transactions_per_request) + " (" + in.counters_origin + ")";
+        "cupti: " + sectors->name + " / " + requests->name + " = " + fmt(k.transactions_per_request) + " (" +
+        in.counters_origin + ")";
   } else {
     constexpr double kLanes = 32, kSectorBytes = 32;
     k.transactions_per_request = std::max(1.0, kLanes * load_bytes / kSectorBytes);
@@ -464,7 +469,8 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   const auto dram_write = first_of(m, {"dram__bytes_write.sum"});
   if (dram_read && dram_write) {
     k.dram_bytes_per_warp = (dram_read->value + dram_write->value) / warps;
-    src["memory.dram_bytes_per_warp"] = cupti("(" + dram_read->name + " + " + dram_write->name + ")", *k.dram_bytes_per_warp);
+    src["memory.dram_bytes_per_warp"] =
+        cupti("(" + dram_read->name + " + " + dram_write->name + ")", *k.dram_bytes_per_warp);
   } else {
     src["memory.dram_bytes_per_warp"] = "not set: the model derives it from the L2 traffic and l2_miss_ratio";
   }

@@ -116,7 +116,8 @@ std::vector<KernelStatics> analyse_dump(const CubinDump& dump) {
 BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
   const auto cuobjdump = find_cuobjdump();
   if (!cuobjdump)
-    throw ToolMissing("cuobjdump not found" + std::string(std::getenv("WARPMODEL_CUOBJDUMP") ? " at $WARPMODEL_CUOBJDUMP" : "") +
+    throw ToolMissing("cuobjdump not found" +
+                      std::string(std::getenv("WARPMODEL_CUOBJDUMP") ? " at $WARPMODEL_CUOBJDUMP" : "") +
                       " (pip package nvidia-cuda-cuobjdump, installed by scripts/setup.sh; or set WARPMODEL_CUOBJDUMP "
                       "to its path)");
   std::error_code ec;
