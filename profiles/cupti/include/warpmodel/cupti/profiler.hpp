@@ -1,0 +1,127 @@
+// Per-launch hardware metrics through CUPTI's Host API and Range Profiler (CUDA 13), with kernel
+// durations from the Activity API (README "CUPTI collection").
+//
+//   ChipMetrics: what a chip offers (enumeration, validation, pass counts). Host API only: works for
+//                a named chip ("GH100") on a machine without a GPU.
+//   profile():   runs a Workload: a warm-up, `timing_runs` timed runs (Activity API, matched to the
+//                launches by external correlation ids), then the Range Profiler in one of two modes:
+//                  auto: AutoRange + KernelReplay (CUPTI replays each kernel, restoring its memory);
+//                  user: UserRange + UserReplay (one range per launch; the whole workload is re-run
+//                        for every pass, after Workload::restore_inputs()).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "warpmodel/cupti/metrics.hpp"
+#include "warpmodel/cupti/profile_report.hpp"
+#include "warpmodel/cupti/workload.hpp"
+
+namespace warpmodel::cupti {
+
+// Counters not permitted to this user (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES). what(): one line with
+// how to grant access.
+class PermissionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Another CUPTI client (ncu, nsys, a second profiler) holds the GPU's profiler, or is injected.
+class OtherClientError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// The counter data did not hold every range: more kernels ran than ranges were configured.
+class RangeOverflowError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Any other CUPTI failure: the call and CUPTI's message.
+class CuptiError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// No usable GPU (the CUDA runtime's reason).
+class NoGpuError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws the class that fits a failed CUPTI call (PermissionError, OtherClientError, CuptiError).
+[[noreturn]] void throw_cupti_error(int cupti_result, const std::string& call);
+// The one-line messages (exposed for tests).
+std::string permission_message(const std::string& call);
+std::string other_client_message(const std::string& detail);
+
+// An injected profiler (ncu and nsys set CUDA_INJECTION64_PATH for the processes they start):
+// its description, or nothing. `getenv` is a parameter so tests can pass their own environment.
+std::optional<std::string> injected_profiler(const std::function<const char*(const char*)>& getenv);
+
+struct MetricInfo {
+  std::string name;  // base name, e.g. "dram__bytes_read"
+  std::string type;  // "counter", "ratio", "throughput"
+  std::string description, hw_unit, dim_unit;
+};
+
+class ChipMetrics {
+ public:
+  // Host API only: no GPU needed.
+  static ChipMetrics for_chip(const std::string& chip);
+  // The chip of CUDA device `device`, with its counter availability image (needs the GPU and
+  // profiling permission).
+  static ChipMetrics for_device(int device);
+  static std::vector<std::string> supported_chips();
+
+  const std::string& chip() const { return chip_; }
+  std::vector<MetricInfo> base_metrics() const;
+  // Roll-ups and sub-metrics of a base metric (".sum", ".avg.per_second", ".pct", ...).
+  std::vector<std::string> submetrics(const std::string& base, const std::string& type) const;
+  bool is_valid(const std::string& metric) const;
+  std::optional<MetricInfo> properties(const std::string& metric) const;
+  // Base names with their usual roll-up (counter .sum, ratio .pct, throughput
+  // .avg.pct_of_peak_sustained_elapsed): the pool for "closest name" suggestions.
+  std::vector<std::string> suggestion_candidates() const;
+  // Replay passes the Range Profiler needs for these metrics.
+  std::size_t passes(const std::vector<std::string>& metrics) const;
+  // A configuration image for these metrics (and its pass count).
+  std::vector<std::uint8_t> config_image(const std::vector<std::string>& metrics, std::size_t* passes) const;
+  const std::vector<std::uint8_t>& counter_availability() const { return availability_; }
+
+  // Resolves a metric request against this chip (metrics.hpp resolve_metrics).
+  MetricPlan resolve(const std::vector<std::string>& request, bool allow_sass = range_profiler_collects_sass_metrics()) const;
+
+ private:
+  std::string chip_;
+  std::vector<std::uint8_t> availability_;
+};
+
+enum class RangeMode { Auto, User };
+
+struct ProfileOptions {
+  MetricPlan plan;
+  RangeMode mode = RangeMode::Auto;
+  std::size_t max_ranges = 0;  // 0: the workload's launch count
+  int timing_runs = 5;
+  bool flush_l2 = false;       // user mode: overwrite a buffer of 2 x L2 before each pass
+  int device = 0;
+  std::string command;         // for provenance
+  std::string commit;          // for provenance ("" = the configured commit)
+  std::function<void(const std::string&)> log;  // progress lines (may be empty)
+};
+
+// Runs the workload and collects everything. Throws NoGpuError, PermissionError, OtherClientError,
+// RangeOverflowError, CuptiError, or std::runtime_error for CUDA failures.
+ProfileReport profile(Workload& workload, const ProfileOptions& options);
+
+// For an external profiler (ncu): setup, restore, then the launches once between
+// cudaProfilerStart and cudaProfilerStop, nothing collected here. Returns the workload's verify().
+std::string run_launches_only(Workload& workload, int device);
+
+// The commit this library was configured from (git short hash), or "".
+std::string configured_commit();
+
+}  // namespace warpmodel::cupti

@@ -1,0 +1,410 @@
+// profile(): warm-up, timed runs (Activity API), then the Range Profiler (profiler.hpp).
+#include "warpmodel/cupti/profiler.hpp"
+
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <limits>
+#include <map>
+
+#include "cupti_internal.hpp"
+#include "device_query.hpp"
+#include "kernels.hpp"
+#include "nvml.hpp"
+
+namespace warpmodel::cupti {
+namespace {
+
+using detail::check;
+
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+void say(const ProfileOptions& o, const std::string& line) {
+  if (o.log) o.log(line);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+
+// The Range Profiler object of one context, disabled on scope exit.
+class RangeProfiler {
+ public:
+  explicit RangeProfiler(CUcontext ctx) {
+    auto p = detail::make_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    p.ctx = ctx;
+    check(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+    object_ = p.pRangeProfilerObject;
+  }
+  ~RangeProfiler() {
+    auto p = detail::make_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = object_;
+    cuptiRangeProfilerDisable(&p);
+  }
+  RangeProfiler(const RangeProfiler&) = delete;
+  RangeProfiler& operator=(const RangeProfiler&) = delete;
+
+  std::vector<std::uint8_t> counter_data_image(const std::vector<std::string>& metrics, std::size_t max_ranges) {
+    std::vector<const char*> names;
+    for (const auto& m : metrics) names.push_back(m.c_str());
+    auto s = detail::make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    s.pRangeProfilerObject = object_;
+    s.pMetricNames = names.data();
+    s.numMetrics = names.size();
+    s.maxNumOfRanges = max_ranges;
+    s.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_ranges);
+    check(cuptiRangeProfilerGetCounterDataSize(&s), "cuptiRangeProfilerGetCounterDataSize");
+    std::vector<std::uint8_t> image(s.counterDataSize);
+    auto i = detail::make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    i.pRangeProfilerObject = object_;
+    i.counterDataSize = image.size();
+    i.pCounterData = image.data();
+    check(cuptiRangeProfilerCounterDataImageInitialize(&i), "cuptiRangeProfilerCounterDataImageInitialize");
+    return image;
+  }
+
+  void set_config(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data, RangeMode mode,
+                  std::size_t max_ranges) {
+    auto p =
+        detail::make_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = object_;
+    p.configSize = config.size();
+    p.pConfig = config.data();
+    p.counterDataImageSize = counter_data.size();
+    p.pCounterDataImage = counter_data.data();
+    p.range = mode == RangeMode::Auto ? CUPTI_AutoRange : CUPTI_UserRange;
+    p.replayMode = mode == RangeMode::Auto ? CUPTI_KernelReplay : CUPTI_UserReplay;
+    p.maxRangesPerPass = max_ranges;
+    p.numNestingLevels = 1;
+    p.minNestingLevel = 1;
+    p.passIndex = 0;
+    p.targetNestingLevel = 1;
+    check(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig");
+  }
+
+  void start() {
+    auto p = detail::make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = object_;
+    check(cuptiRangeProfilerStart(&p), "cuptiRangeProfilerStart");
+  }
+  // Returns whether every pass has been submitted.
+  bool stop() {
+    auto p = detail::make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = object_;
+    check(cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
+    return p.isAllPassSubmitted != 0;
+  }
+  void push(const std::string& name) {
+    auto p =
+        detail::make_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = object_;
+    p.pRangeName = name.c_str();
+    check(cuptiRangeProfilerPushRange(&p), "cuptiRangeProfilerPushRange");
+  }
+  void pop() {
+    auto p = detail::make_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = object_;
+    check(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
+  }
+  // Decodes the hardware's data into the counter data image; returns the ranges dropped.
+  std::size_t decode() {
+    auto p =
+        detail::make_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = object_;
+    check(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData");
+    return p.numOfRangeDropped;
+  }
+
+ private:
+  CUpti_RangeProfiler_Object* object_ = nullptr;
+};
+
+std::size_t ranges_in(const std::vector<std::uint8_t>& counter_data) {
+  auto p = detail::make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  p.pCounterDataImage = counter_data.data();
+  p.counterDataImageSize = counter_data.size();
+  check(cuptiRangeProfilerGetCounterDataInfo(&p), "cuptiRangeProfilerGetCounterDataInfo");
+  return p.numTotalRanges;
+}
+
+std::string range_name(const std::vector<std::uint8_t>& counter_data, std::size_t index) {
+  auto p = detail::make_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+      CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+  p.pCounterDataImage = counter_data.data();
+  p.counterDataImageSize = counter_data.size();
+  p.rangeIndex = index;
+  p.rangeDelimiter = "/";
+  check(cuptiRangeProfilerCounterDataGetRangeInfo(&p), "cuptiRangeProfilerCounterDataGetRangeInfo");
+  return p.rangeName ? p.rangeName : "";
+}
+
+std::vector<double> evaluate(CUpti_Profiler_Host_Object* host, const std::vector<std::uint8_t>& counter_data,
+                             std::size_t range, const std::vector<std::string>& metrics) {
+  std::vector<const char*> names;
+  for (const auto& m : metrics) names.push_back(m.c_str());
+  std::vector<double> values(metrics.size(), std::numeric_limits<double>::quiet_NaN());
+  auto p = detail::make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  p.pHostObject = host;
+  p.pCounterDataImage = counter_data.data();
+  p.counterDataImageSize = counter_data.size();
+  p.rangeIndex = range;
+  p.ppMetricNames = names.data();
+  p.numMetrics = names.size();
+  p.pMetricValues = values.data();
+  check(cuptiProfilerHostEvaluateToGpuValues(&p), "cuptiProfilerHostEvaluateToGpuValues");
+  return values;
+}
+
+// The user-range name of launch i: unique, so a range cannot be mistaken for another.
+std::string user_range_name(const Workload& w, std::size_t i) { return std::to_string(i) + ":" + w.launch_label(i); }
+
+// Writes a buffer twice the L2 so that each pass starts with no workload data in L2.
+class L2Flusher {
+ public:
+  explicit L2Flusher(long long l2_bytes) : bytes_(static_cast<std::size_t>(2 * l2_bytes)) {
+    cuda_check(cudaMalloc(&buffer_, bytes_), "cudaMalloc (L2 flush buffer)");
+  }
+  ~L2Flusher() { cudaFree(buffer_); }
+  void flush() {
+    cuda_check(cudaMemset(buffer_, flips_++ & 1 ? 0x5a : 0xa5, bytes_), "cudaMemset (L2 flush)");
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (L2 flush)");
+  }
+
+ private:
+  void* buffer_ = nullptr;
+  std::size_t bytes_;
+  unsigned flips_ = 0;
+};
+
+// The timed runs: every launch `runs` times, each run from restored inputs; durations matched to
+// launches by the external correlation id pushed around each launch.
+void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches) {
+  const std::size_t n = w.launch_count();
+  std::vector<detail::KernelActivity> seen;
+  {
+    detail::KernelTimer timer;
+    for (int r = 0; r < runs; ++r) {
+      w.restore_inputs();
+      cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (restore)");
+      for (std::size_t i = 0; i < n; ++i) {
+        timer.push(static_cast<std::uint64_t>(r) * n + i + 1);
+        w.launch(i);
+        timer.pop();
+      }
+      cuda_check(cudaGetLastError(), "kernel launch");
+    }
+    seen = timer.collect();
+  }
+  std::vector<std::vector<const detail::KernelActivity*>> by_launch(n);
+  for (const auto& k : seen) {
+    if (k.external_id == 0) continue;  // restore kernels and the like
+    const std::size_t i = (k.external_id - 1) % n;
+    by_launch[i].push_back(&k);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    LaunchRecord& l = launches[i];
+    if (by_launch[i].size() != static_cast<std::size_t>(runs))
+      throw RangeOverflowError("launch " + std::to_string(i) + " (" + w.launch_label(i) + ") started " +
+                               std::to_string(by_launch[i].size() / std::max(runs, 1)) +
+                               " kernels per run where the workload declared one; each launch must start exactly one "
+                               "kernel so that ranges match launches");
+    const detail::KernelActivity& k = *by_launch[i].front();
+    l.kernel = k.name;
+    l.demangled = demangle(k.name);
+    for (int d = 0; d < 3; ++d) {
+      l.grid[d] = k.grid[d];
+      l.block[d] = k.block[d];
+    }
+    l.registers_per_thread = k.registers_per_thread;
+    l.shared_memory_per_block_bytes = k.static_shared_bytes + k.dynamic_shared_bytes;
+    for (const auto* run : by_launch[i]) l.duration_ns_runs.push_back(static_cast<double>(run->end_ns - run->start_ns));
+    l.duration_ns = median(l.duration_ns_runs);
+  }
+}
+
+}  // namespace
+
+std::string configured_commit() {
+#ifdef WARPMODEL_GIT_COMMIT_CONFIGURED
+  return WARPMODEL_GIT_COMMIT_CONFIGURED;
+#else
+  return "";
+#endif
+}
+
+ProfileReport profile(Workload& w, const ProfileOptions& o) {
+  if (const auto injected = injected_profiler([](const char* v) { return std::getenv(v); }))
+    throw OtherClientError(other_client_message(*injected));
+  if (o.plan.collect.empty()) throw MetricNameError("no metrics to collect");
+  if (o.timing_runs < 1) throw std::invalid_argument("timing_runs must be >= 1");
+
+  std::vector<ubench::GpuInfo> gpus;
+  try {
+    gpus = ubench::query_gpus();
+  } catch (const ubench::NoGpuError& e) {
+    throw NoGpuError(e.what());
+  }
+  if (o.device < 0 || o.device >= static_cast<int>(gpus.size()))
+    throw NoGpuError("no GPU " + std::to_string(o.device) + " (" + std::to_string(gpus.size()) + " present)");
+  const ubench::GpuInfo& gpu = gpus[static_cast<std::size_t>(o.device)];
+  const CUcontext ctx = detail::current_context(o.device);
+
+  ProfileReport report;
+  report.workload = w.description();
+  report.device.name = gpu.name;
+  report.device.cc_major = gpu.cc_major;
+  report.device.cc_minor = gpu.cc_minor;
+  report.device.sm_count = gpu.sm_count;
+  report.device.l2_cache_bytes = gpu.l2_cache_bytes;
+  report.device.global_memory_bytes = gpu.global_memory_bytes;
+  report.device.max_sm_clock_mhz = gpu.sm_clock_mhz;
+
+  // Permission and chip first, before any work: a user without permission learns it at once.
+  say(o, "querying the chip and counter availability");
+  const ChipMetrics chip = ChipMetrics::for_device(o.device);
+  report.device.chip = chip.chip();
+
+  say(o, "setting up " + w.description());
+  w.setup();
+  const std::size_t n = w.launch_count();
+  if (n == 0) throw std::invalid_argument("the workload has no launches");
+  const std::size_t max_ranges = o.max_ranges ? o.max_ranges : n;
+  // Warm-up: module loading (lazy), first-touch page mapping, instruction cache.
+  w.restore_inputs();
+  for (std::size_t i = 0; i < n; ++i) w.launch(i);
+  cuda_check(cudaDeviceSynchronize(), "warm-up run");
+
+  ubench::Nvml nvml;
+  nvml.bind(ubench::gpu::pci_bus_id(o.device));
+  if (const auto s = nvml.sample()) report.provenance.sm_clock_mhz = s->sm_mhz;
+
+  report.launches.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    report.launches[i].launch_index = i;
+    report.launches[i].label = w.launch_label(i);
+  }
+  say(o, "timing " + std::to_string(o.timing_runs) + " run(s) with the Activity API");
+  time_launches(w, o.timing_runs, report.launches);
+
+  // The Range Profiler.
+  std::size_t passes = 0;
+  const auto host = detail::make_host_object(chip.chip(), chip.counter_availability());
+  const std::vector<std::uint8_t> config = detail::config_image(host.get(), o.plan.collect, &passes);
+  say(o, std::to_string(o.plan.collect.size()) + " metrics in " + std::to_string(passes) + " pass(es), " +
+             (o.mode == RangeMode::Auto ? "auto range / kernel replay" : "user range / user replay"));
+  std::vector<std::uint8_t> counter_data;
+  std::size_t dropped = 0, submitted_passes = 0;
+  {
+    RangeProfiler rp(ctx);
+    counter_data = rp.counter_data_image(o.plan.collect, max_ranges);
+    rp.set_config(config, counter_data, o.mode, max_ranges);
+    std::unique_ptr<L2Flusher> flusher;
+    if (o.flush_l2) {
+      if (o.mode != RangeMode::User)
+        throw std::invalid_argument(
+            "flushing L2 before each pass needs user replay (--range user): kernel replay "
+            "runs its passes inside CUPTI");
+      flusher = std::make_unique<L2Flusher>(gpu.l2_cache_bytes);
+    }
+    // Kernel replay runs every pass inside each launch, so one iteration normally submits all;
+    // user replay needs one iteration per pass. Each iteration starts from restored inputs.
+    bool all_submitted = false;
+    const std::size_t pass_limit = passes + 2;
+    try {
+      while (!all_submitted) {
+        if (++submitted_passes > pass_limit)
+          throw CuptiError("the Range Profiler asked for more than " + std::to_string(pass_limit) +
+                           " passes where the configuration needs " + std::to_string(passes));
+        w.restore_inputs();
+        if (flusher) flusher->flush();
+        cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before a pass)");
+        rp.start();
+        for (std::size_t i = 0; i < n; ++i) {
+          if (o.mode == RangeMode::User) rp.push(user_range_name(w, i));
+          w.launch(i);
+          if (o.mode == RangeMode::User) rp.pop();
+        }
+        cuda_check(cudaGetLastError(), "kernel launch under the Range Profiler");
+        all_submitted = rp.stop();
+      }
+      cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the passes)");
+      dropped = rp.decode();
+    } catch (const CuptiError& e) {
+      // CUPTI may refuse a range beyond the configured count outright rather than drop it.
+      if (n > max_ranges)
+        throw RangeOverflowError(std::to_string(n) + " launches overflow the " + std::to_string(max_ranges) +
+                                 " configured range(s) (" + e.what() + "); nothing was written (raise --max-ranges)");
+      throw;
+    }
+  }
+  if (const auto s = nvml.sample()) report.provenance.sm_clock_mhz_after = s->sm_mhz;
+  const std::size_t ranges = ranges_in(counter_data);
+  if (dropped > 0 || ranges != n)
+    throw RangeOverflowError("the counter data holds " + std::to_string(ranges) + " range(s) and " +
+                             std::to_string(dropped) + " were dropped, for " + std::to_string(n) +
+                             " declared launch(es) with room for " + std::to_string(max_ranges) +
+                             " range(s): more kernels ran than ranges were configured; nothing was written (raise "
+                             "--max-ranges, or make each launch start one kernel)");
+  for (std::size_t r = 0; r < ranges; ++r) {
+    if (o.mode == RangeMode::User) {
+      const std::string name = range_name(counter_data, r);
+      if (name != user_range_name(w, r))
+        throw CuptiError("range " + std::to_string(r) + " is named '" + name + "', expected '" + user_range_name(w, r) +
+                         "'");
+    }
+    const auto values = evaluate(host.get(), counter_data, r, o.plan.collect);
+    LaunchRecord& l = report.launches[r];
+    for (std::size_t m = 0; m < values.size(); ++m) l.metrics[o.plan.collect[m]] = values[m];
+    for (const auto& d : o.plan.derived) l.derived[d.name] = d.definition->evaluate(l.metrics);
+  }
+
+  report.collection.range_mode = o.mode == RangeMode::Auto ? "auto" : "user";
+  report.collection.replay_mode = o.mode == RangeMode::Auto ? "kernel" : "user";
+  report.collection.passes = passes;
+  report.collection.max_ranges = max_ranges;
+  report.collection.l2_flushed_before_each_pass = o.flush_l2;
+  report.collection.timing_runs = o.timing_runs;
+  report.collection.metrics = o.plan.collect;
+  for (const auto& d : o.plan.derived) report.collection.derived[d.name] = d.definition->expression();
+  report.collection.requested = o.plan.requested;
+
+  Provenance& p = report.provenance;
+  p.gpu = gpu.name;
+  p.driver = nvml.available() ? nvml.driver_version() : std::to_string(gpu.driver_version);
+  p.cuda = std::to_string(gpu.runtime_version / 1000) + "." + std::to_string(gpu.runtime_version % 1000 / 10);
+  p.date = utc_now();
+  p.commit = o.commit.empty() ? configured_commit() : o.commit;
+  p.command = o.command;
+  uint32_t cupti_version = 0;
+  if (cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS) p.cupti_version = std::to_string(cupti_version);
+  return report;
+}
+
+std::string run_launches_only(Workload& w, int device) {
+  detail::current_context(device);
+  w.setup();
+  w.restore_inputs();
+  cuda_check(cudaDeviceSynchronize(), "setup");
+  cuda_check(cudaProfilerStart(), "cudaProfilerStart");
+  for (std::size_t i = 0; i < w.launch_count(); ++i) w.launch(i);
+  cuda_check(cudaDeviceSynchronize(), "launches");
+  cuda_check(cudaProfilerStop(), "cudaProfilerStop");
+  return w.verify();
+}
+
+}  // namespace warpmodel::cupti

@@ -1,0 +1,157 @@
+// The collector on a GPU, on kernels whose counts are known exactly (builtin_workloads.hpp): a copy
+// of n floats with one element per thread launches n/32 warps, executes n/32 global load and n/32
+// global store instructions, each one request of 4 sectors (128 aligned bytes per warp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "warpmodel/cupti/builtin_workloads.hpp"
+#include "warpmodel/cupti/profiler.hpp"
+
+namespace wc = warpmodel::cupti;
+
+namespace {
+
+constexpr long long kN = 1LL << 24;  // 64 MiB per buffer: larger than the H200's L2
+constexpr int kBlock = 256;
+
+const std::vector<std::string> kExact = {
+    "smsp__warps_launched.sum",
+    "smsp__inst_executed_op_global_ld.sum",
+    "smsp__inst_executed_op_global_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "dram__bytes_read.sum",
+    "smsp__inst_executed.sum",
+};
+
+wc::ProfileOptions options(const std::vector<std::string>& metrics, wc::RangeMode mode) {
+  wc::ProfileOptions o;
+  o.plan = wc::ChipMetrics::for_device(0).resolve(metrics);
+  o.mode = mode;
+  o.timing_runs = 3;
+  o.command = "test_cupti_gpu";
+  return o;
+}
+
+void expect_copy_counts(const wc::LaunchRecord& l, long long n, bool larger_than_l2 = true) {
+  const double warps = static_cast<double>(n) / 32, sectors = static_cast<double>(n) / 8;
+  EXPECT_EQ(l.metrics.at("smsp__warps_launched.sum"), warps);
+  EXPECT_EQ(l.metrics.at("smsp__inst_executed_op_global_ld.sum"), warps);
+  EXPECT_EQ(l.metrics.at("smsp__inst_executed_op_global_st.sum"), warps);
+  EXPECT_EQ(l.metrics.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), warps);
+  EXPECT_EQ(l.metrics.at("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), warps);
+  EXPECT_EQ(l.metrics.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), sectors);
+  EXPECT_EQ(l.metrics.at("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), sectors);
+  // DRAM reads: the input once, give or take what L2 held from the previous pass (50 MiB); a
+  // buffer smaller than L2 may come from L2 entirely.
+  const double bytes = 4.0 * static_cast<double>(n);
+  if (larger_than_l2) {
+    EXPECT_GT(l.metrics.at("dram__bytes_read.sum"), 0.2 * bytes);
+  }
+  EXPECT_LT(l.metrics.at("dram__bytes_read.sum"), 1.2 * bytes);
+  // A handful of instructions per warp: more than the two memory ones, fewer than 40.
+  EXPECT_GT(l.metrics.at("smsp__inst_executed.sum"), 2 * warps);
+  EXPECT_LT(l.metrics.at("smsp__inst_executed.sum"), 40 * warps);
+  // Launch shape and duration from the Activity API.
+  EXPECT_EQ(l.grid[0], n / kBlock);
+  EXPECT_EQ(l.block[0], kBlock);
+  EXPECT_GT(l.registers_per_thread, 0);
+  EXPECT_NE(l.kernel.find("copy_kernel"), std::string::npos) << l.kernel;
+  EXPECT_NE(l.demangled.find("copy_kernel("), std::string::npos) << l.demangled;
+  EXPECT_EQ(l.duration_ns_runs.size(), 3u);
+  // 8 bytes per element cannot move faster than ~4.8 TB/s (H200 HBM3e peak), nor take a second.
+  EXPECT_GT(l.duration_ns, 8.0 * static_cast<double>(n) / 5e12 * 1e9);
+  EXPECT_LT(l.duration_ns, 1e9);
+}
+
+}  // namespace
+
+TEST(CuptiGpu, CopyCountsAreExactWithKernelReplay) {
+  auto w = wc::make_copy_workload(kN, kBlock);
+  const auto r = wc::profile(*w, options(kExact, wc::RangeMode::Auto));
+  ASSERT_EQ(r.launches.size(), 1u);
+  expect_copy_counts(r.launches[0], kN);
+  EXPECT_EQ(r.device.chip, "GH100");
+  EXPECT_EQ(r.collection.range_mode, "auto");
+  EXPECT_EQ(w->verify(), "");
+  RecordProperty("passes", static_cast<int>(r.collection.passes));
+}
+
+TEST(CuptiGpu, CopyCountsAreExactWithUserReplay) {
+  auto w = wc::make_copy_workload(kN, kBlock);
+  auto o = options(kExact, wc::RangeMode::User);
+  o.flush_l2 = true;
+  const auto r = wc::profile(*w, o);
+  ASSERT_EQ(r.launches.size(), 1u);
+  expect_copy_counts(r.launches[0], kN);
+  EXPECT_TRUE(r.collection.l2_flushed_before_each_pass);
+}
+
+TEST(CuptiGpu, EveryLaunchIsItsOwnRange) {
+  for (auto mode : {wc::RangeMode::Auto, wc::RangeMode::User}) {
+    auto w = wc::make_copy_workload(kN / 4, kBlock, 3);
+    const auto r = wc::profile(*w, options(kExact, mode));
+    ASSERT_EQ(r.launches.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(r.launches[i].launch_index, i);
+      expect_copy_counts(r.launches[i], kN / 4, /*larger_than_l2=*/false);
+    }
+  }
+}
+
+TEST(CuptiGpu, InPlaceInputsAreRestoredBeforeEveryPass) {
+  // The model set needs several passes; saxpy updates y in place, so without a restore before
+  // each pass y would be updated once per pass.
+  for (auto mode : {wc::RangeMode::User, wc::RangeMode::Auto}) {
+    auto w = wc::make_saxpy_workload(kN, kBlock);
+    const auto r = wc::profile(*w, options({"model"}, mode));
+    EXPECT_GT(r.collection.passes, 1u);
+    EXPECT_EQ(w->verify(), "") << (mode == wc::RangeMode::User ? "user" : "auto") << " replay";
+    const auto& m = r.launches.at(0).metrics;
+    EXPECT_EQ(m.at("smsp__inst_executed_op_global_ld.sum"), 2.0 * kN / 32);  // x and y
+    EXPECT_EQ(m.at("smsp__inst_executed_op_global_st.sum"), 1.0 * kN / 32);
+    EXPECT_GT(m.at("sm__warps_active.avg.pct_of_peak_sustained_active"), 10.0);
+    EXPECT_LE(m.at("sm__warps_active.avg.pct_of_peak_sustained_active"), 100.0);
+  }
+}
+
+TEST(CuptiGpu, LegacyNamesAreDerivedFromTheirInputs) {
+  auto w = wc::make_copy_workload(kN, kBlock);
+  const auto r = wc::profile(*w, options({"inst_per_warp", "gld_transactions_per_request", "achieved_occupancy"},
+                                         wc::RangeMode::Auto));
+  const auto& l = r.launches.at(0);
+  EXPECT_DOUBLE_EQ(l.derived.at("inst_per_warp"),
+                   l.metrics.at("smsp__inst_executed.sum") / l.metrics.at("smsp__warps_launched.sum"));
+  EXPECT_DOUBLE_EQ(l.derived.at("gld_transactions_per_request"), 4.0);
+  EXPECT_GT(l.derived.at("achieved_occupancy"), 0.1);
+  EXPECT_LE(l.derived.at("achieved_occupancy"), 1.0);
+}
+
+TEST(CuptiGpu, RangeOverflowIsReportedNotTruncated) {
+  auto w = wc::make_copy_workload(kN / 16, kBlock, 2);
+  auto o = options({"smsp__warps_launched.sum"}, wc::RangeMode::Auto);
+  o.max_ranges = 1;
+  EXPECT_THROW(wc::profile(*w, o), wc::RangeOverflowError);
+  auto u = options({"smsp__warps_launched.sum"}, wc::RangeMode::User);
+  u.max_ranges = 1;
+  EXPECT_THROW(wc::profile(*w, u), wc::RangeOverflowError);
+  // The profiler is usable again afterwards.
+  auto w2 = wc::make_copy_workload(kN / 16, kBlock, 2);
+  EXPECT_EQ(wc::profile(*w2, options({"smsp__warps_launched.sum"}, wc::RangeMode::Auto)).launches.size(), 2u);
+}
+
+TEST(CuptiGpu, ALaunchThatStartsTwoKernelsIsRefused) {
+  auto w = wc::make_double_launch_workload(kN / 16, kBlock);
+  EXPECT_THROW(wc::profile(*w, options({"smsp__warps_launched.sum"}, wc::RangeMode::Auto)), wc::RangeOverflowError);
+}
+
+TEST(CuptiGpu, AnInjectedProfilerIsDetected) {
+  ASSERT_EQ(setenv("CUDA_INJECTION64_PATH", "/nonexistent/libInjection.so", 1), 0);
+  auto w = wc::make_copy_workload(kN / 16, kBlock);
+  EXPECT_THROW(wc::profile(*w, options({"smsp__warps_launched.sum"}, wc::RangeMode::Auto)), wc::OtherClientError);
+  unsetenv("CUDA_INJECTION64_PATH");
+}

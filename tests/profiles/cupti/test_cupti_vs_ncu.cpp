@@ -1,0 +1,116 @@
+// The project's CUPTI values against Nsight Compute's for the same launches (issue 6): each
+// workload is profiled by `warpmodel profile --metrics model` and by
+//   ncu --clock-control none --cache-control none --csv --page raw --print-units base
+//       --kernel-name-base mangled --profile-from-start off --metrics <the same>
+//       warpmodel profile <the same workload> --launch-only
+// Counters must agree within 0.5 %, percentages within 1 percentage point.
+// WARPMODEL_NCU_WORKLOADS: ';'-separated workload arguments (default: copy, one stencil and one ADI
+// kernel where built). WARPMODEL_CUPTI_NCU_OUT: a folder for cupti-vs-ncu.json/.md (default: a
+// temporary one). Skipped where ncu is not installed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "warpmodel/cupti/metrics.hpp"
+#include "warpmodel/cupti/ncu_compare.hpp"
+#include "warpmodel/cupti/profile_report.hpp"
+#include "warpmodel/json_io.hpp"
+#include "run_command.hpp"
+
+namespace fs = std::filesystem;
+namespace wc = warpmodel::cupti;
+
+namespace {
+
+using warpmodel::test::CommandResult;
+const auto run = warpmodel::test::run_command;
+
+std::string find_ncu() {
+  if (const char* e = std::getenv("NCU"); e && *e) return e;
+  if (run("command -v ncu").code == 0) return "ncu";
+  for (const fs::path& p : {fs::path("/usr/local/cuda/bin/ncu"), fs::path("/opt/nvidia/nsight-compute")}) {
+    if (fs::is_regular_file(p)) return p.string();
+    if (fs::is_directory(p))
+      for (const auto& d : fs::directory_iterator(p))
+        if (fs::is_regular_file(d.path() / "ncu")) return (d.path() / "ncu").string();
+  }
+  return "";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> workloads() {
+  if (const char* e = std::getenv("WARPMODEL_NCU_WORKLOADS"); e && *e) {
+    std::vector<std::string> v;
+    std::string s = e;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+      const auto semi = s.find(';', start);
+      std::string item = s.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+      if (item.find_first_not_of(' ') != std::string::npos) v.push_back(item);
+      if (semi == std::string::npos) break;
+      start = semi + 1;
+    }
+    return v;
+  }
+  std::vector<std::string> v = {"--kernel copy --size 16777216"};
+#ifdef WARPMODEL_HAVE_STENCIL_WORKLOAD
+  v.push_back("--kernel stencil --variant shared --order 8 --size 256");
+#endif
+#ifdef WARPMODEL_HAVE_ADI_WORKLOAD
+  v.push_back("--kernel adi --variant thread-per-line --kernel-name solve-x --size 2048");
+#endif
+  return v;
+}
+
+}  // namespace
+
+TEST(CuptiVsNcu, TheModelSetAgrees) {
+  const std::string ncu = find_ncu();
+  if (ncu.empty()) GTEST_SKIP() << "ncu (Nsight Compute) is not installed";
+  const std::string bin = WARPMODEL_BIN;
+  fs::path out = std::getenv("WARPMODEL_CUPTI_NCU_OUT") ? fs::path(std::getenv("WARPMODEL_CUPTI_NCU_OUT"))
+                                                        : fs::temp_directory_path() / ("cupti-vs-ncu-" + std::to_string(getpid()));
+  fs::create_directories(out);
+  const CommandResult version = run(ncu + " --version");
+  warpmodel::write_file_atomically(out / "ncu-version.txt", version.out);
+  const auto list = workloads();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string& args = list[i];
+    const fs::path prefix = out / ("cupti-" + std::to_string(i));
+    const std::string cupti_cmd = bin + " profile " + args + " --metrics model --timing-runs 1 -o " + prefix.string();
+    const CommandResult c = run(cupti_cmd);
+    ASSERT_EQ(c.code, 0) << cupti_cmd << "\n" << c.out;
+    // A second CUPTI run: each metric's run-to-run spread, against which timing metrics are judged.
+    const CommandResult again = run(cupti_cmd + "-repeat");
+    ASSERT_EQ(again.code, 0) << cupti_cmd << "-repeat\n" << again.out;
+    const wc::ProfileReport report =
+        wc::profile_report_from_json(warpmodel::read_json_file(prefix.string() + ".json"), prefix.string() + ".json");
+    std::string metrics;
+    for (const auto& m : report.collection.metrics) metrics += (metrics.empty() ? "" : ",") + m;
+    const fs::path ncu_csv = out / ("ncu-" + std::to_string(i) + ".csv");
+    const std::string ncu_cmd = ncu +
+                                " --clock-control none --cache-control none --csv --page raw --print-units base "
+                                "--kernel-name-base mangled --profile-from-start off --metrics " +
+                                metrics + " --log-file " + ncu_csv.string() + " " + bin + " profile " + args +
+                                " --launch-only";
+    const CommandResult n = run(ncu_cmd);
+    ASSERT_EQ(n.code, 0) << ncu_cmd << "\n" << n.out << read_file(ncu_csv);
+  }
+  // The comparison itself is the library's (also `warpmodel compare-ncu --from DIR`).
+  const wc::ComparisonDocument doc = wc::compare_ncu_directory(out);
+  EXPECT_EQ(doc.workloads, list.size());
+  EXPECT_TRUE(doc.all_ok) << doc.markdown;
+  warpmodel::write_file_atomically(out / "cupti-vs-ncu.json", doc.json.dump(2) + "\n");
+  warpmodel::write_file_atomically(out / "cupti-vs-ncu.md", doc.markdown);
+  std::cout << "wrote " << (out / "cupti-vs-ncu.md").string() << "\n";
+}
