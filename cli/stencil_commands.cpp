@@ -166,6 +166,7 @@ int run(const RunStencilArgs& a) {
     }
     if (tracing) {
       std::vector<float> values(a.steps);
+      // After p.synchronize(): the samples (enqueued on the propagator's stream) have landed.
       cudaMemcpy(values.data(), trace_device, sizeof(float) * a.steps, cudaMemcpyDeviceToHost);
       cudaFree(trace_device);
       std::vector<st::TraceSample> samples;

@@ -17,7 +17,7 @@ if [ "${1:-}" = "--carried" ]; then
   dir=$2 out=${OUT:-stencil-run}
   mkdir -p "$out" stencil-run-work/snapshots
   t0=$(date +%s)
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader | tee "$out/gpu.txt"
+  { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader; date -u; } | tee "$out/gpu.txt"
   "$dir/tests/stencils/test_stencils_gpu" >"$out/test_gpu_carried.log" 2>&1; echo "test_stencils_gpu exit $? ($(( $(date +%s) - t0 )) s)"
   grep -E "race hunt|FAILED|Failure" "$out/test_gpu_carried.log" | head -20
   "$dir/tests/stencils/test_stencils_gpu" --gtest_filter='Orders/GpuVariants.*:GpuDeterminism.*' --gtest_repeat=2 \
@@ -65,6 +65,7 @@ tests=$build/tests/stencils
 grep -E "^determinism:.*(DIFFERS|first bad)" "$work/test_gpu.log" | head -20
 grep -E "FAILED|Failure|relative L2 [0-9.e+-]*$" "$work/test_gpu.log" | grep -vE "e-0[6-9]|e-1[0-9]" | head -20
 ctest --test-dir "$build" -R "gpu.stencils" --output-on-failure >"$work/ctest_gpu.log" 2>&1; tail -3 "$work/ctest_gpu.log"
+cp "$work/test_gpu.log" "$out/"  # what has finished comes back even if a later step runs out of time
 stamp "tests done"
 
 
@@ -148,7 +149,7 @@ with open(path, "w") as f:
     json.dump(p, f, indent=2)
 EOF
 # At most 8 files back: the bench JSON, its provenance, the logs, and the snapshots one per file.
-cp "$work/memcheck.log" "$work/racecheck.log" "$work/test_gpu.log" "$out/" 2>/dev/null
+cp "$work/memcheck.log" "$work/racecheck.log" "$out/" 2>/dev/null
 tar czf "$out/logs.tgz" -C "$work" configure.log build.log build-cli.log ptxas.log test_cpu.log test_emulated.log \
   ctest_gpu.log test_cli.log bench.log run_stencil_512.log run_stencil_snapshots.log run_stencil_bad.log ncu_order8.log \
   ncu_order16.log 2>/dev/null

@@ -31,14 +31,23 @@ def main():
         expect("0.900 (3600 GB/s" in text and "32x8x1 d2 tma" in text, "best intz-reg cell at 64^3 order 2")
         expect("0.500 (2000 GB/s" in text and "32x4x1" in text, "best naive cell")
         # Targets at the largest size (64): order 2 met (0.9 >= 0.85); order 16 missed: 0.65 vs 0.70.
-        expect("| 2 | 0.85 | intz-reg | 32x8x1 d2 tma | 0.900 | met |" in text, "order 2 target met")
-        expect("| 16 | 0.70 | intz-reg | 16x8x1 d2 cp-async | 0.650 | missed by 0.050 |" in text, "order 16 target missed")
+        expect("| 2 | 0.85 | intz-reg | 32x8x1 d2 tma | 0.900 | 3600 | met |" in text, "order 2 target met")
+        expect("| 16 | 0.70 | intz-reg | 16x8x1 d2 cp-async | 0.650 | 2600 | missed by 0.050 |" in text,
+               "order 16 target missed")
         expect("| 4 | 0.85 | not measured" in text, "unmeasured order reported as such")
         expect("the TMA tile box would be 272 x 20 floats" in text, "refused launches listed")
         expect("fixture GPU" in text, "provenance included")
         rows = open(csv).read().splitlines() if os.path.exists(csv) else []
         expect(len(rows) == 1 + 8, f"CSV has one row per median stencil benchmark (got {len(rows)})")
         expect("targets missed at orders [16]" in r.stdout, "summary line names the missed order")
+
+        # With a device profile: the references and the fraction of the theoretical peak (3600 / 4800).
+        md3 = os.path.join(tmp, "d.md")
+        r = run(script, "bench", "--json", os.path.join(fixtures, "bench_small.json"), "--device",
+                os.path.join(fixtures, "device.json"), "--md", md3, "--csv", os.path.join(tmp, "d.csv"))
+        t3 = open(md3).read() if os.path.exists(md3) else ""
+        expect(r.returncode == 0 and "| ubench dram_read kernel | 4400.0 | 0.909 |" in t3, f"device references: {r.stderr}")
+        expect("| 2 | 0.85 | intz-reg | 32x8x1 d2 tma | 0.900 | 3600 | 0.750 | met |" in t3, "fraction of peak")
 
         # Malformed input: one line, exit 2, nothing written.
         bad = os.path.join(tmp, "bad.json")

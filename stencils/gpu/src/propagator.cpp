@@ -175,7 +175,7 @@ DevicePropagator::DevicePropagator(const PropagationSetup& setup, const std::vec
   }
   check(cudaMalloc(&impl_->vel2, bytes), "cudaMalloc (vel2)");
   const std::vector<float> vel2 = velocity_term_padded(velocity_, setup_.grid, setup_.dt, pitch);
-  check(cudaMemcpy(impl_->vel2, vel2.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy (vel2)");
+  upload(impl_->vel2, vel2, "vel2");
   relaunch(launch);
 }
 
@@ -208,13 +208,20 @@ void DevicePropagator::relaunch(StencilLaunch launch) {
   impl_->kernel = &e;
 }
 
+// Every host-to-device copy goes on the propagator's own stream and is waited for. A plain
+// cudaMemcpy from pageable memory may return before its DMA has landed, and it runs on the legacy
+// stream, which the non-blocking stream_ does not wait for: the first kernel then read the tail
+// of a copy still in flight (the race hunt on the H200: step 1, the last planes, z chunks of one
+// plane, both loaders; tests/stencils/test_gpu_propagator.cpp GpuRaceHunt).
+void DevicePropagator::upload(float* device, const std::vector<float>& host, const char* what) {
+  check(cudaMemcpyAsync(device, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice, stream_),
+        (std::string("cudaMemcpyAsync (") + what + ")").c_str());
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (upload)");
+}
+
 void DevicePropagator::set_fields(const std::vector<float>& previous, const std::vector<float>& current) {
-  const std::size_t bytes = impl_->padded_floats * sizeof(float);
-  const std::vector<float> a = to_padded(previous, setup_.grid, geometry_.pitch);
-  const std::vector<float> b = to_padded(current, setup_.grid, geometry_.pitch);
-  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-  check(cudaMemcpy(impl_->pressure[impl_->prev], a.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy (p(n-1))");
-  check(cudaMemcpy(impl_->pressure[impl_->cur], b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy (p(n))");
+  upload(impl_->pressure[impl_->prev], to_padded(previous, setup_.grid, geometry_.pitch), "p(n-1)");
+  upload(impl_->pressure[impl_->cur], to_padded(current, setup_.grid, geometry_.pitch), "p(n)");
 }
 
 void DevicePropagator::step() {
@@ -255,10 +262,11 @@ void DevicePropagator::synchronize() {
 }
 
 std::vector<float> DevicePropagator::pressure() const {
-  check(cudaStreamSynchronize(stream_), "kernel execution (cudaStreamSynchronize)");
   std::vector<float> padded(impl_->padded_floats);
-  check(cudaMemcpy(padded.data(), impl_->pressure[impl_->cur], padded.size() * sizeof(float), cudaMemcpyDeviceToHost),
-        "cudaMemcpy (pressure)");
+  check(cudaMemcpyAsync(padded.data(), impl_->pressure[impl_->cur], padded.size() * sizeof(float),
+                        cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (pressure)");
+  check(cudaStreamSynchronize(stream_), "kernel execution or copy (cudaStreamSynchronize)");
   return from_padded(padded, setup_.grid, geometry_.pitch);
 }
 

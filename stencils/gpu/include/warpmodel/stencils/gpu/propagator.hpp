@@ -92,6 +92,7 @@ class DevicePropagator {
   cudaStream_t stream() const { return stream_; }
 
  private:
+  void upload(float* device, const std::vector<float>& host, const char* what);  // stream-ordered, waited for
   struct Impl;
   PropagationSetup setup_;
   std::vector<float> velocity_;
