@@ -14,12 +14,20 @@
 #include "warpmodel/report.hpp"
 #include "warpmodel/validation.hpp"
 
+#ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
+#include "warpmodel/cupti/profiler.hpp"
+#include "warpmodel/sweep/validation_sweep.hpp"
+#endif
+
 namespace warpmodel::cli {
 namespace {
 
 struct ValidateOptions {
-  std::string from;
-  std::string output;  // default: the --from folder
+  std::string from;     // analyse committed measurements
+  std::string measure;  // measure on the GPU into this folder, then analyse
+  bool quick = false;   // --measure: a few configurations only (a smoke run)
+  std::string output;   // default: the measurements' folder
+  std::string command;
 };
 
 std::string provenance_lines(const nlohmann::json& measurements) {
@@ -36,7 +44,7 @@ std::string calibration_line(const DeviceProfile::HopperCalibration& c) {
          ", barrier_cycles = " + format_number(c.barrier_cycles, 6);
 }
 
-int run_validate(const ValidateOptions& o) {
+int analyse(const ValidateOptions& o) {
   namespace fs = std::filesystem;
   const fs::path dir(o.from);
   const DeviceProfile device = load_device_profile(dir / "device.json");
@@ -100,16 +108,76 @@ int run_validate(const ValidateOptions& o) {
   return kExitOk;
 }
 
+#ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
+int measure(ValidateOptions o) {
+  namespace fs = std::filesystem;
+  const fs::path dir(o.measure);
+  // The device profile is the model's other input: without it the measurements cannot be analysed.
+  if (!fs::exists(dir / "device.json"))
+    throw InputError((dir / "device.json").string() + ": missing; run `warpmodel characterize --output " +
+                     dir.string() + "` on this GPU first");
+  sweep::SweepPlan plan;
+  if (o.quick) {
+    plan.stencil_sizes = {64};
+    plan.orders = {2, 8};
+    plan.variants = {"naive", "intz-reg"};
+    plan.warps_per_sm = {8, 16};
+    plan.adi_sizes = {256};
+    plan.adi_variants = {"thread-per-line", "block-per-line/cr-pcr"};
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  try {
+    const sweep::SweepOutcome out = sweep::run_validation_sweep(
+        plan, ec ? std::string("/proc/self/exe") : self.string(), o.command,
+        [](const std::string& line) { std::cerr << "validate: " << line << "\n"; });
+    write_file_atomically(dir / "validation-measurements.json", out.measurements.dump(1) + "\n");
+    std::cerr << "validate: " << out.measurements["cases"].size() << " launches measured in "
+              << format_number(out.seconds, 4) << " s (" << out.skipped.size() << " configurations skipped)\n";
+  } catch (const cupti::NoGpuError& e) {
+    std::cerr << "warpmodel validate: " << e.what() << "\n";
+    return kExitNoGpu;
+  } catch (const cupti::PermissionError& e) {
+    std::cerr << "warpmodel validate: " << e.what() << "\n";
+    return kExitNoPermission;
+  } catch (const cupti::OtherClientError& e) {
+    std::cerr << "warpmodel validate: " << e.what() << "\n";
+    return kExitNoPermission;
+  }
+  o.from = o.measure;
+  return analyse(o);
+}
+#else
+int measure(const ValidateOptions&) {
+  std::cerr << "warpmodel validate --measure: this build has no CUDA, CUPTI or kernel libraries; rebuild with the "
+               "CUDA 13 toolkit, or use --from with committed measurements\n";
+  return kExitNoGpu;
+}
+#endif
+
+int run_validate(const ValidateOptions& o) {
+  if (o.from.empty() == o.measure.empty())
+    throw InputError("validate: give exactly one of --from DIR (committed measurements) or --measure DIR (on the GPU)");
+  return o.measure.empty() ? analyse(o) : measure(o);
+}
+
 }  // namespace
 
 void add_validate_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "validate", "compare every model variant with measured launches (--from: committed measurements, no GPU)");
-  cmd->add_option("--from", o->from, "folder with device.json and validation-measurements.json (e.g. results/h200)")
-      ->required();
+  cmd->add_option("--from", o->from, "folder with device.json and validation-measurements.json (e.g. results/h200)");
+  cmd->add_option("--measure", o->measure,
+                  "measure on the GPU into this folder (it must hold the GPU's device.json), then analyse");
+  cmd->add_flag("--quick", o->quick, "with --measure: a few configurations only (a smoke run)");
   cmd->add_option("-o,--output", o->output, "folder for validation.{md,csv,tex,json} (default: the --from folder)");
-  cmd->callback([&action, o] { action = [o] { return run_validate(*o); }; });
+  cmd->callback([&action, o, &app] {
+    o->command = "warpmodel validate" + std::string(o->from.empty() ? "" : " --from " + o->from) +
+                 (o->measure.empty() ? "" : " --measure " + o->measure) + (o->quick ? " --quick" : "");
+    (void)app;
+    action = [o] { return run_validate(*o); };
+  });
 }
 
 }  // namespace warpmodel::cli

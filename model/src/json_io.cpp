@@ -396,6 +396,7 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
   ObjectReader top(j, origin, "");
   check_schema(top, kValidationSchema);
   top.string_map("provenance");
+  top.ignore("skipped");  // configurations the sweep could not launch, with the reason (free-form)
   const json& list = top.at("cases");
   if (!list.is_array() || list.empty()) top.fail("cases", "expected a non-empty array of measured launches");
   std::vector<ValidationCase> cases;
@@ -411,6 +412,7 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     c.duration_ns = r.positive("duration_ns");
     c.sm_clock_mhz = r.positive("sm_clock_mhz");
     c.sm_cycles_elapsed = r.optional_positive("sm_cycles_elapsed");
+    r.ignore("occupancy_padding_bytes");  // how the sweep held warps_per_sm (free-form detail)
     r.ignore("profile");
     c.profile = kernel_from_json(r.at("profile"), origin + " " + path + ".profile");
     r.finish();

@@ -150,6 +150,7 @@ LaunchGeometry plan_block(const StencilLaunch& l, const DeviceLimits& limits) {
       break;
     }
   }
+  g.dynamic_shared_bytes += l.occupancy_padding_bytes;  // after the kernel's own layout: never touched
   if (l.variant != Variant::intz_reg && l.pipeline_depth != 0) bad("pipeline depth applies to intz-reg only");
   if (l.variant != Variant::intz_reg && l.loader != IntzRegLoader::tma) bad("the loader applies to intz-reg only");
   if (g.dynamic_shared_bytes > limits.max_shared_per_block)

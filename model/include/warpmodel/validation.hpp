@@ -33,7 +33,8 @@ struct ValidationCase {
 enum class Split { Training, HeldOut };
 
 // Alternating split inside each group (cases sorted by shape), so both halves see every kernel
-// and size: the first shape of a group trains, the second is held out, and so on.
+// and size: shapes alternate between training and held-out, the first group starting with
+// training, the second with held-out, and so on (groups of one case are split across groups).
 std::vector<Split> split_training_held_out(const std::vector<ValidationCase>& cases);
 
 // H.12 fitted by linear least squares (Eigen, column-pivoting QR) on the training cases:

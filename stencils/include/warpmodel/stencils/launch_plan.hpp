@@ -64,6 +64,9 @@ struct StencilLaunch {
   int z_chunk = 0;         // intz, intz-reg: z planes per block (0: chosen from the occupancy)
   int pipeline_depth = 0;  // intz-reg: planes loaded ahead, 1..3 (0: the default, 2)
   IntzRegLoader loader = IntzRegLoader::tma;  // intz-reg only
+  // Unused dynamic shared memory added to every block: caps the blocks resident per SM, so a
+  // validation sweep can hold a kernel at 8, 16, 24 or 32 warps per SM (thesis tables 4.5-4.7).
+  std::size_t occupancy_padding_bytes = 0;
 };
 
 // Device limits the plan checks against (from cudaGetDeviceProperties, or fixed in the emulation).

@@ -1,0 +1,46 @@
+// The measurement half of `warpmodel validate` (issue 7): runs the stencil and ADI kernels over the
+// validation configurations on the GPU and records, per launch, the kernel duration (CUPTI Activity
+// API), the SM clock, sm__cycles_elapsed and the kernel profile the model reads (static SASS
+// analysis of this binary merged with the CUPTI `model` counters, profiles/sass merge.hpp). The
+// result is a warpmodel.validation-measurements/1 document (model/include/warpmodel/json_io.hpp),
+// which `validate --from` turns into tables without a GPU.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace warpmodel::sweep {
+
+struct StencilShape {
+  unsigned x = 32, y = 8;  // block (z = 1)
+};
+
+struct SweepPlan {
+  // Stencils: every order x variant x shape x warps-per-SM target x size (tables 4.5-4.7 layout).
+  std::vector<int> stencil_sizes{50, 256, 512};
+  std::vector<int> orders{2, 4, 8, 16};
+  std::vector<std::string> variants{"naive", "readonly", "shared", "intz", "intz-reg"};
+  std::vector<StencilShape> shapes{{32, 8}};  // 8 warps: 1..4 blocks per SM give the four columns
+  std::vector<int> warps_per_sm{8, 16, 24, 32};
+  // ADI: every kernel of a step, per variant and precision, at each size (block-per-line to 1024).
+  std::vector<int> adi_sizes{256, 1024, 2048};
+  std::vector<std::string> adi_variants{"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr"};
+  std::vector<std::string> adi_precisions{"double", "single"};
+  int timing_runs = 5;
+};
+
+struct SweepOutcome {
+  nlohmann::json measurements;        // warpmodel.validation-measurements/1
+  std::vector<std::string> skipped;   // configurations that cannot be launched, with the reason
+  double seconds = 0;
+};
+
+// `binary`: the executable whose cubins hold the kernels (this program), for the static analysis.
+// Throws on no GPU / no permission (the CUPTI errors) or a failure of the tools.
+SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& binary, const std::string& command,
+                                  const std::function<void(const std::string&)>& log);
+
+}  // namespace warpmodel::sweep

@@ -1,0 +1,273 @@
+#include "warpmodel/sweep/validation_sweep.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <stdexcept>
+
+#include "warpmodel/adi/gpu_solver.hpp"
+#include "warpmodel/adi/state.hpp"
+#include "warpmodel/cupti/profiler.hpp"
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/sass/merge.hpp"
+#include "warpmodel/sass/tools.hpp"
+#include "warpmodel/stencils/acoustic.hpp"
+#include "warpmodel/stencils/gpu/propagator.hpp"
+#include "warpmodel/stencils/launch_plan.hpp"
+
+namespace warpmodel::sweep {
+namespace {
+
+namespace st = warpmodel::stencils;
+using nlohmann::json;
+
+// One launch of something that already exists on the device, as a CUPTI workload.
+class LaunchWorkload : public cupti::Workload {
+ public:
+  LaunchWorkload(std::string description, std::vector<std::string> labels, std::function<void(std::size_t)> launch,
+                 std::function<void()> restore)
+      : description_(std::move(description)), labels_(std::move(labels)), launch_(std::move(launch)),
+        restore_(std::move(restore)) {}
+  std::string description() const override { return description_; }
+  void setup() override {}
+  std::size_t launch_count() const override { return labels_.size(); }
+  std::string launch_label(std::size_t i) const override { return labels_.at(i); }
+  void launch(std::size_t i) override { launch_(i); }
+  void restore_inputs() override {
+    if (restore_) restore_();
+  }
+
+ private:
+  std::string description_;
+  std::vector<std::string> labels_;
+  std::function<void(std::size_t)> launch_;
+  std::function<void()> restore_;
+};
+
+struct Context {
+  const SweepPlan& plan;
+  std::string binary;
+  sass::BinaryAnalysis statics;
+  cupti::MetricPlan metrics;
+  const std::function<void(const std::string&)>& log;
+  json cases = json::array();
+  std::vector<std::string> skipped;
+  cupti::Provenance first_provenance;  // GPU, driver, CUDA of the first profile
+  std::string gpu_name;
+};
+
+// The launch record as the kernel-profile merge reads it (profiles/sass merge.hpp).
+sass::CounterLaunch counters_of(const cupti::LaunchRecord& r) {
+  sass::CounterLaunch c;
+  c.kernel = r.kernel;
+  c.demangled = r.demangled;
+  c.grid = {r.grid[0], r.grid[1], r.grid[2]};
+  c.block = {r.block[0], r.block[1], r.block[2]};
+  c.registers_per_thread = r.registers_per_thread;
+  c.shared_memory_per_block_bytes = static_cast<int>(r.shared_memory_per_block_bytes);
+  c.duration_ns = r.duration_ns;
+  for (const auto& [name, value] : r.metrics)
+    if (std::isfinite(value)) c.metrics[name] = value;
+  return c;
+}
+
+// Profiles the workload and appends one validation case per launch.
+void measure(Context& cx, cupti::Workload& w, const std::vector<json>& labels) {
+  cupti::ProfileOptions o;
+  o.plan = cx.metrics;
+  o.mode = cupti::RangeMode::Auto;
+  o.timing_runs = cx.plan.timing_runs;
+  const cupti::ProfileReport report = cupti::profile(w, o);
+  if (cx.gpu_name.empty()) {
+    cx.gpu_name = report.device.name;
+    cx.first_provenance = report.provenance;
+  }
+  // NVML's SM clock around the profile; the runtime's maximum when NVML cannot say.
+  const double clock = report.provenance.sm_clock_mhz > 0 && report.provenance.sm_clock_mhz_after > 0
+                           ? 0.5 * (report.provenance.sm_clock_mhz + report.provenance.sm_clock_mhz_after)
+                           : report.device.max_sm_clock_mhz;
+  for (std::size_t i = 0; i < report.launches.size(); ++i) {
+    const cupti::LaunchRecord& r = report.launches[i];
+    const sass::KernelStatics& statics = sass::select_kernel(cx.statics.kernels, r.kernel, cx.binary);
+    const sass::CounterLaunch counters = counters_of(r);
+    sass::MergeInputs in;
+    in.statics = &statics;
+    in.binary = cx.binary;
+    in.launch = &counters;
+    in.counters_origin = "CUPTI (warpmodel validate --measure)";
+    in.max_warps_per_sm = 64;  // sm_90
+    KernelProfile profile = sass::make_kernel_profile(in);
+    profile.name = labels[i]["kernel"].get<std::string>() + ", " + labels[i]["size"].get<std::string>() + ", " +
+                   labels[i]["shape"].get<std::string>();
+    json c = labels[i];
+    c["duration_ns"] = r.duration_ns;
+    c["sm_clock_mhz"] = clock;
+    if (auto it = r.metrics.find("sm__cycles_elapsed.max"); it != r.metrics.end() && std::isfinite(it->second))
+      c["sm_cycles_elapsed"] = it->second;
+    c["profile"] = to_json(profile);
+    cx.cases.push_back(std::move(c));
+  }
+}
+
+// The padding that holds `launch` at `target_blocks` resident blocks per SM, or -1 when the kernel
+// cannot reach that many (registers, threads or its own shared memory allow fewer).
+long long padding_for(st::StencilLaunch launch, int target_blocks) {
+  launch.occupancy_padding_bytes = 0;
+  const int natural = st::gpu::resident_blocks_per_sm(launch);
+  if (natural < target_blocks) return -1;
+  if (natural == target_blocks) return 0;
+  // 228 KiB of shared memory per SM on sm_90, 1 KiB reserved per block: start near the answer and
+  // walk in 256-byte steps (the allocation unit is 128 B).
+  const long long own = static_cast<long long>(st::plan_block(launch, st::gpu::current_device_limits()).dynamic_shared_bytes);
+  long long pad = std::max(0LL, 228LL * 1024 / target_blocks - 1024 - own - 2048);
+  for (int guard = 0; guard < 200; ++guard) {
+    launch.occupancy_padding_bytes = static_cast<std::size_t>(pad);
+    int resident = 0;
+    try {
+      resident = st::gpu::resident_blocks_per_sm(launch);
+    } catch (const std::exception&) {
+      resident = 0;  // over the per-block maximum
+    }
+    if (resident == target_blocks) return pad;
+    pad += resident > target_blocks ? 256 : -256;
+    if (pad < 0) return -1;
+  }
+  return -1;
+}
+
+void stencil_sweep(Context& cx) {
+  for (int n : cx.plan.stencil_sizes) {
+    st::PropagationSetup setup;
+    setup.grid = {static_cast<std::size_t>(n), static_cast<std::size_t>(n), static_cast<std::size_t>(n), 10.0};
+    setup.order = 16;  // dt from the strictest order, so every order is stable on the same grid
+    setup.source_i = setup.source_j = setup.source_k = static_cast<std::size_t>(n / 2);
+    const auto velocity = st::two_layer_velocity(setup.grid);
+    st::StencilLaunch first;
+    first.order = 16;
+    first.nx = first.ny = first.nz = static_cast<std::size_t>(n);
+    st::gpu::DevicePropagator prop(setup, velocity, first);
+    prop.set_fields(st::random_field(setup.grid, 16, 1), st::random_field(setup.grid, 16, 2));
+    const std::string size = std::to_string(n) + "^3";
+    for (int order : cx.plan.orders) {
+      for (const std::string& variant : cx.plan.variants) {
+        for (const StencilShape& shape : cx.plan.shapes) {
+          for (int warps : cx.plan.warps_per_sm) {
+            st::StencilLaunch l;
+            l.order = order;
+            l.variant = st::parse_variant(variant);
+            l.block = {shape.x, shape.y, 1};
+            l.nx = l.ny = l.nz = static_cast<std::size_t>(n);
+            const std::string shape_name = st::to_string(l.block) + " @" + std::to_string(warps) + " warps/SM";
+            const std::string what = variant + " order " + std::to_string(order) + ", " + size + ", " + shape_name;
+            const int warps_per_block = static_cast<int>(l.block.volume() / 32);
+            if (warps % warps_per_block != 0) {
+              cx.skipped.push_back(what + ": " + std::to_string(warps) + " warps is not a whole number of blocks");
+              continue;
+            }
+            long long pad = -1;
+            try {
+              pad = padding_for(l, warps / warps_per_block);
+            } catch (const std::exception& e) {
+              cx.skipped.push_back(what + ": " + e.what());
+              continue;
+            }
+            if (pad < 0) {
+              cx.skipped.push_back(what + ": the kernel cannot hold that many warps per SM");
+              continue;
+            }
+            l.occupancy_padding_bytes = static_cast<std::size_t>(pad);
+            prop.relaunch(l);
+            LaunchWorkload w("stencil " + what, {variant + " order " + std::to_string(order)},
+                             [&prop](std::size_t) { prop.step(); }, {});
+            json label = {{"family", "stencil"},
+                          {"kernel", variant + " order " + std::to_string(order)},
+                          {"size", size},
+                          {"shape", shape_name},
+                          {"warps_per_sm", warps},
+                          {"occupancy_padding_bytes", pad}};
+            measure(cx, w, {label});
+            cx.log(what + ": measured");
+          }
+        }
+      }
+    }
+  }
+}
+
+void adi_sweep(Context& cx) {
+  for (int n : cx.plan.adi_sizes) {
+    const adi::State<double> initial = adi::make_hump_state(n, n);
+    for (const std::string& precision : cx.plan.adi_precisions) {
+      for (const std::string& variant : cx.plan.adi_variants) {
+        adi::SolverConfig config;
+        const auto slash = variant.find('/');
+        config.variant = *adi::parse_variant(variant.substr(0, slash));
+        if (slash != std::string::npos) config.block_solver = *adi::parse_block_solver(variant.substr(slash + 1));
+        config.precision = *adi::parse_precision(precision);
+        config.n = n;
+        const std::string what = "adi " + variant + " " + precision + " " + std::to_string(n) + "^2";
+        if (const std::string why = adi::validate(config); !why.empty()) {
+          cx.skipped.push_back(what + ": " + why);
+          continue;
+        }
+        adi::GpuSolver solver(config);
+        solver.upload(initial);
+        const std::vector<std::string>& sequence = solver.kernel_sequence();
+        std::vector<json> labels;
+        for (const auto& k : sequence)
+          labels.push_back({{"family", "adi"},
+                            {"kernel", k + " " + precision},
+                            {"size", std::to_string(n) + "^2"},
+                            {"shape", adi::variant_label(config)}});
+        LaunchWorkload w(what, sequence, [&](std::size_t i) { solver.launch(sequence.at(i)); },
+                         [&] { solver.upload(initial); });
+        measure(cx, w, labels);
+        cx.log(what + ": measured " + std::to_string(sequence.size()) + " kernels");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& binary, const std::string& command,
+                                  const std::function<void(const std::string&)>& log) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // The GPU and the profiling permission first: a machine without either learns it at once.
+  const cupti::ChipMetrics chip = cupti::ChipMetrics::for_device(0);
+  Context cx{plan, binary, sass::analyse_binary(binary), {}, log, json::array(), {}, {}, {}};
+  cx.metrics = chip.resolve({"model", "sm__cycles_elapsed.max"});
+  log("static analysis of " + binary + ": " + std::to_string(cx.statics.kernels.size()) + " kernels; metrics: " +
+      std::to_string(cx.metrics.collect.size()));
+  stencil_sweep(cx);
+  adi_sweep(cx);
+
+  SweepOutcome out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  json skipped = json::array();
+  for (const auto& s : cx.skipped) skipped.push_back(s);
+  out.measurements = {{"schema", kValidationSchema},
+                      {"provenance",
+                       {{"gpu", cx.gpu_name},
+                        {"chip", chip.chip()},
+                        {"driver", cx.first_provenance.driver},
+                        {"cuda", cx.first_provenance.cuda},
+                        {"date", date},
+                        {"command", command},
+                        {"commit", cupti::configured_commit()},
+                        {"binary", binary},
+                        {"metrics", "CUPTI Range Profiler (auto range, kernel replay): model set + sm__cycles_elapsed.max"},
+                        {"duration", "CUPTI Activity API, median of the timed runs"},
+                        {"sm_clock_mhz", "NVML, mean of before and after each configuration's profile"},
+                        {"wall_seconds", out.seconds}}},
+                      {"cases", cx.cases},
+                      {"skipped", skipped}};
+  out.skipped = cx.skipped;
+  return out;
+}
+
+}  // namespace warpmodel::sweep
