@@ -104,12 +104,15 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
                      std::to_string(unknowns) + " constants; measure more launch shapes");
   Eigen::MatrixXd design(static_cast<Eigen::Index>(features.size()), unknowns);
   Eigen::VectorXd target(static_cast<Eigen::Index>(features.size()));
+  // Each row divided by its measured cycles: the fit minimises the relative error (the MAPE the
+  // validation reports), so microsecond kernels weigh as much as millisecond ones.
   for (std::size_t r = 0; r < features.size(); ++r) {
     const auto row = static_cast<Eigen::Index>(r);
-    design(row, 0) = 1.0;
-    design(row, 1) = features[r].waves_time;
-    if (any_barriers) design(row, 2) = features[r].barrier_waves;
-    target(row) = measured[r];
+    const double weight = 1.0 / measured[r];
+    design(row, 0) = weight;
+    design(row, 1) = features[r].waves_time * weight;
+    if (any_barriers) design(row, 2) = features[r].barrier_waves * weight;
+    target(row) = 1.0;
   }
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
   if (qr.rank() < unknowns)
