@@ -150,7 +150,7 @@ int run_profile(const ProfileArgs& a) {
     auto workload = cupti::make_workload(workload_request(a));
     if (a.launch_only) {
       // Under ncu: no collection here (ncu is the CUPTI client), the launches once.
-      const std::string wrong = cupti::run_launches_only(*workload, a.device);
+      const std::string wrong = cupti::run_launches_only(*workload, a.device, a.flush_l2);
       std::cout << "launched " << workload->launch_count() << " kernel(s) of " << workload->description()
                 << (wrong.empty() ? "; outputs verified" : "; " + wrong) << "\n";
       return wrong.empty() ? kExitOk : kExitInternal;
@@ -316,7 +316,9 @@ void add_profile_commands(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "user"}));
   prof->add_option("--max-ranges", p->max_ranges, "ranges the counter data holds (default: the workload's launches)");
   prof->add_option("--timing-runs", p->timing_runs, "timed runs per launch for duration_ns (median; default 5)");
-  prof->add_flag("--flush-l2", p->flush_l2, "user range: overwrite 2 x L2 before each replay pass");
+  prof->add_flag("--flush-l2", p->flush_l2,
+                 "write L2 back and evict the workload's lines before each replay pass (--range user) or "
+                 "before the launches (--launch-only)");
   prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)");
   prof->add_option("-o,--output", p->output, "output prefix (default profile-<kernel>): writes PREFIX.json, PREFIX.csv");
   prof->add_flag("--launch-only", p->launch_only,

@@ -4,6 +4,13 @@
 #                                         pass counts; probes (which counter counts barriers, whether
 #                                         SASS-patched metrics come through, ncu detection); the
 #                                         CUPTI-vs-ncu test. Logs and outputs: $OUT/logs.tgz.
+#   scripts/cupti_device_run.sh cache     build; the CUPTI-vs-ncu test; then the cache-state probes:
+#                                         the same workloads with each tool's kernel replay (caches
+#                                         left alone), ncu's --cache-control all against CUPTI's
+#                                         flushed user replay, and the shared-memory counters of the
+#                                         stencil, each laid out as a comparison folder for
+#                                         `warpmodel compare-ncu` (results/h200/cupti-probes/).
+#                                         Everything in $OUT/logs.tgz.
 #   scripts/cupti_device_run.sh results   build; the model set for every stencil variant x order and
 #                                         every ADI kernel (one size each) -> results/h200/metrics.csv
 #                                         and metrics.json; the CUPTI-vs-ncu test (raw runs in
@@ -26,7 +33,9 @@ say() { echo "[$(($(date +%s) - t0)) s] $*"; }
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWARPMODEL_BUILD_BENCHMARKS=OFF >"$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j"$(nproc)" --target warpmodel test_cupti_cpu test_cupti_gpu >"$out/build.log" 2>&1 ||
+targets="warpmodel test_cupti_cpu test_cupti_gpu"
+[ "$mode" = cache ] && targets="warpmodel test_cupti_gpu"
+cmake --build "$build" -j"$(nproc)" --target $targets >"$out/build.log" 2>&1 ||
   { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
 say "built"
 bin=$build/cli/warpmodel
@@ -71,6 +80,57 @@ if [ "$mode" = check ]; then
   echo "vs ncu: exit $?"; grep -E "Summary|^\[  (FAILED|PASSED|SKIPPED)" "$out/ncu/cupti-vs-ncu.md" "$out/vs-ncu.log" | head
   grep -E "\*\*no\*\*" "$out/ncu/cupti-vs-ncu.md" | head -30
   say "vs ncu"
+  exit 0
+fi
+
+if [ "$mode" = cache ]; then
+  budget=${CACHE_PROBE_BUDGET_S:-130}   # no new probe starts after this many seconds
+  "$tests/test_cupti_gpu" --gtest_filter='CuptiGpu.CopyCounts*' >"$out/gpu-tests.log" 2>&1; echo "flush tests: exit $?"
+  grep -E "^\[  (FAILED|PASSED) |Failure|Expected|Which is|actual" "$out/gpu-tests.log" | head -20
+  WARPMODEL_CUPTI_NCU_OUT="$work/ncu" "$tests/test_cupti_gpu" --gtest_filter='CuptiVsNcu.*' >"$out/vs-ncu.log" 2>&1
+  echo "vs ncu: exit $?"; grep -E "Summary|^\[  (FAILED|PASSED|SKIPPED)" "$work/ncu/cupti-vs-ncu.md" "$out/vs-ncu.log" | head
+  grep -E "\*\*no\*\*" "$work/ncu/cupti-vs-ncu.md" | head -20
+  say "vs ncu"
+  [ -z "$ncu" ] && exit 0
+  ws=("--kernel copy --size 16777216" "--kernel stencil --variant shared --order 8 --size 256"
+      "--kernel adi --variant thread-per-line --kernel-name solve-x --size 2048")
+  model=$(python3 -c "import json,sys; print(','.join(json.load(open(sys.argv[1]))['collection']['metrics']))" "$work/ncu/cupti-0.json")
+  base="--clock-control none --csv --page raw --print-units base --kernel-name-base mangled --profile-from-start off"
+  late() { [ $(($(date +%s) - t0)) -gt "$budget" ] && { say "skipping $1: past ${budget} s"; return 0; }; return 1; }
+  # ncu_run FOLDER FILE_INDEX WORKLOAD_INDEX SUFFIX NCU_OPTIONS METRICS LAUNCH_OPTIONS
+  ncu_run() {
+    echo "ncu $5 $base --metrics <$6> warpmodel profile ${ws[$3]} --launch-only $7" >"$1/ncu-$2.command.txt"
+    "$ncu" $5 $base --metrics "$6" --log-file "$1/ncu-$2$4.csv" "$bin" profile ${ws[$3]} --launch-only $7 >>"$out/probes.log" 2>&1
+    echo "$(basename "$1") ncu-$2$4: exit $?" | tee -a "$out/probes.log"
+  }
+  p=$work/probes; mkdir -p "$p/kernel-replay" "$p/cache-all" "$p/shared"
+  for d in kernel-replay cache-all shared; do cp "$work/ncu/ncu-version.txt" "$p/$d/"; done
+  # 1. Each tool's own kernel replay, caches left alone (the comparison before the fix), twice each.
+  for i in 0 1 2; do
+    late kernel-replay && break
+    for r in "" -repeat; do
+      "$bin" profile ${ws[$i]} --metrics model --timing-runs 1 -o "$p/kernel-replay/cupti-$i$r" >>"$out/probes.log" 2>&1
+      ncu_run "$p/kernel-replay" $i $i "$r" "--cache-control none" "$model" ""
+    done
+  done
+  say "kernel replay"
+  # 2. ncu's kernel replay with --cache-control all (ncu flushes before each pass) against the flushed
+  #    CUPTI user replay of the test.
+  for i in 0 1 2; do
+    late cache-all && break
+    cp "$work/ncu/cupti-$i.json" "$work/ncu/cupti-$i-repeat.json" "$p/cache-all/"
+    for r in "" -repeat; do ncu_run "$p/cache-all" $i $i "$r" "--cache-control all" "$model" "--flush-l2"; done
+  done
+  say "cache all"
+  # 3. The stencil's shared-memory counters, both tools flushed as in the test, three times each:
+  #    bank conflicts beside the wavefronts they add to.
+  shared=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
+  for r in "" -repeat -third; do
+    late shared && break
+    "$bin" profile ${ws[1]} --metrics "$shared" --timing-runs 1 --range user --flush-l2 -o "$p/shared/cupti-0$r" >>"$out/probes.log" 2>&1
+    ncu_run "$p/shared" 0 1 "$r" "--replay-mode application --cache-control none" "$shared" "--flush-l2"
+  done
+  say "shared"
   exit 0
 fi
 

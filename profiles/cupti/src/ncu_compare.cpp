@@ -181,7 +181,8 @@ double difference(double a, double b, bool percentage) {
 }  // namespace
 
 Comparison compare_with_ncu(const ProfileReport& cupti, const std::vector<NcuKernelRow>& ncu,
-                            double counter_tolerance_pct, double percentage_tolerance_pp, const ProfileReport* repeat) {
+                            double counter_tolerance_pct, double percentage_tolerance_pp, const ProfileReport* repeat,
+                            const std::vector<NcuKernelRow>* ncu_repeat) {
   Comparison c;
   c.workload = cupti.workload;
   if (ncu.size() != cupti.launches.size())
@@ -189,6 +190,8 @@ Comparison compare_with_ncu(const ProfileReport& cupti, const std::vector<NcuKer
                          std::to_string(cupti.launches.size()) + " launches");
   if (repeat && repeat->launches.size() != cupti.launches.size())
     c.problems.push_back("the repeated CUPTI run has " + std::to_string(repeat->launches.size()) + " launches");
+  if (ncu_repeat && ncu_repeat->size() != ncu.size())
+    c.problems.push_back("the repeated ncu run profiled " + std::to_string(ncu_repeat->size()) + " kernels");
   const std::size_t n = std::min(ncu.size(), cupti.launches.size());
   for (std::size_t i = 0; i < n; ++i) {
     const LaunchRecord& l = cupti.launches[i];
@@ -220,6 +223,10 @@ Comparison compare_with_ncu(const ProfileReport& cupti, const std::vector<NcuKer
         const auto r = repeat->launches[i].metrics.find(metric);
         if (r != repeat->launches[i].metrics.end()) a.repeat_difference = difference(r->second, a.cupti, a.percentage);
       }
+      if (ncu_repeat && i < ncu_repeat->size()) {
+        const auto r = (*ncu_repeat)[i].metrics.find(metric);
+        if (r != (*ncu_repeat)[i].metrics.end()) a.ncu_repeat_difference = difference(r->second, a.ncu, a.percentage);
+      }
       a.ok = a.within_tolerance ||
              (a.timing && a.repeat_difference >= 0 && std::isfinite(a.difference) && a.difference <= 2 * a.repeat_difference);
       if (a.timing) c.max_timing_difference_pct = std::max(c.max_timing_difference_pct, a.difference);
@@ -246,6 +253,8 @@ nlohmann::json to_json(const Comparison& c) {
                     {"timing", a.timing},
                     {"cupti_repeat_difference", a.repeat_difference >= 0 ? nlohmann::json(a.repeat_difference)
                                                                           : nlohmann::json(nullptr)},
+                    {"ncu_repeat_difference", a.ncu_repeat_difference >= 0 ? nlohmann::json(a.ncu_repeat_difference)
+                                                                              : nlohmann::json(nullptr)},
                     {"ok", a.ok}});
   return {{"workload", c.workload},
           {"rows", rows},
@@ -260,14 +269,15 @@ std::string comparison_markdown(const Comparison& c) {
   std::ostringstream o;
   o << "### " << c.workload << "\n\n";
   Table t;
-  t.headers = {"launch", "kernel", "metric", "CUPTI", "ncu", "difference", "tolerance", "CUPTI run to run", "agrees"};
+  t.headers = {"launch",    "kernel",           "metric",         "CUPTI", "ncu", "difference",
+               "tolerance", "CUPTI run to run", "ncu run to run", "agrees"};
   for (const auto& a : c.rows) {
     const char* unit = a.percentage ? " pp" : " %";
     std::string verdict = a.within_tolerance ? "yes" : a.ok ? "timing: within 2 x run to run" : "**no**";
     t.rows.push_back({std::to_string(a.launch_index), a.kernel, a.metric + (a.timing ? " (timing)" : ""),
                       format_number(a.cupti, 10), format_number(a.ncu, 10), fixed(a.difference, 3) + unit,
                       fixed(a.tolerance, 1) + unit, a.repeat_difference >= 0 ? fixed(a.repeat_difference, 3) + unit : "-",
-                      verdict});
+                      a.ncu_repeat_difference >= 0 ? fixed(a.ncu_repeat_difference, 3) + unit : "-", verdict});
   }
   o << t.render(TableFormat::Markdown) << "\n";
   o << "Largest difference: work counters " << fixed(c.max_counter_difference_pct, 4) << " %, percentages "
@@ -320,6 +330,7 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
   nlohmann::json all = nlohmann::json::array();
   std::ostringstream tables;
   std::string provenance;
+  bool flushed_runs = false;
   doc.all_ok = true;
   for (std::size_t i = 0;; ++i) {
     const std::string n = std::to_string(i);
@@ -329,8 +340,11 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
     if (fs::exists(dir / ("cupti-" + n + "-repeat.json")))
       repeat = profile_report_from_json(read_json_file(dir / ("cupti-" + n + "-repeat.json")), "cupti-" + n + "-repeat.json");
     const auto rows = parse_ncu_raw_csv(slurp(dir / ("ncu-" + n + ".csv")), "ncu-" + n + ".csv");
-    const Comparison cmp =
-        compare_with_ncu(report, rows, counter_tolerance_pct, percentage_tolerance_pp, repeat ? &*repeat : nullptr);
+    std::optional<std::vector<NcuKernelRow>> ncu_repeat;
+    if (fs::exists(dir / ("ncu-" + n + "-repeat.csv")))
+      ncu_repeat = parse_ncu_raw_csv(slurp(dir / ("ncu-" + n + "-repeat.csv")), "ncu-" + n + "-repeat.csv");
+    const Comparison cmp = compare_with_ncu(report, rows, counter_tolerance_pct, percentage_tolerance_pp,
+                                            repeat ? &*repeat : nullptr, ncu_repeat ? &*ncu_repeat : nullptr);
     ++doc.workloads;
     doc.all_ok = doc.all_ok && cmp.all_ok();
     doc.max_counter_difference_pct = std::max(doc.max_counter_difference_pct, cmp.max_counter_difference_pct);
@@ -338,18 +352,27 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
     doc.max_timing_difference = std::max(doc.max_timing_difference, cmp.max_timing_difference_pct);
     const std::string args = workload_arguments(report.provenance.command);
     const std::string cupti_cmd = "warpmodel profile " + args + " --metrics model --timing-runs 1 -o PREFIX";
-    const std::string ncu_cmd =
+    // The command as the test ran it, where recorded; older folders: the command of that time.
+    std::string ncu_cmd =
         "ncu --clock-control none --cache-control none --csv --page raw --print-units base --kernel-name-base mangled "
         "--profile-from-start off --metrics <the model set> warpmodel profile " + args + " --launch-only";
+    if (fs::exists(dir / ("ncu-" + n + ".command.txt"))) {
+      ncu_cmd = slurp(dir / ("ncu-" + n + ".command.txt"));
+      while (!ncu_cmd.empty() && (ncu_cmd.back() == '\n' || ncu_cmd.back() == '\r')) ncu_cmd.pop_back();
+    }
+    if (report.collection.l2_flushed_before_each_pass) flushed_runs = true;
     auto j = to_json(cmp);
     j["cupti_command"] = cupti_cmd;
     j["ncu_command"] = ncu_cmd;
     j["passes"] = report.collection.passes;
+    j["l2_flushed_before_each_pass"] = report.collection.l2_flushed_before_each_pass;
     j["provenance"] = to_json(report).at("provenance");
     all.push_back(j);
     tables << comparison_markdown(cmp) << "\nCUPTI: `" << cupti_cmd << "` (" << report.collection.passes << " passes, "
-           << report.collection.range_mode << " range / " << report.collection.replay_mode
-           << " replay; run twice). ncu: `" << ncu_cmd << "`.\n\n";
+           << report.collection.range_mode << " range / " << report.collection.replay_mode << " replay"
+           << (report.collection.l2_flushed_before_each_pass ? ", L2 written back and flushed before each pass" : "")
+           << "; run " << (repeat ? "twice" : "once") << "). ncu: `" << ncu_cmd << "` (run "
+           << (ncu_repeat ? "twice" : "once") << ").\n\n";
     if (provenance.empty()) {
       const auto& p = report.provenance;
       provenance = "GPU " + p.gpu + ", driver " + p.driver + ", CUDA " + p.cuda + ", SM clock " +
@@ -362,12 +385,23 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
   md << "# CUPTI Range Profiler vs Nsight Compute\n\n"
      << "Generated by `warpmodel compare-ncu` from the files the gpu test `CuptiVsNcu.TheModelSetAgrees` "
         "(tests/profiles/cupti/test_cupti_vs_ncu.cpp, run by scripts/cupti_device_run.sh) measured. Each "
-        "workload's launches are profiled by warpmodel's CUPTI code (the `model` set, twice) and by ncu with "
-        "clocks and caches left alone. Criterion: counters agree within "
+        "workload's launches are profiled by warpmodel's CUPTI code (the `model` set, twice) and by ncu "
+        "(twice where the column 'ncu run to run' has values), clocks left alone in both. "
+     << (flushed_runs
+             ? "Both start every replay pass from the same cache state: CUPTI replays the whole workload (user "
+               "range / user replay) and ncu replays the whole process (`--replay-mode application`, caches left "
+               "alone by ncu: `--cache-control none`); before each pass the workload restores its inputs and "
+               "reads a buffer of 3 x L2, which writes back every dirty line and evicts every line of the "
+               "workload (profiles/cupti/src/l2_flush.hpp). Without that, each tool's kernel replay starts "
+               "later passes from the cache state its own memory restore leaves, and DRAM writes and L2 hit "
+               "rates differ between the tools by more than the tolerance (see the README). "
+             : "Caches are left alone by both tools. ")
+     << "Criterion: counters agree within "
      << number_text(counter_tolerance_pct, 3) << " %, percentages within " << number_text(percentage_tolerance_pp, 3)
      << " percentage point. Timing metrics (cycles, durations, rates; marked) move from run to run with the clocks "
         "left alone: the column 'CUPTI run to run' is the difference between the two CUPTI runs, and a timing "
-        "metric outside the tolerance but within twice that is reported as such.\n\n"
+        "metric outside the tolerance but within twice that is reported as such. 'ncu run to run' is the same "
+        "for ncu's two runs, for the reader.\n\n"
      << "Provenance: " << provenance << ". ncu: " << ncu_version << ".\n\n"
      << "**Summary:** " << doc.workloads << " workload(s); largest work-counter difference "
      << number_text(doc.max_counter_difference_pct, 4) << " %, largest percentage difference "

@@ -16,6 +16,7 @@
 #include "cupti_internal.hpp"
 #include "device_query.hpp"
 #include "kernels.hpp"
+#include "l2_flush.hpp"
 #include "nvml.hpp"
 
 namespace warpmodel::cupti {
@@ -173,24 +174,6 @@ std::vector<double> evaluate(CUpti_Profiler_Host_Object* host, const std::vector
 // The user-range name of launch i: unique, so a range cannot be mistaken for another.
 std::string user_range_name(const Workload& w, std::size_t i) { return std::to_string(i) + ":" + w.launch_label(i); }
 
-// Writes a buffer twice the L2 so that each pass starts with no workload data in L2.
-class L2Flusher {
- public:
-  explicit L2Flusher(long long l2_bytes) : bytes_(static_cast<std::size_t>(2 * l2_bytes)) {
-    cuda_check(cudaMalloc(&buffer_, bytes_), "cudaMalloc (L2 flush buffer)");
-  }
-  ~L2Flusher() { cudaFree(buffer_); }
-  void flush() {
-    cuda_check(cudaMemset(buffer_, flips_++ & 1 ? 0x5a : 0xa5, bytes_), "cudaMemset (L2 flush)");
-    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (L2 flush)");
-  }
-
- private:
-  void* buffer_ = nullptr;
-  std::size_t bytes_;
-  unsigned flips_ = 0;
-};
-
 // The timed runs: every launch `runs` times, each run from restored inputs; durations matched to
 // launches by the external correlation id pushed around each launch.
 void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches) {
@@ -313,13 +296,13 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
     RangeProfiler rp(ctx);
     counter_data = rp.counter_data_image(o.plan.collect, max_ranges);
     rp.set_config(config, counter_data, o.mode, max_ranges);
-    std::unique_ptr<L2Flusher> flusher;
+    std::unique_ptr<detail::L2Flusher> flusher;
     if (o.flush_l2) {
       if (o.mode != RangeMode::User)
         throw std::invalid_argument(
             "flushing L2 before each pass needs user replay (--range user): kernel replay "
             "runs its passes inside CUPTI");
-      flusher = std::make_unique<L2Flusher>(gpu.l2_cache_bytes);
+      flusher = std::make_unique<detail::L2Flusher>(static_cast<std::size_t>(gpu.l2_cache_bytes));
     }
     // Kernel replay runs every pass inside each launch, so one iteration normally submits all;
     // user replay needs one iteration per pass. Each iteration starts from restored inputs.
@@ -395,11 +378,15 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   return report;
 }
 
-std::string run_launches_only(Workload& w, int device) {
+std::string run_launches_only(Workload& w, int device, bool flush_l2) {
   detail::current_context(device);
   w.setup();
   w.restore_inputs();
   cuda_check(cudaDeviceSynchronize(), "setup");
+  if (flush_l2) {
+    const auto gpus = ubench::query_gpus();
+    detail::L2Flusher(static_cast<std::size_t>(gpus.at(static_cast<std::size_t>(device)).l2_cache_bytes)).flush();
+  }
   cuda_check(cudaProfilerStart(), "cudaProfilerStart");
   for (std::size_t i = 0; i < w.launch_count(); ++i) w.launch(i);
   cuda_check(cudaDeviceSynchronize(), "launches");

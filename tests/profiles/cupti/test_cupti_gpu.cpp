@@ -83,12 +83,21 @@ TEST(CuptiGpu, CopyCountsAreExactWithKernelReplay) {
 
 TEST(CuptiGpu, CopyCountsAreExactWithUserReplay) {
   auto w = wc::make_copy_workload(kN, kBlock);
-  auto o = options(kExact, wc::RangeMode::User);
+  auto metrics = kExact;
+  metrics.push_back("dram__bytes_write.sum");
+  auto o = options(metrics, wc::RangeMode::User);
   o.flush_l2 = true;
   const auto r = wc::profile(*w, o);
   ASSERT_EQ(r.launches.size(), 1u);
   expect_copy_counts(r.launches[0], kN);
   EXPECT_TRUE(r.collection.l2_flushed_before_each_pass);
+  // The flush leaves no line of the workload and no dirty line in L2 (src/l2_flush.hpp): the
+  // input comes from DRAM once, and the only DRAM writes are the kernel's own stores (some of
+  // which may still sit in L2 when it ends). A flush that left dirty lines would add up to an
+  // L2's worth (50 MiB) of write-backs to the kernel's count.
+  const double bytes = 4.0 * static_cast<double>(kN);
+  EXPECT_NEAR(r.launches[0].metrics.at("dram__bytes_read.sum"), bytes, 0.005 * bytes);
+  EXPECT_LE(r.launches[0].metrics.at("dram__bytes_write.sum"), 1.005 * bytes);
 }
 
 TEST(CuptiGpu, EveryLaunchIsItsOwnRange) {

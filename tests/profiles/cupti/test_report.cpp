@@ -1,8 +1,10 @@
 // The profile writers (JSON warpmodel.profile/1, long CSV) and the CUPTI-vs-ncu comparison, on
 // constructed reports and ncu output in ncu's raw-page CSV format.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "warpmodel/json_io.hpp"
 
 namespace wc = warpmodel::cupti;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -195,6 +198,40 @@ TEST(NcuCompare, TimingMetricsMayDifferByTheirOwnRunToRunSpread) {
   EXPECT_FALSE(wc::compare_with_ncu(r, wc::parse_ncu_raw_csv(ncu_csv(1030, 0, kernel), "ncu"), 0.5, 1.0, &repeat)
                    .rows.back()
                    .ok);
+}
+
+TEST(NcuCompare, NcusOwnRepeatIsReportedAndJudgesNothing) {
+  auto r = sample_report();
+  r.launches[0].metrics = {{"smsp__warps_launched.sum", 100}};
+  const std::string kernel = r.launches[0].kernel;
+  const auto first = wc::parse_ncu_raw_csv(ncu_csv(103, 0, kernel), "ncu");
+  const auto second = wc::parse_ncu_raw_csv(ncu_csv(100, 0, kernel), "ncu");
+  // 100 vs 103: 2.9 %; ncu's second run differs from its first by 2.9 % too, which excuses nothing.
+  const auto c = wc::compare_with_ncu(r, first, 0.5, 1.0, nullptr, &second);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_NEAR(c.rows[0].ncu_repeat_difference, 300.0 / 103.0, 1e-9);
+  EXPECT_FALSE(c.all_ok());
+  EXPECT_NE(wc::comparison_markdown(c).find("| ncu run to run |"), std::string::npos);
+  EXPECT_NEAR(wc::to_json(c).at("rows").at(0).at("ncu_repeat_difference").get<double>(), 300.0 / 103.0, 1e-9);
+  // A repeat that profiled other kernels is a problem, not a silent partial comparison.
+  const auto other = wc::parse_ncu_raw_csv("==PROF== no kernels\n\"ID\",\"Kernel Name\"\n\"\",\"\"\n", "ncu");
+  EXPECT_FALSE(wc::compare_with_ncu(r, second, 0.5, 1.0, nullptr, &other).problems.empty());
+}
+
+TEST(NcuCompare, TheFolderNamesTheCommandsItRan) {
+  // A copy of the fixture with ncu's repeat and the command file the gpu test writes.
+  const fs::path dir = fs::temp_directory_path() / ("ncu-folder-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(WARPMODEL_CUPTI_FIXTURES "/ncu-comparison"))
+    fs::copy_file(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+  fs::copy_file(dir / "ncu-0.csv", dir / "ncu-0-repeat.csv", fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "ncu-0.command.txt") << "ncu --replay-mode application --cache-control none <as run>\n";
+  const wc::ComparisonDocument doc = wc::compare_ncu_directory(dir);
+  const auto& cmp = doc.json.at("comparisons").at(0);
+  EXPECT_EQ(cmp.at("ncu_command").get<std::string>(), "ncu --replay-mode application --cache-control none <as run>");
+  for (const auto& row : cmp.at("rows")) EXPECT_EQ(row.at("ncu_repeat_difference").get<double>(), 0.0);
+  EXPECT_NE(doc.markdown.find("(run twice)."), std::string::npos) << doc.markdown;
+  fs::remove_all(dir);
 }
 
 TEST(NcuCompare, KernelIdentifiersMatchNcusDemangling) {

@@ -50,6 +50,7 @@ struct MetricAgreement {
   bool within_tolerance = false;  // the criterion: difference <= tolerance
   bool timing = false;            // is_timing_metric
   double repeat_difference = -1;  // the same difference between two CUPTI runs (-1: not measured)
+  double ncu_repeat_difference = -1;  // ... and between two ncu runs (-1: not measured); for the reader only
   // Agrees: within tolerance, or (timing metrics only) within twice the CUPTI run-to-run difference.
   bool ok = false;
 };
@@ -68,10 +69,11 @@ struct Comparison {
 // launches: `--profile-from-start off` with cudaProfilerStart/Stop around them) and checks that
 // the mangled names agree; compares every metric the report collected.
 // `repeat`, when given, is a second CUPTI run of the same workload: its difference from `cupti`
-// is each metric's run-to-run spread.
+// is each metric's run-to-run spread (the timing rule above uses it). `ncu_repeat`, when given, is
+// a second ncu run: its spread is reported beside, and judges nothing.
 Comparison compare_with_ncu(const ProfileReport& cupti, const std::vector<NcuKernelRow>& ncu,
                             double counter_tolerance_pct = 0.5, double percentage_tolerance_pp = 1.0,
-                            const ProfileReport* repeat = nullptr);
+                            const ProfileReport* repeat = nullptr, const std::vector<NcuKernelRow>* ncu_repeat = nullptr);
 
 nlohmann::json to_json(const Comparison& c);
 // A markdown section: header with the workload, a table (launch, kernel, metric, CUPTI, ncu,
@@ -79,7 +81,9 @@ nlohmann::json to_json(const Comparison& c);
 std::string comparison_markdown(const Comparison& c);
 
 // A comparison folder, as the gpu test CuptiVsNcu writes it: for i = 0, 1, ...: cupti-i.json and
-// cupti-i-repeat.json (warpmodel profile, twice), ncu-i.csv (ncu's raw page), and ncu-version.txt.
+// cupti-i-repeat.json (warpmodel profile, twice), ncu-i.csv and ncu-i-repeat.csv (ncu's raw page,
+// twice), ncu-i.command.txt (the ncu command line as run), and ncu-version.txt. The repeats and the
+// command file are optional (older folders lack them).
 // Returns the document of results/h200/cupti-vs-ncu.md and its JSON twin; throws
 // warpmodel::InputError when the folder holds no cupti-0.json or a file is unreadable.
 struct ComparisonDocument {

@@ -7,7 +7,8 @@
 //                launches by external correlation ids), then the Range Profiler in one of two modes:
 //                  auto: AutoRange + KernelReplay (CUPTI replays each kernel, restoring its memory);
 //                  user: UserRange + UserReplay (one range per launch; the whole workload is re-run
-//                        for every pass, after Workload::restore_inputs()).
+//                        for every pass, after Workload::restore_inputs() and, with flush_l2, an
+//                        L2 write-back flush).
 #pragma once
 
 #include <cstdint>
@@ -106,7 +107,9 @@ struct ProfileOptions {
   RangeMode mode = RangeMode::Auto;
   std::size_t max_ranges = 0;  // 0: the workload's launch count
   int timing_runs = 5;
-  bool flush_l2 = false;       // user mode: overwrite a buffer of 2 x L2 before each pass
+  // User mode: before each pass, write L2's dirty lines back and evict every workload line
+  // (src/l2_flush.hpp), so every pass starts from the same cache state.
+  bool flush_l2 = false;
   int device = 0;
   std::string command;         // for provenance
   std::string commit;          // for provenance ("" = the configured commit)
@@ -117,9 +120,12 @@ struct ProfileOptions {
 // RangeOverflowError, CuptiError, or std::runtime_error for CUDA failures.
 ProfileReport profile(Workload& workload, const ProfileOptions& options);
 
-// For an external profiler (ncu): setup, restore, then the launches once between
-// cudaProfilerStart and cudaProfilerStop, nothing collected here. Returns the workload's verify().
-std::string run_launches_only(Workload& workload, int device);
+// For an external profiler (ncu): setup, restore, optionally the L2 flush of ProfileOptions::flush_l2,
+// then the launches once between cudaProfilerStart and cudaProfilerStop, nothing collected here.
+// Under `ncu --replay-mode application` every pass is a new process that runs all of this, so with
+// flush_l2 every ncu pass starts from the cache state of every `profile --range user --flush-l2`
+// pass. Returns the workload's verify().
+std::string run_launches_only(Workload& workload, int device, bool flush_l2 = false);
 
 // The commit this library was configured from (git short hash), or "".
 std::string configured_commit();
