@@ -64,21 +64,21 @@ struct WaveTerms {
 
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& traffic,
-                     double ilp, double amat, double n, double sms, double barrier_cycles) {
+                     double ilp, double batch_latency, double n, double sms) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
   w.sfu = hopper_eq::t_sfu(n, p, k.sfu_inst_per_warp, d.warp_size(), d.sfu_width > 0 ? d.sfu_width : 16);  // H.3
   w.dependent = hopper_eq::t_dependent(k.inst_per_warp, r.dependent_latency, ilp);                         // H.4
-  w.mem_latency = hopper_eq::t_mem_latency(k.mem_inst_per_warp, k.mlp, amat);                              // H.6
+  w.mem_latency = hopper_eq::t_mem_latency(k.mem_inst_per_warp, k.mlp, batch_latency);                     // H.6
   w.l1 = hopper_eq::t_bandwidth(n, traffic.l1, r.l1_bytes_per_clock);                                      // H.7
   w.l2 = hopper_eq::t_bandwidth(n, traffic.l2, r.l2_bytes_per_clock);                                      // H.8
   // H.9: the wave's SMs share DRAM; one SM cannot draw more than its share of the L2 bandwidth.
   const double dram_per_sm = std::min(r.dram_bytes_per_clock / sms, r.l2_bytes_per_clock);
   w.dram = hopper_eq::t_bandwidth(n, traffic.dram, dram_per_sm);
   w.comp = std::max({w.issue, w.sfu, w.dependent});  // H.10
-  w.mem = std::max({w.mem_latency, w.l1, w.l2, w.dram});
-  w.wave = hopper_eq::t_wave(w.comp, w.mem, k.sync_inst_per_warp, barrier_cycles);  // H.11
+  w.mem = hopper_eq::t_mem(w.mem_latency, w.l1, w.l2, w.dram);
+  w.wave = hopper_eq::t_wave(w.comp, w.mem);  // H.11
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
                                                   {w.sfu, "sfu pipe"},
                                                   {w.dependent, "dependent latency"},
@@ -104,11 +104,17 @@ double hopper_ilp(const KernelProfile& k) {
 Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kernel) {
   Prediction p;
   p.variant = ModelVariant::Hopper;
-  p.occupancy = detail::checked_occupancy(device, kernel);
+  // H.1 counts whole blocks: N comes from the occupancy rules. A forced N (the thesis's columns) or
+  // CUPTI's achieved occupancy (a fraction of blocks) would split waves that the hardware does not.
+  KernelProfile whole_blocks = kernel;
+  whole_blocks.launch.active_warps_per_sm.reset();
+  p.occupancy = detail::checked_occupancy(device, whole_blocks);
+  if (kernel.launch.active_warps_per_sm)
+    p.notes.push_back("hopper: launch.active_warps_per_sm ignored; N from the occupancy rules (whole blocks)");
   const Occupancy& occ = p.occupancy;
   const Rates rates = measured_rates(device);
   const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
-  if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, barrier 0)");
+  if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0)");
   if (!kernel.ilp && !(kernel.static_instructions && kernel.basic_blocks))
     p.notes.push_back("hopper: no ILP in the kernel profile; used ILP = 1");
 
@@ -121,6 +127,10 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.amat = hopper_eq::amat(device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
                            kernel.l2_miss_ratio, p.avg_dram_lat);
   const WarpTraffic traffic = warp_traffic(kernel);
+  const double batch = std::min(kernel.mlp, std::max(1.0, kernel.mem_inst_per_warp));
+  const double batch_latency =
+      hopper_eq::batch_latency(batch, device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
+                               kernel.l2_miss_ratio, p.avg_dram_lat);  // H.6
 
   // H.1: full waves at N warps per SM on every active SM, then the partial wave.
   const hopper_eq::WaveSplit split =
@@ -130,7 +140,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
 
   const WaveTerms full =
-      wave_terms(device, kernel, rates, traffic, p.ilp, p.amat, occ.n, occ.active_sms, cal.barrier_cycles);
+      wave_terms(device, kernel, rates, traffic, p.ilp, batch_latency, occ.n, occ.active_sms);
   p.t_issue = full.issue;
   p.t_sfu_pipe = full.sfu;
   p.t_dependent = full.dependent;
@@ -144,13 +154,13 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.bound = full.bound;
   p.t_last_wave = 0;
   if (split.last_wave_blocks > 0) {
-    const WaveTerms last = wave_terms(device, kernel, rates, traffic, p.ilp, p.amat, p.last_wave_warps_per_sm,
-                                      split.last_wave_sms, cal.barrier_cycles);
+    const WaveTerms last = wave_terms(device, kernel, rates, traffic, p.ilp, batch_latency, p.last_wave_warps_per_sm,
+                                      split.last_wave_sms);
     p.t_last_wave = last.wave;
     if (split.full_waves == 0) p.bound = last.bound;
   }
   p.model_case = full.mem > full.comp ? ModelCase::MemoryBound : ModelCase::ComputeBound;
-  p.cycles = hopper_eq::cycles(cal.launch_cycles, cal.scale, p.full_waves, p.t_wave, p.t_last_wave);  // H.12
+  p.cycles = hopper_eq::cycles(cal.launch_cycles, cal.scale, cal.wave_cycles, p.full_waves, p.t_wave, p.t_last_wave);  // H.12
   p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
   return p;
 }

@@ -313,7 +313,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     DeviceProfile::HopperCalibration c;
     c.launch_cycles = cal->number("launch_cycles", -1e15, false, 1e15, "a number of cycles");
     c.scale = cal->positive("scale");
-    c.barrier_cycles = cal->number("barrier_cycles", -1e15, false, 1e15, "a number of cycles");
+    c.wave_cycles = cal->number("wave_cycles", -1e15, false, 1e15, "a number of cycles");
     cal->ignore("fitted_on");
     if (cal->has("fitted_on")) c.fitted_on = cal->string("fitted_on");
     cal->finish();
@@ -504,7 +504,7 @@ json to_json(const DeviceProfile& d) {
   if (!bw.empty()) out["bandwidth_gbs"] = bw;
   if (const auto& c = d.hopper_calibration) {
     out["hopper_calibration"] = {
-        {"launch_cycles", c->launch_cycles}, {"scale", c->scale}, {"barrier_cycles", c->barrier_cycles}};
+        {"launch_cycles", c->launch_cycles}, {"scale", c->scale}, {"wave_cycles", c->wave_cycles}};
     if (!c->fitted_on.empty()) out["hopper_calibration"]["fitted_on"] = c->fitted_on;
   }
   if (!d.provenance.empty()) out["provenance"] = d.provenance;

@@ -31,18 +31,17 @@ std::vector<double> ranks(const std::vector<double>& v) {
   return r;
 }
 
-// The unfitted hopper terms of one case that H.12 combines: W (summed wave time without barriers)
-// and S (barriers per warp times the number of waves).
+// The unfitted hopper terms of one case that H.12 combines: W (summed wave time) and the number of
+// waves.
 struct HopperFeatures {
-  double waves_time = 0, barrier_waves = 0;
+  double waves_time = 0, waves = 0;
 };
 
 HopperFeatures hopper_features(const DeviceProfile& device, const KernelProfile& kernel) {
   DeviceProfile unfitted = device;
   unfitted.hopper_calibration.reset();
   const Prediction p = predict_hopper(unfitted, kernel);
-  const double waves = p.full_waves + (p.t_last_wave > 0 ? 1.0 : 0.0);
-  return {p.cycles, kernel.sync_inst_per_warp * waves};
+  return {p.cycles, p.full_waves + (p.t_last_wave > 0 ? 1.0 : 0.0)};
 }
 
 double median(std::vector<double> v) {
@@ -96,9 +95,7 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
     features.push_back(hopper_features(device, cases[i].profile));
     measured.push_back(cases[i].measured_cycles());
   }
-  const bool any_barriers =
-      std::any_of(features.begin(), features.end(), [](const HopperFeatures& f) { return f.barrier_waves > 0; });
-  const Eigen::Index unknowns = any_barriers ? 3 : 2;
+  const Eigen::Index unknowns = 3;
   if (static_cast<Eigen::Index>(features.size()) < unknowns + 1)
     throw ModelError("hopper calibration: " + std::to_string(features.size()) + " training cases cannot fit " +
                      std::to_string(unknowns) + " constants; measure more launch shapes");
@@ -111,7 +108,7 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
     const double weight = 1.0 / measured[r];
     design(row, 0) = weight;
     design(row, 1) = features[r].waves_time * weight;
-    if (any_barriers) design(row, 2) = features[r].barrier_waves * weight;
+    design(row, 2) = features[r].waves * weight;
     target(row) = 1.0;
   }
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
@@ -125,7 +122,7 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
   DeviceProfile::HopperCalibration cal;
   cal.launch_cycles = c(0);
   cal.scale = c(1);
-  cal.barrier_cycles = any_barriers ? c(2) / c(1) : 0.0;
+  cal.wave_cycles = c(2);
   cal.fitted_on = std::to_string(features.size()) + " training cases (least squares, H.12)";
   return cal;
 }

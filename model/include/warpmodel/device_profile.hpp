@@ -70,11 +70,11 @@ struct DeviceProfile {
   std::optional<double> shared_read_bandwidth_gbs;      // the L1/shared data path
 
   // Constants of the hopper variant fitted by `warpmodel validate` on a training half (absent:
-  // launch 0, scale 1, barrier 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).
+  // launch 0, scale 1, wave 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).
   struct HopperCalibration {
     double launch_cycles = 0;   // fixed cost per launch
     double scale = 1;           // multiplies the summed wave times
-    double barrier_cycles = 0;  // cycles a barrier adds to a wave
+    double wave_cycles = 0;     // fixed cost of each wave of blocks (launch, ramp-up, drain)
     std::string fitted_on;      // what it was fitted on (provenance)
   };
   std::optional<HopperCalibration> hopper_calibration;

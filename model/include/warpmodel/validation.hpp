@@ -38,9 +38,9 @@ enum class Split { Training, HeldOut };
 std::vector<Split> split_training_held_out(const std::vector<ValidationCase>& cases);
 
 // H.12 fitted by linear least squares (Eigen, column-pivoting QR) on the training cases:
-// measured = launch + scale x W + scale x barrier x S, with W the summed wave time and S the
-// barriers per warp times the waves (both from the unfitted model), each case weighted by
-// 1 / measured so that the relative error is minimised. Throws ModelError when the
+// measured = launch + scale x W + wave_cycles x waves, with W the summed wave time and the waves
+// from the unfitted model, each case weighted by 1 / measured so that the relative error is
+// minimised. Throws ModelError when the
 // training set cannot determine the constants (fewer than 3 cases, or a singular design).
 DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& device,
                                                         const std::vector<ValidationCase>& cases,
