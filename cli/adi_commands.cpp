@@ -29,6 +29,7 @@ struct RunAdiArgs {
   int size = 256;
   int steps = 100;
   std::string variant = "thread-per-line";
+  int partition_cells = 8;
   std::string solver = "cr-pcr";
   std::string precision = "double";
   bool check = false;
@@ -82,6 +83,7 @@ int run_adi(const RunAdiArgs& a) {
   config.n = a.size;
   config.variant = *adi::parse_variant(a.variant);
   config.block_solver = *adi::parse_block_solver(a.solver);
+  config.partition_cells = a.partition_cells;
   config.precision = *adi::parse_precision(a.precision);
   if (const std::string why = adi::validate(config); !why.empty()) {
     std::cerr << "warpmodel run-adi: " << why << "\n";
@@ -142,6 +144,7 @@ int run_adi(const RunAdiArgs& a) {
     j["gpu"] = run.gpu_name;
     j["variant"] = a.variant;
     if (config.variant == adi::Variant::BlockPerLine) j["solver"] = a.solver;
+    if (config.variant == adi::Variant::Partitioned) j["partition_cells"] = a.partition_cells;
     j["precision"] = a.precision;
     j["n"] = config.n;
     j["steps"] = a.steps;
@@ -182,8 +185,11 @@ void add_adi_commands(CLI::App& app, Action& action) {
                                    "kernel of a step (GPU subcommand)");
   c->add_option("--size", args->size, "cells per side, a multiple of 32 (block-per-line: <= 1024)");
   c->add_option("--steps", args->steps, "time steps (default 100)");
-  c->add_option("--variant", args->variant, "thread-per-line (S1, Thomas) or block-per-line (S2)")
-      ->check(CLI::IsMember({"thread-per-line", "block-per-line"}));
+  c->add_option("--variant", args->variant,
+                "thread-per-line (S1, Thomas), block-per-line (S2) or partitioned (many threads per line)")
+      ->check(CLI::IsMember({"thread-per-line", "block-per-line", "partitioned"}));
+  c->add_option("--partition-cells", args->partition_cells, "partitioned: cells per thread, 8 or 16 (default 8)")
+      ->check(CLI::IsMember({8, 16}));
   c->add_option("--solver", args->solver, "block-per-line solver: pcr or cr-pcr (default cr-pcr)")
       ->check(CLI::IsMember({"pcr", "cr-pcr"}));
   c->add_option("--precision", args->precision, "double or single")->check(CLI::IsMember({"double", "single"}));
@@ -193,6 +199,7 @@ void add_adi_commands(CLI::App& app, Action& action) {
     std::ostringstream cmd;
     cmd << "warpmodel run-adi --size " << args->size << " --steps " << args->steps << " --variant " << args->variant;
     if (args->variant == "block-per-line") cmd << " --solver " << args->solver;
+    if (args->variant == "partitioned") cmd << " --partition-cells " << args->partition_cells;
     cmd << " --precision " << args->precision << (args->check ? " --check" : "");
     if (!args->output.empty()) cmd << " -o " << args->output;
     args->command = cmd.str();

@@ -5,6 +5,8 @@
 # to $TMPDIR/adi-device-run:
 #   adi.json tridiagonal.json run_adi.json adi_provenance.txt logs.tgz adi.md tridiagonal.md
 #   [WARPMODEL_GIT_COMMIT=abc1234] scripts/adi_device_run.sh [full|quick|adi]
+#   adi mode only: ADI_PREBUILT_DIR=dir (test_adi_gpu and bench_adi built elsewhere, no build here),
+#   SANITIZER_FILTER=gtest filter for the compute-sanitizer runs (default Sanitizer.*)
 #   quick: no benchmarks; adi: ADI solver only (tests, sanitizers, bench_adi; no CLI, no cuSPARSE)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,19 +35,28 @@ export WARPMODEL_SM_CLOCK="$(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,cloc
 } > "$out/adi_provenance.txt"
 cat "$out/adi_provenance.txt"
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWARPMODEL_ENABLE_CUDA=ON >"$logs/configure.log" 2>&1 \
-  || { stamp "configure failed"; tail -20 "$logs/configure.log"; }
-adi_targets="test_adi_gpu test_cusparse_gpu bench_adi bench_tridiagonal test_adi_cpu"
-[ "$mode" = adi ] && adi_targets="test_adi_gpu bench_adi"
-cmake --build "$build" -j16 --target $adi_targets >"$logs/build_adi.log" 2>&1 \
-  || { stamp "ADI build failed"; grep -E "error" "$logs/build_adi.log" | head -20; }
-stamp "ADI targets built"
 bin=$build/tests/adi
+bench_bin=$build/stencils/adi
+if [ -n "${ADI_PREBUILT_DIR:-}" ] && [ "$mode" = adi ]; then
+  # test_adi_gpu and bench_adi built elsewhere from the same tree (same nvcc, sm_90), carried along:
+  # saves the device the build.
+  bin=$ADI_PREBUILT_DIR
+  bench_bin=$ADI_PREBUILT_DIR
+  echo "binaries: prebuilt in $ADI_PREBUILT_DIR ($(cat "$ADI_PREBUILT_DIR/BUILT_FROM" 2>/dev/null))" | tee -a "$out/adi_provenance.txt"
+else
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWARPMODEL_ENABLE_CUDA=ON >"$logs/configure.log" 2>&1 \
+    || { stamp "configure failed"; tail -20 "$logs/configure.log"; }
+  adi_targets="test_adi_gpu test_cusparse_gpu bench_adi bench_tridiagonal test_adi_cpu"
+  [ "$mode" = adi ] && adi_targets="test_adi_gpu bench_adi"
+  cmake --build "$build" -j16 --target $adi_targets >"$logs/build_adi.log" 2>&1 \
+    || { stamp "ADI build failed"; grep -E "error" "$logs/build_adi.log" | head -20; }
+  stamp "ADI targets built"
+fi
 if [ "$mode" = adi ]; then
   cli_pid=
-  "$bin/test_adi_gpu" --gtest_filter='Variants/AgainstCpu.*_64:Variants/AgainstCpu.ThreadPerLine*:GpuSolver.*' \
+  timeout 90 "$bin/test_adi_gpu" --gtest_filter='Variants/AgainstCpu.*_64:Variants/AgainstCpu.ThreadPerLine*:Variants/AgainstCpu.Partitioned*:GpuSolver.*' \
     >"$logs/test_adi_gpu.log" 2>&1; stamp "test_adi_gpu (filtered) exit $?"
-  grep -E "thread-per-line|FAILED|Failure|PASSED" "$logs/test_adi_gpu.log" | head -30
+  grep -E "thread-per-line|partitioned|FAILED|Failure|PASSED" "$logs/test_adi_gpu.log" | head -40
 else
   # The CLI links every kernel family; build it beside the tests.
   (cmake --build "$build" -j12 --target warpmodel >"$logs/build_cli.log" 2>&1; echo "exit $?" >>"$logs/build_cli.log") &
@@ -58,13 +69,14 @@ else
 fi
 
 for tool in memcheck racecheck; do
-  timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 "$bin/test_adi_gpu" --gtest_filter='Sanitizer.*' \
+  timeout "${SANITIZER_TIMEOUT:-240}" compute-sanitizer --tool $tool --error-exitcode 9 "$bin/test_adi_gpu" \
+    --gtest_filter="${SANITIZER_FILTER:-Sanitizer.*}" \
     >"$logs/sanitizer_$tool.log" 2>&1
   stamp "compute-sanitizer $tool exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tr '\n' ' '))"
 done
 
 if [ "$mode" = full ] || [ "$mode" = adi ]; then
-  timeout 150 "$build/stencils/adi/bench_adi" --benchmark_out="$out/adi.json" --benchmark_out_format=json \
+  timeout 150 "$bench_bin/bench_adi" --benchmark_out="$out/adi.json" --benchmark_out_format=json \
     >"$logs/bench_adi.txt" 2>&1; stamp "bench_adi exit $?"
   grep -E "copy/|/2048/|/1024/step" "$logs/bench_adi.txt" | head -40
 fi

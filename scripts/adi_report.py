@@ -111,6 +111,8 @@ def why_short(ks, n, copy_gbs, ctx):
     out.append(f"  - the two solves take {fmt(100 * solve_t / step)} % of the step at {fmt(solve_gbs)} GB/s "
                f"({fmt(100 * solve_gbs / copy_gbs)} % of copy); builds and transposes together run at "
                f"{fmt(other_gbs)} GB/s ({fmt(100 * other_gbs / copy_gbs)} % of copy)")
+    if not ctx.get("_label", "").startswith("thread-per-line"):
+        return out  # the analysis below is of the thread-per-line solve
     per_row = solves[0]["median_s"] / n  # n/2 iterations forward + n/2 back, each one row from each end
     clock = float(ctx.get("gpu_max_sm_clock_mhz", 0)) * 1e6
     out.append(f"  - one solve: {fmt(per_row * 1e9)} ns per iteration (two rows, one from each end of the line)"
@@ -177,7 +179,7 @@ def adi_report(doc, run_doc, prov_path):
             need = st["effective_bytes"] / (TARGET_FRACTION * copy_gbs * 1e9)
             lines.append(f"  - short by {fmt(100 * (TARGET_FRACTION - frac))} percentage points: the step would have "
                          f"to take {fmt(need * 1e6)} us instead of {fmt(st['median_s'] * 1e6)} us")
-            lines += why_short(ks, n, copy_gbs, ctx)
+            lines += why_short(ks, n, copy_gbs, dict(ctx, _label=label))
     md.append("\n".join(lines) + "\n")
 
     order = ["build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y", "build-y", "solve-y",

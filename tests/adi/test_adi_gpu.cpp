@@ -45,22 +45,24 @@ Difference compare(const std::vector<double>& gpu, const std::vector<double>& cp
   return d;
 }
 
-SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n) {
+SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n, int partition_cells = 8) {
   SolverConfig c;
   c.variant = v;
   c.block_solver = s;
   c.precision = p;
   c.n = n;
+  c.partition_cells = partition_cells;
   return c;
 }
 
-using Case = std::tuple<Variant, BlockSolver, Precision, int>;
+// variant, block solver (block-per-line), precision, n, cells per thread (partitioned)
+using Case = std::tuple<Variant, BlockSolver, Precision, int, int>;
 
 class AgainstCpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AgainstCpu, HundredStepsAgree) {
-  const auto [variant, solver, precision, n] = GetParam();
-  GpuSolver gpu(config_of(variant, solver, precision, n));
+  const auto [variant, solver, precision, n, cells] = GetParam();
+  GpuSolver gpu(config_of(variant, solver, precision, n, cells));
   gpu.upload(make_hump_state(n, n));
   for (int s = 0; s < kSteps; ++s) gpu.step();
   const State<double> result = gpu.download();
@@ -86,16 +88,21 @@ std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (Precision p : {Precision::Double, Precision::Single})
     for (int n : {64, 256}) {
-      cases.emplace_back(Variant::ThreadPerLine, BlockSolver::CrPcr, p, n);
-      cases.emplace_back(Variant::BlockPerLine, BlockSolver::Pcr, p, n);
-      cases.emplace_back(Variant::BlockPerLine, BlockSolver::CrPcr, p, n);
+      cases.emplace_back(Variant::ThreadPerLine, BlockSolver::CrPcr, p, n, 8);
+      cases.emplace_back(Variant::BlockPerLine, BlockSolver::Pcr, p, n, 8);
+      cases.emplace_back(Variant::BlockPerLine, BlockSolver::CrPcr, p, n, 8);
+      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 8);
+      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 16);
     }
   return cases;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const auto [variant, solver, precision, n] = info.param;
-  std::string s = variant == Variant::ThreadPerLine ? "ThreadPerLine" : (solver == BlockSolver::Pcr ? "BlockPcr" : "BlockCrPcr");
+  const auto [variant, solver, precision, n, cells] = info.param;
+  std::string s = variant == Variant::ThreadPerLine   ? "ThreadPerLine"
+                  : variant == Variant::Partitioned ? "Partitioned" + std::to_string(cells)
+                  : solver == BlockSolver::Pcr      ? "BlockPcr"
+                                                    : "BlockCrPcr";
   return s + (precision == Precision::Double ? "_double_" : "_single_") + std::to_string(n);
 }
 
@@ -103,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, AgainstCpu, ::testing::ValuesIn(all_cases()),
 
 // Launching the kernels one by one reproduces step() bit for bit.
 TEST(GpuSolver, SequenceOfLaunchesEqualsStep) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned}) {
     const SolverConfig c = config_of(v, BlockSolver::CrPcr, Precision::Double, 96);
     GpuSolver a(c), b(c);
     for (int s = 0; s < 3; ++s) {
@@ -130,7 +137,7 @@ TEST(GpuSolver, RestStaysAtRestAndVolumeIsConserved) {
     ASSERT_EQ(r.p[i], 0.0);
     ASSERT_EQ(r.q_new[i], 0.0);
   }
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned}) {
     GpuSolver g(config_of(v, BlockSolver::Pcr, Precision::Double, 128));
     const State<double> start = make_hump_state(128, 128);
     g.upload(start);
@@ -146,13 +153,17 @@ TEST(GpuSolver, RejectsBadInput) {
                std::invalid_argument);
   EXPECT_THROW(GpuSolver(config_of(Variant::ThreadPerLine, BlockSolver::CrPcr, Precision::Double, 100)),
                std::invalid_argument);
+  EXPECT_THROW(GpuSolver(config_of(Variant::Partitioned, BlockSolver::CrPcr, Precision::Double, 256, 4)),
+               std::invalid_argument);  // 8 or 16 cells per thread
+  EXPECT_THROW(GpuSolver(config_of(Variant::Partitioned, BlockSolver::CrPcr, Precision::Double, 8192, 8)),
+               std::invalid_argument);  // 1024 segments: above one block
   GpuSolver g(config_of(Variant::ThreadPerLine, BlockSolver::CrPcr, Precision::Single, 64));
   EXPECT_THROW(g.launch("solve-z"), std::invalid_argument);
   EXPECT_THROW(g.upload(make_hump_state(32, 32)), std::invalid_argument);
 }
 
 TEST(GpuSolver, KernelInfoIsUsable) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned}) {
     GpuSolver g(config_of(v, BlockSolver::CrPcr, Precision::Double, 1024));
     const auto infos = g.kernels();
     ASSERT_EQ(infos.size(), g.kernel_sequence().size());
@@ -167,6 +178,14 @@ TEST(GpuSolver, KernelInfoIsUsable) {
     }
     EXPECT_DOUBLE_EQ(sum, g.step_effective_bytes());
     EXPECT_DOUBLE_EQ(g.step_state_bytes(), 8.0 * 1024 * 1024 * 8);
+    if (v == Variant::Partitioned) {
+      // The partitioned solve reads the five coefficient arrays and writes zeta and the flux, nothing else.
+      for (const auto& k : infos) {
+        if (k.name == "solve-x") {
+          EXPECT_DOUBLE_EQ(k.effective_bytes, 7.0 * 1024 * 1024 * 8);
+        }
+      }
+    }
   }
 }
 
@@ -176,26 +195,37 @@ TEST(GpuSolver, KernelInfoIsUsable) {
 namespace warpmodel::adi {
 namespace {
 
+// Two steps of one case on an n x n grid, against the CPU reference.
+void two_steps_agree(const Case& c, int n) {
+  const int steps = 2;
+  State<double> ref = make_hump_state(n, n);
+  reference_run(ref, PhysicalParameters{}, steps);
+  const auto [variant, solver, precision, size, cells] = c;
+  GpuSolver gpu(config_of(variant, solver, precision, n, cells));
+  for (int s = 0; s < steps; ++s) gpu.step();
+  const State<double> r = gpu.download();
+  for (const auto& [got, want] : {std::pair{&r.zeta, &ref.zeta}, std::pair{&r.p, &ref.p}, std::pair{&r.q_new, &ref.q_new}}) {
+    const Difference d = compare(*got, *want);
+    if (precision == Precision::Double)
+      EXPECT_LE(d.max_abs, 1e-12) << case_name({c, 0}) << " n " << n;
+    else
+      EXPECT_LE(d.relative(), 1e-4) << case_name({c, 0}) << " n " << n;
+  }
+}
+
 // Small runs of every kernel, for compute-sanitizer (memcheck, racecheck): every ADI variant and
 // precision for two steps (checked against the CPU), every batched solver once.
 TEST(Sanitizer, EveryAdiKernelSmall) {
-  const int n = 64, steps = 2;
-  State<double> ref = make_hump_state(n, n);
-  reference_run(ref, PhysicalParameters{}, steps);
-  for (const Case& c : all_cases()) {
-    const auto [variant, solver, precision, size] = c;
-    if (size != n) continue;
-    GpuSolver gpu(config_of(variant, solver, precision, n));
-    for (int s = 0; s < steps; ++s) gpu.step();
-    const State<double> r = gpu.download();
-    for (const auto& [got, want] : {std::pair{&r.zeta, &ref.zeta}, std::pair{&r.p, &ref.p}, std::pair{&r.q_new, &ref.q_new}}) {
-      const Difference d = compare(*got, *want);
-      if (precision == Precision::Double)
-        EXPECT_LE(d.max_abs, 1e-12) << case_name({c, 0});
-      else
-        EXPECT_LE(d.relative(), 1e-4) << case_name({c, 0});
-    }
-  }
+  for (const Case& c : all_cases())
+    if (std::get<3>(c) == 64) two_steps_agree(c, 64);
+}
+
+// The partitioned solve alone (a sanitizer run of the new kernels): 64 and 96 cells per side, i.e.
+// 8/4 and 12/6 segments per line (not a power of two) and 32 lines per block.
+TEST(Sanitizer, PartitionedSmall) {
+  for (const Case& c : all_cases())
+    if (std::get<0>(c) == Variant::Partitioned && std::get<3>(c) == 64)
+      for (int n : {64, 96}) two_steps_agree(c, n);
 }
 
 }  // namespace

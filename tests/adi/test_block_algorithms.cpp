@@ -12,6 +12,7 @@
 
 #include "warpmodel/adi/block_algorithms.hpp"
 #include "warpmodel/adi/coefficients.hpp"
+#include "warpmodel/adi/partitioned.hpp"
 #include "warpmodel/adi/reference.hpp"
 #include "warpmodel/adi/sweep_view.hpp"
 
@@ -36,14 +37,14 @@ struct Line {
   double mass_diagonal = 0;
 };
 
-Line hump_line(int n, int step_count) {
+Line hump_line(int n, int step_count, double line_fraction = 0.55) {
   State<double> s = make_hump_state(n, n);
   reference_run(s, PhysicalParameters{}, step_count);  // a developed flow, not the state at rest
   const auto k = sweep_constants<double>(PhysicalParameters{}, SweepDirection::X);
   const SweepView<double> v{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, n};
   Line line;
   line.mass_diagonal = k.mass_diagonal;
-  const int l = static_cast<int>(0.55 * n);  // through the hump
+  const int l = static_cast<int>(line_fraction * n);  // 0.55: through the hump
   for (int i = 0; i < n; ++i) {
     const CellRows<double> r = build_cell(v, i, l, n, n, k);
     line.dma.push_back(r.dma);
@@ -105,6 +106,64 @@ TEST_P(AdiLine, PcrAndCrPcrAgreeWithThomas) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, AdiLine, ::testing::Values(2, 3, 32, 64, 96));
+
+// The partitioned solve (partitioned.hpp) on two lines side by side in the along-major layout
+// (value (i, l) at i * 2 + l), one std::thread per (segment, line) as the GPU block runs them.
+template <int kCells>
+void check_partitioned(int n) {
+  constexpr int kLanes = 2;
+  const Line lines[kLanes] = {hump_line(n, 5, 0.55), hump_line(n, 5, 0.3)};
+  std::vector<double> dma(n * kLanes), amo(n * kLanes), bmo(n * kLanes), cmo(n * kLanes), dmo(n * kLanes);
+  for (int l = 0; l < kLanes; ++l)
+    for (int i = 0; i < n; ++i) {
+      dma[i * kLanes + l] = lines[l].dma[i];
+      amo[i * kLanes + l] = lines[l].amo[i];
+      bmo[i * kLanes + l] = lines[l].bmo[i];
+      cmo[i * kLanes + l] = lines[l].cmo[i];
+      dmo[i * kLanes + l] = lines[l].dmo[i];
+    }
+  const StridedLines<double> coef{dma.data(), amo.data(), bmo.data(), cmo.data(), dmo.data(), kLanes};
+  const int segments = n / kCells;
+  std::vector<double> shared(static_cast<std::size_t>(partitioned_shared_elements(segments, kLanes)), std::nan(""));
+  std::vector<double> zeta(n * kLanes, std::nan("")), p(n * kLanes, 0.0);
+  run_block(segments * kLanes, [&](const HostBlock& block, int t) {
+    adi_lines_partitioned<double, kCells>(block, t / kLanes, t % kLanes, kLanes, t % kLanes, n, coef,
+                                          lines[0].mass_diagonal, shared.data(), zeta.data(), p.data());
+  });
+  for (int l = 0; l < kLanes; ++l) {
+    std::vector<double> zeta_ref, p_ref;
+    thomas_reference(lines[l], zeta_ref, p_ref);
+    ASSERT_GT(max_abs(p_ref), 0.0);
+    const double zscale = max_abs(zeta_ref), pscale = max_abs(p_ref);
+    for (int i = 0; i < n; ++i) {
+      ASSERT_NEAR(zeta[i * kLanes + l], zeta_ref[i], 1e-12 * zscale) << "zeta " << i << " line " << l;
+      if (i < n - 1) {
+        ASSERT_NEAR(p[i * kLanes + l], p_ref[i], 1e-12 * pscale) << "p " << i << " line " << l;
+      }
+    }
+    EXPECT_EQ(p[(n - 1) * kLanes + l], 0.0);  // the wall face is not written
+  }
+}
+
+class Partitioned : public ::testing::TestWithParam<int> {};
+
+TEST_P(Partitioned, AgreesWithThomas) {
+  const int n = GetParam();
+  check_partitioned<8>(n);
+  check_partitioned<16>(n);
+}
+
+// 32 and 96: segments not a power of two for 16-cell segments (2, 6); 256: 32 and 16 segments.
+INSTANTIATE_TEST_SUITE_P(Sizes, Partitioned, ::testing::Values(32, 64, 96, 256));
+
+TEST(Partitioned, BlockShape) {
+  EXPECT_EQ(partitioned_lanes(2048, 8), 2);   // 256 segments x 2 lines = 512 threads
+  EXPECT_EQ(partitioned_lanes(2048, 16), 2);  // 128 x 2 = 256
+  EXPECT_EQ(partitioned_lanes(64, 8), 32);    // at most 32 lines per block
+  EXPECT_EQ(partitioned_lanes(96, 16), 32);
+  EXPECT_EQ(partitioned_lanes(4096, 8), 1);
+  EXPECT_EQ(partitioned_lanes(8192, 8), 0);   // 1024 segments: above the 512-thread block
+}
 
 struct Systems {
   int n;

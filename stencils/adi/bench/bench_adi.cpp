@@ -96,13 +96,30 @@ void bm_copy(benchmark::State& state, std::size_t bytes) {
   state.counters["min_s"] = *std::min_element(times.begin(), times.end());
 }
 
+// The variants measured: thread-per-line, block-per-line with both solvers, partitioned with 8 and
+// 16 cells per thread.
+std::vector<SolverConfig> variant_configs() {
+  std::vector<SolverConfig> out;
+  SolverConfig c;
+  c.variant = Variant::ThreadPerLine;
+  out.push_back(c);
+  c.variant = Variant::BlockPerLine;
+  c.block_solver = BlockSolver::Pcr;
+  out.push_back(c);
+  c.block_solver = BlockSolver::CrPcr;
+  out.push_back(c);
+  c.variant = Variant::Partitioned;
+  c.partition_cells = 8;
+  out.push_back(c);
+  c.partition_cells = 16;
+  out.push_back(c);
+  return out;
+}
+
 // The arrays each kernel is counted with (effective bytes), into the JSON context for the report.
 void add_traffic_context() {
-  for (int v = 0; v < 3; ++v) {
-    SolverConfig c;
+  for (SolverConfig c : variant_configs()) {
     c.n = 64;
-    c.variant = v == 0 ? Variant::ThreadPerLine : Variant::BlockPerLine;
-    c.block_solver = v == 1 ? BlockSolver::Pcr : BlockSolver::CrPcr;
     const GpuSolver solver(c);
     for (const KernelInfo& k : solver.kernels()) {
       std::string text = "reads:";
@@ -124,12 +141,9 @@ void register_all() {
   for (const std::string& k : step_kernel_names()) kernels.push_back(k);
   for (int n : {256, 1024, 2048})
     for (Precision p : {Precision::Double, Precision::Single})
-      for (int v = 0; v < 3; ++v) {
-        SolverConfig c;
+      for (SolverConfig c : variant_configs()) {
         c.n = n;
         c.precision = p;
-        c.variant = v == 0 ? Variant::ThreadPerLine : Variant::BlockPerLine;
-        c.block_solver = v == 1 ? BlockSolver::Pcr : BlockSolver::CrPcr;
         if (!validate(c).empty()) continue;  // block-per-line: n <= 1024
         for (const std::string& k : kernels) {
           const std::string name = "adi/" + variant_label(c) + "/" + std::string(to_string(p)) + "/" +

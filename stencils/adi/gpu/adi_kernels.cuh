@@ -8,6 +8,7 @@
 #include "cuda_check.cuh"
 #include "warpmodel/adi/block_algorithms.hpp"
 #include "warpmodel/adi/coefficients.hpp"
+#include "warpmodel/adi/partitioned.hpp"
 #include "warpmodel/adi/sweep_view.hpp"
 #include "warpmodel/adi/tridiagonal.hpp"
 
@@ -223,6 +224,21 @@ __global__ void __launch_bounds__(kThomasWarp)
     __syncwarp();
   }
   __pipeline_wait_prior(0);
+}
+
+// --- solve, partitioned: kCells cells per thread, `lanes` lines per block (partitioned.hpp) -----
+// Along-major arrays as thread-per-line; thread t is segment t / lanes of line blockIdx.x * lanes +
+// t % lanes, so a warp reads lanes consecutive values of 32 / lanes rows per load.
+template <class T, int kCells>
+__global__ void __launch_bounds__(partitioned_max_threads(kCells))
+    solve_partitioned_kernel(Coefficients<T> coef, T* __restrict__ zeta, T* __restrict__ flux, int n, int lanes,
+                             T mass_diagonal) {
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  const int t = static_cast<int>(threadIdx.x);
+  const int lane = t % lanes;
+  const StridedLines<T> lines{coef.dma, coef.amo, coef.bmo, coef.cmo, coef.dmo, n};
+  adi_lines_partitioned<T, kCells>(DeviceBlock{}, t / lanes, lane, lanes, static_cast<int>(blockIdx.x) * lanes + lane, n,
+                                   lines, mass_diagonal, reinterpret_cast<T*>(shared_raw), zeta, flux);
 }
 
 // --- solve, block-per-line (S2): PCR or CR-PCR in shared memory --------------------------------

@@ -13,13 +13,24 @@
 
 namespace warpmodel::adi {
 
-std::string_view to_string(Variant v) { return v == Variant::ThreadPerLine ? "thread-per-line" : "block-per-line"; }
+std::string_view to_string(Variant v) {
+  switch (v) {
+    case Variant::ThreadPerLine:
+      return "thread-per-line";
+    case Variant::BlockPerLine:
+      return "block-per-line";
+    case Variant::Partitioned:
+      return "partitioned";
+  }
+  return "?";
+}
 std::string_view to_string(BlockSolver s) { return s == BlockSolver::Pcr ? "pcr" : "cr-pcr"; }
 std::string_view to_string(Precision p) { return p == Precision::Double ? "double" : "single"; }
 
 std::optional<Variant> parse_variant(std::string_view s) {
   if (s == "thread-per-line") return Variant::ThreadPerLine;
   if (s == "block-per-line") return Variant::BlockPerLine;
+  if (s == "partitioned") return Variant::Partitioned;
   return std::nullopt;
 }
 std::optional<BlockSolver> parse_block_solver(std::string_view s) {
@@ -38,6 +49,14 @@ std::string validate(const SolverConfig& c) {
   if (c.n > 32768) return "size " + std::to_string(c.n) + " is above 32768 (32-bit indices)";
   if (c.variant == Variant::BlockPerLine && c.n > 1024)
     return "block-per-line needs one thread per cell: size " + std::to_string(c.n) + " is above 1024";
+  if (c.variant == Variant::Partitioned) {
+    if (c.partition_cells != 8 && c.partition_cells != 16)
+      return "partitioned: cells per thread must be 8 or 16, not " + std::to_string(c.partition_cells);
+    if (partitioned_lanes(c.n, c.partition_cells) == 0)
+      return "partitioned: size " + std::to_string(c.n) + " needs more than " +
+             std::to_string(partitioned_max_threads(c.partition_cells)) + " segments of " +
+             std::to_string(c.partition_cells) + " cells per block";
+  }
   if (!(c.physics.dx > 0 && c.physics.dy > 0 && c.physics.dt > 0 && c.physics.manning > 0))
     return "dx, dy, dt and the Manning number must be > 0";
   return {};
@@ -46,6 +65,7 @@ std::string validate(const SolverConfig& c) {
 std::string variant_label(const SolverConfig& c) {
   std::string s(to_string(c.variant));
   if (c.variant == Variant::BlockPerLine) s += "/" + std::string(to_string(c.block_solver));
+  if (c.variant == Variant::Partitioned && c.partition_cells != 8) s += "/c" + std::to_string(c.partition_cells);
   return s;
 }
 
@@ -77,6 +97,7 @@ struct GpuSolver::Impl {
   std::size_t element = 0;
   bool along_major = false;  // thread-per-line: both sweep frames are along-major
   int thomas_lanes = 32;
+  int partition_lanes = 1;  // partitioned: lines per block
   cudaStream_t stream = nullptr;
   // Frame X holds the arrays as the x-sweep reads them, frame Y as the y-sweep does; a value at
   // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
@@ -110,7 +131,12 @@ struct GpuSolver::Impl {
         break;
       case Kernel::SolveX:
       case Kernel::SolveY:
-        if (config.variant == Variant::ThreadPerLine) {
+        if (config.variant == Variant::Partitioned) {
+          const int segments = n / config.partition_cells;
+          g.block[0] = static_cast<unsigned>(segments * partition_lanes);
+          g.grid[0] = un / static_cast<unsigned>(partition_lanes);
+          g.dynamic_shared_bytes = static_cast<std::size_t>(partitioned_shared_elements(segments, partition_lanes)) * element;
+        } else if (config.variant == Variant::ThreadPerLine) {
           g.block[0] = gpu::kThomasWarp;
           g.grid[0] = un / static_cast<unsigned>(thomas_lanes);
           g.dynamic_shared_bytes = gpu::thomas_shared_bytes(thomas_lanes, element);
@@ -142,6 +168,9 @@ struct GpuSolver::Impl {
       case Kernel::SolveX:
       case Kernel::SolveY:
         if (config.variant == Variant::ThreadPerLine) return reinterpret_cast<const void*>(&gpu::solve_thomas_kernel<T>);
+        if (config.variant == Variant::Partitioned)
+          return config.partition_cells == 8 ? reinterpret_cast<const void*>(&gpu::solve_partitioned_kernel<T, 8>)
+                                             : reinterpret_cast<const void*>(&gpu::solve_partitioned_kernel<T, 16>);
         return config.block_solver == BlockSolver::Pcr ? reinterpret_cast<const void*>(&gpu::solve_pcr_kernel<T>)
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
       default:
@@ -217,6 +246,12 @@ struct GpuSolver::Impl {
         if (config.variant == Variant::ThreadPerLine)
           gpu::solve_thomas_kernel<T><<<grid, block, g.dynamic_shared_bytes, stream>>>(
               coefficients<T>(), scratch.as<T>(), zeta, flux, n, thomas_lanes, constants.mass_diagonal);
+        else if (config.variant == Variant::Partitioned && config.partition_cells == 8)
+          gpu::solve_partitioned_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+              coefficients<T>(), zeta, flux, n, partition_lanes, constants.mass_diagonal);
+        else if (config.variant == Variant::Partitioned)
+          gpu::solve_partitioned_kernel<T, 16><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+              coefficients<T>(), zeta, flux, n, partition_lanes, constants.mass_diagonal);
         else if (config.block_solver == BlockSolver::Pcr)
           gpu::solve_pcr_kernel<T><<<grid, block, g.dynamic_shared_bytes, stream>>>(coefficients<T>(), zeta, flux, n,
                                                                                    constants.mass_diagonal);
@@ -325,7 +360,9 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   m.config = config;
   m.n = config.n;
   m.element = config.precision == Precision::Double ? sizeof(double) : sizeof(float);
-  m.along_major = config.variant == Variant::ThreadPerLine;
+  // thread-per-line and partitioned: both sweep frames along-major.
+  m.along_major = config.variant != Variant::BlockPerLine;
+  if (config.variant == Variant::Partitioned) m.partition_lanes = partitioned_lanes(m.n, config.partition_cells);
   int device = 0, sms = 0;
   gpu::check(cudaGetDevice(&device), "cudaGetDevice");
   gpu::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");

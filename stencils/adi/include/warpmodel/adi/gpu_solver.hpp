@@ -13,6 +13,10 @@
 //     the interleaved system) or cr-pcr (one CR step removes the mass rows, then PCR), in shared
 //     memory without bank conflicts (PCR/CR-PCR round differently from Thomas: ~1e-15 from the
 //     CPU reference after 100 steps). Here the y-sweep runs on transposed arrays.
+//   partitioned: the thread-per-line layout and transposes, and a partitioned solve with many
+//     threads per line (partitioned.hpp: each thread eliminates a segment of partition_cells cells
+//     from both ends in registers, CR + PCR on the reduced system in shared memory, back
+//     substitution); n / partition_cells <= 512 (8 cells) or 256 (16 cells).
 //
 // A step launches, in this order (kernel_sequence()):
 //   build-x, solve-x, transpose-zeta-x2y, transpose-p-x2y, build-y, solve-y, transpose-zeta-y2x,
@@ -33,14 +37,14 @@
 
 namespace warpmodel::adi {
 
-enum class Variant { ThreadPerLine, BlockPerLine };
+enum class Variant { ThreadPerLine, BlockPerLine, Partitioned };
 enum class BlockSolver { Pcr, CrPcr };
 enum class Precision { Double, Single };
 
 std::string_view to_string(Variant v);
 std::string_view to_string(BlockSolver s);
 std::string_view to_string(Precision p);
-std::optional<Variant> parse_variant(std::string_view s);          // "thread-per-line", "block-per-line"
+std::optional<Variant> parse_variant(std::string_view s);  // "thread-per-line", "block-per-line", "partitioned"
 std::optional<BlockSolver> parse_block_solver(std::string_view s);  // "pcr", "cr-pcr"
 std::optional<Precision> parse_precision(std::string_view s);       // "double", "single"
 
@@ -48,6 +52,7 @@ struct SolverConfig {
   Variant variant = Variant::ThreadPerLine;
   BlockSolver block_solver = BlockSolver::CrPcr;  // block-per-line only
   Precision precision = Precision::Double;
+  int partition_cells = 8;  // partitioned only: cells per thread, 8 or 16
   int n = 256;  // cells per side; a multiple of 32; block-per-line: n <= 1024
   PhysicalParameters physics{};
 };
@@ -55,7 +60,8 @@ struct SolverConfig {
 // Empty when the configuration is valid, else one line saying what is wrong.
 std::string validate(const SolverConfig& config);
 
-// Short name of a configuration, e.g. "thread-per-line", "block-per-line/cr-pcr".
+// Short name of a configuration, e.g. "thread-per-line", "block-per-line/cr-pcr", "partitioned"
+// (8 cells per thread), "partitioned/c16".
 std::string variant_label(const SolverConfig& config);
 
 struct LaunchGeometry {

@@ -7,8 +7,10 @@
 
 #if defined(__CUDACC__)
 #define WARPMODEL_ADI_HD __host__ __device__ __forceinline__
+#define WARPMODEL_ADI_UNROLL _Pragma("unroll")
 #else
 #define WARPMODEL_ADI_HD inline
+#define WARPMODEL_ADI_UNROLL
 #endif
 
 namespace warpmodel::adi {

@@ -1,0 +1,199 @@
+// The partitioned solve of the ADI lines (variant `partitioned`): many threads per line, in the
+// thread-per-line (S1) layout. Written once and run two ways, as block_algorithms.hpp: by the CUDA
+// kernel (Block::sync() = __syncthreads()) and by std::threads in tests/adi/test_block_algorithms.cpp.
+//
+// Algorithm: the partition method of H. H. Wang, "A parallel method for tridiagonal equations",
+// ACM TOMS 7(2), 1981, in the form of Laszlo, Giles, Appleyard, "Manycore algorithms for batch
+// scalar and block tridiagonal solvers", ACM TOMS 42(4), 2016 (each thread eliminates its own
+// segment from both ends, a small reduced system couples the segments, back substitution), here
+// on the ADI line with the mass pivots folded in (tridiagonal.hpp) so that a row costs one
+// reciprocal per cell, and with the reduced system solved by one CR step and PCR in shared memory.
+//
+// A line of n cells is cut into P = n / kCells segments of kCells cells; thread (segment s, line l)
+// owns cells c0 = s kCells .. c1 = c0 + kCells - 1, i.e. unknowns zeta_c0, p_c0, ..., zeta_c1, p_c1.
+// The segment touches the rest of the line only through p_{c0-1} (in mass row c0) and zeta_{c1+1}
+// (in momentum row c1). Its reduced unknowns are its first and last unknowns, Z_s = zeta_c0 and
+// Q_s = p_c1 (Q_{P-1} is the wall flux, 0 by the last line's dummy momentum row).
+//  Phase 1, two independent chains per thread (registers only):
+//   * downward, Z_s kept as a parameter: momentum row c0 gives p_c0 + cp zeta_{c0+1} = dp with
+//     cp = cmo / bmo, dp = (dmo - amo Z_s) / bmo (folded Thomas with an infinite first pivot), then
+//     folded_thomas_forward row by row; every dp is affine in Z_s (dp = dp0 + dpz Z_s). Its last row,
+//     Q_s + cp Z_{s+1} = dp0 + dpz Z_s, is the reduced row of Q_s:  -dpz Z_s + Q_s + cp Z_{s+1} = dp0.
+//   * upward, Q_s kept as a parameter: mass row c1 gives f = B, h = dma_c1 - Q_s, then
+//     folded_thomas_upward row by row (h affine in Q_s: h = h0 + hq Q_s) up to mass row c0,
+//     f zeta_c0 - p_{c0-1} = h, i.e. the reduced row of Z_s:  Z_s - Q_{s-1}/f - (hq/f) Q_s = h0/f
+//     (no Q_{-1} term in segment 0: the west wall).
+//  Phase 2, the reduced system (2P unknowns, tridiagonal in Z_0, Q_0, Z_1, Q_1, ...): one CR step
+//   substitutes Z_s = delta_s - alpha_s Q_{s-1} - tau_s Q_s into the Q rows, leaving P rows in Q
+//   only (each thread reads its neighbour's Z row from shared memory):
+//     a = -sigma alpha_s, b = 1 - sigma tau_s - gamma alpha_{s+1}, c = -gamma tau_{s+1},
+//     d = eps - sigma delta_s - gamma delta_{s+1}     (sigma = -dpz, gamma = cp, eps = dp0),
+//   which PCR (pcr_reduce, log2 P steps) solves; then Z_s and Z_{s+1} follow from the Z rows.
+//  Phase 3, back substitution from the stored downward chain (cp, dp0, dpz, dma per cell):
+//     p_c1 = dp0 + dpz Z_s - cp Z_{s+1};  zeta_j = (g_j - p_j) / e_j with e_j = B + cp_{j-1},
+//     g_j = dma_j + dp_{j-1};  p_{j-1} = dp_{j-1} - cp_{j-1} zeta_j   (j = c1 .. c0+1).
+// Every coefficient is read from global memory once, into registers; the reduced system lives in
+// shared memory. Traffic: the five coefficient arrays read, zeta and the flux written (nothing
+// else touches global memory). Arithmetic: three reciprocals per cell (two chains, one back).
+// All elimination is without pivoting, as Thomas and PCR in this solver: the mass rows are
+// strongly diagonally dominant (B = 4 dx/dt), and the tests check agreement with the CPU Thomas.
+#pragma once
+
+#include "warpmodel/adi/hd.hpp"
+#include "warpmodel/adi/tridiagonal.hpp"
+
+namespace warpmodel::adi {
+
+// The five coefficient arrays of a sweep in the along-major layout: value (cell i, line l) at
+// i * stride + l. zeta and the flux are addressed the same way.
+template <class T>
+struct StridedLines {
+  const T* dma;
+  const T* amo;
+  const T* bmo;
+  const T* cmo;
+  const T* dmo;
+  int stride;
+};
+
+// Threads of one block: `lanes` lines (fastest, so a warp reads lanes consecutive values per row)
+// times P segments. The register-resident segment limits the block size.
+constexpr int partitioned_max_threads(int cells) { return cells <= 8 ? 512 : 256; }
+constexpr int kPartitionedMaxLanes = 32;
+
+// Lines per block for n cells per line: the largest power of two with lanes * P within the block
+// limit (0: P alone is above it, the size is not supported).
+inline int partitioned_lanes(int n, int cells) {
+  const int segments = n / cells;
+  if (segments > partitioned_max_threads(cells)) return 0;
+  int lanes = 1;
+  while (lanes * 2 <= kPartitionedMaxLanes && lanes * 2 * segments <= partitioned_max_threads(cells)) lanes *= 2;
+  return lanes;
+}
+
+// Shared memory (T elements): per (segment, line) slot the Z row (alpha, tau, delta) and the PCR
+// row (a, c, d, 1/b).
+inline int partitioned_shared_elements(int segments, int lanes) { return 7 * segments * lanes; }
+
+// Slot of segment r of this thread's line: segments are lanes apart, so a warp's slots are
+// consecutive (no bank conflicts).
+struct LaneIndex {
+  int lanes;
+  int lane;
+  WARPMODEL_ADI_HD int operator()(int r) const { return r * lanes + lane; }
+};
+
+template <class T, int kCells, class Block>
+WARPMODEL_ADI_HD void adi_lines_partitioned(const Block& block, int segment, int lane, int lanes, int line, int n,
+                                            const StridedLines<T>& coef, T mass_diagonal, T* shared, T* zeta,
+                                            T* flux) {
+  const int segments = n / kCells;
+  const int slots = segments * lanes;
+  T* s_alpha = shared;
+  T* s_tau = shared + slots;
+  T* s_delta = shared + 2 * slots;
+  T* sa = shared + 3 * slots;
+  T* sc = shared + 4 * slots;
+  T* sd = shared + 5 * slots;
+  T* srb = shared + 6 * slots;
+  const LaneIndex index{lanes, lane};
+  const int slot = index(segment);
+  const int c0 = segment * kCells;
+  const auto at = [&](int j) {
+    return static_cast<long long>(c0 + j) * coef.stride + line;
+  };
+
+  // Phase 1. The segment's coefficients, once, into registers.
+  T amo[kCells], bmo[kCells], cmo[kCells], dmo[kCells], dma[kCells];
+WARPMODEL_ADI_UNROLL
+  for (int j = 0; j < kCells; ++j) {
+    amo[j] = coef.amo[at(j)];
+    bmo[j] = coef.bmo[at(j)];
+    cmo[j] = coef.cmo[at(j)];
+    dmo[j] = coef.dmo[at(j)];
+    dma[j] = coef.dma[at(j)];
+  }
+  // Downward chain (parameter Z_s): p_j + cp_j zeta_{j+1} = dp0_j + dpz_j Z_s.
+  T cp[kCells], dp0[kCells], dpz[kCells];
+  {
+    const T r = adi_reciprocal(bmo[0]);
+    cp[0] = cmo[0] * r;
+    dp0[0] = dmo[0] * r;
+    dpz[0] = -amo[0] * r;
+  }
+  // Upward chain (parameter Q_s): f zeta_j - p_{j-1} = h0 + hq Q_s, from mass row c1 upwards.
+  T f = mass_diagonal, h0 = dma[kCells - 1], hq = T(-1);
+WARPMODEL_ADI_UNROLL
+  for (int j = 1; j < kCells; ++j) {
+    // Downward, momentum row j with the mass pivot of cell j (folded_thomas_forward, affine in Z_s).
+    const MassPivot<T> pivot = next_mass_pivot(dma[j], cp[j - 1], dp0[j - 1], mass_diagonal);
+    const T g_z = dpz[j - 1];
+    const T r = adi_reciprocal(bmo[j] * pivot.e - amo[j]);
+    cp[j] = cmo[j] * pivot.e * r;
+    dp0[j] = (dmo[j] * pivot.e - amo[j] * pivot.g) * r;
+    dpz[j] = -amo[j] * g_z * r;
+    // Upward, momentum row u = kCells-1-j with the pivot of cell u+1 (folded_thomas_upward, affine in Q_s).
+    const int u = kCells - 1 - j;
+    const T ru = adi_reciprocal(bmo[u] * f + cmo[u]);
+    const T ap = amo[u] * f * ru;
+    const T dq0 = (dmo[u] * f - cmo[u] * h0) * ru;
+    const T dqq = -cmo[u] * hq * ru;
+    const UpwardPivot<T> up = next_upward_pivot(dma[u], ap, dq0, mass_diagonal);
+    f = up.f;
+    h0 = up.h;
+    hq = -dqq;
+  }
+  // The Z row: Z_s + alpha Q_{s-1} + tau Q_s = delta; the Q row: sigma Z_s + Q_s + gamma Z_{s+1} = eps.
+  const T inv_f = adi_reciprocal(f);
+  const T alpha = segment > 0 ? -inv_f : T(0);
+  const T tau = -hq * inv_f;
+  const T delta = h0 * inv_f;
+  const T sigma = -dpz[kCells - 1];
+  const T gamma = cp[kCells - 1];
+  const T eps = dp0[kCells - 1];
+  s_alpha[slot] = alpha;
+  s_tau[slot] = tau;
+  s_delta[slot] = delta;
+  block.sync();
+
+  // Phase 2. One CR step: the Q rows with the Z rows substituted; then PCR on the P rows in Q.
+  const bool has_next = segment + 1 < segments;
+  const T alpha_next = has_next ? s_alpha[index(segment + 1)] : T(0);
+  const T tau_next = has_next ? s_tau[index(segment + 1)] : T(0);
+  const T delta_next = has_next ? s_delta[index(segment + 1)] : T(0);
+  TriRow<T> row{-sigma * alpha, T(1) - sigma * tau - gamma * alpha_next, -gamma * tau_next,
+                eps - sigma * delta - gamma * delta_next};
+  for (int s = 1; s < segments; s <<= 1) {
+    sa[slot] = row.a;
+    sc[slot] = row.c;
+    sd[slot] = row.d;
+    srb[slot] = T(1) / row.b;
+    block.sync();
+    const TriRow<T> next = pcr_reduce(row, segment, s, segments, sa, sc, sd, srb, index);
+    block.sync();
+    row = next;
+  }
+  const T q = row.d / row.b;
+  sd[slot] = q;
+  block.sync();
+  const T q_prev = segment > 0 ? sd[index(segment - 1)] : T(0);
+  const T q_next = has_next ? sd[index(segment + 1)] : T(0);
+  const T z = delta - alpha * q_prev - tau * q;
+  const T z_next = has_next ? delta_next - alpha_next * q - tau_next * q_next : T(0);
+
+  // Phase 3. Back substitution through the downward chain.
+  T p = dp0[kCells - 1] + dpz[kCells - 1] * z - cp[kCells - 1] * z_next;
+  if (c0 + kCells - 1 < n - 1) flux[at(kCells - 1)] = p;  // p_{n-1} is the east wall: left alone
+WARPMODEL_ADI_UNROLL
+  for (int j = kCells - 1; j >= 1; --j) {
+    const T e = mass_diagonal + cp[j - 1];
+    const T dp = dp0[j - 1] + dpz[j - 1] * z;
+    const T zeta_j = (dma[j] + dp - p) * adi_reciprocal(e);
+    zeta[at(j)] = zeta_j;
+    p = dp - cp[j - 1] * zeta_j;
+    flux[at(j - 1)] = p;
+  }
+  zeta[at(0)] = z;
+}
+
+}  // namespace warpmodel::adi
