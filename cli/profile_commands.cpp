@@ -37,6 +37,7 @@ struct ProfileArgs {
   int copies = 1, barriers = 32;
   std::vector<std::string> metrics;
   std::string range = "auto";
+  std::string replay;  // "" = kernel for auto ranges, user for user ranges
   std::size_t max_ranges = 0;
   int timing_runs = 5;
   bool flush_l2 = false;
@@ -164,6 +165,7 @@ int run_profile(const ProfileArgs& a) {
     cupti::ProfileOptions o;
     o.plan = chip.resolve(a.metrics.empty() ? std::vector<std::string>{"model"} : a.metrics);
     o.mode = a.range == "user" ? cupti::RangeMode::User : cupti::RangeMode::Auto;
+    if (!a.replay.empty()) o.replay = a.replay == "user" ? cupti::ReplayMode::User : cupti::ReplayMode::Kernel;
     o.max_ranges = a.max_ranges;
     o.timing_runs = a.timing_runs;
     o.flush_l2 = a.flush_l2;
@@ -314,10 +316,14 @@ void add_profile_commands(CLI::App& app, Action& action) {
                    "(default model)");
   prof->add_option("--range", p->range, "auto (auto range, kernel replay) or user (user range, user replay)")
       ->check(CLI::IsMember({"auto", "user"}));
+  prof->add_option("--replay", p->replay,
+                   "kernel (CUPTI replays each kernel) or user (the workload is re-run per pass); default: kernel "
+                   "with --range auto, user with --range user")
+      ->check(CLI::IsMember({"kernel", "user"}));
   prof->add_option("--max-ranges", p->max_ranges, "ranges the counter data holds (default: the workload's launches)");
   prof->add_option("--timing-runs", p->timing_runs, "timed runs per launch for duration_ns (median; default 5)");
   prof->add_flag("--flush-l2", p->flush_l2,
-                 "write L2 back and evict the workload's lines before each replay pass (--range user) or "
+                 "write L2 back and evict the workload's lines before each replay pass (needs user replay) or "
                  "before the launches (--launch-only)");
   prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)");
   prof->add_option("-o,--output", p->output, "output prefix (default profile-<kernel>): writes PREFIX.json, PREFIX.csv");

@@ -31,6 +31,11 @@ trap 'tar czf "$final/logs.tgz" -C "$work" . 2>/dev/null' EXIT
 t0=$(date +%s)
 say() { echo "[$(($(date +%s) - t0)) s] $*"; }
 
+# CUPTI_PREBUILT=1: use the binaries already in $build (carried from a machine with the same
+# toolkit), skipping configure and build.
+if [ -n "${CUPTI_PREBUILT:-}" ] && "$build/cli/warpmodel" --help >/dev/null 2>&1; then
+  say "prebuilt binaries in $build"
+else
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWARPMODEL_BUILD_BENCHMARKS=OFF >"$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
 targets="warpmodel test_cupti_cpu test_cupti_gpu"
@@ -38,6 +43,7 @@ targets="warpmodel test_cupti_cpu test_cupti_gpu"
 cmake --build "$build" -j"$(nproc)" --target $targets >"$out/build.log" 2>&1 ||
   { grep -E "error|Error" "$out/build.log" | head -30; exit 1; }
 say "built"
+fi
 bin=$build/cli/warpmodel
 tests=$build/tests/profiles/cupti
 export WARPMODEL_GIT_COMMIT=${WARPMODEL_GIT_COMMIT:-unknown}
@@ -85,18 +91,24 @@ fi
 
 if [ "$mode" = cache ]; then
   budget=${CACHE_PROBE_BUDGET_S:-130}   # no new probe starts after this many seconds
-  "$tests/test_cupti_gpu" --gtest_filter='CuptiGpu.CopyCounts*' >"$out/gpu-tests.log" 2>&1; echo "flush tests: exit $?"
+  "$tests/test_cupti_gpu" --gtest_filter='CuptiGpu.Copy*' >"$out/gpu-tests.log" 2>&1; echo "flush tests: exit $?"
   grep -E "^\[  (FAILED|PASSED) |Failure|Expected|Which is|actual" "$out/gpu-tests.log" | head -20
   WARPMODEL_CUPTI_NCU_OUT="$work/ncu" "$tests/test_cupti_gpu" --gtest_filter='CuptiVsNcu.*' >"$out/vs-ncu.log" 2>&1
   echo "vs ncu: exit $?"; grep -E "Summary|^\[  (FAILED|PASSED|SKIPPED)" "$work/ncu/cupti-vs-ncu.md" "$out/vs-ncu.log" | head
   grep -E "\*\*no\*\*" "$work/ncu/cupti-vs-ncu.md" | head -20
   say "vs ncu"
+  tar czf "$final/vs-ncu.tgz" -C "$work" ncu logs 2>/dev/null   # back even if a probe runs past the limit
   [ -z "$ncu" ] && exit 0
   ws=("--kernel copy --size 16777216" "--kernel stencil --variant shared --order 8 --size 256"
       "--kernel adi --variant thread-per-line --kernel-name solve-x --size 2048")
   model=$(python3 -c "import json,sys; print(','.join(json.load(open(sys.argv[1]))['collection']['metrics']))" "$work/ncu/cupti-0.json")
   base="--clock-control none --csv --page raw --print-units base --kernel-name-base mangled --profile-from-start off"
-  late() { [ $(($(date +%s) - t0)) -gt "$budget" ] && { say "skipping $1: past ${budget} s"; return 0; }; return 1; }
+  # CACHE_PROBES: which probes (default all three); none starts after $budget seconds.
+  late() {
+    case " ${CACHE_PROBES:-kernel-replay cache-all shared} " in *" $1 "*) ;; *) return 0 ;; esac
+    [ $(($(date +%s) - t0)) -gt "$budget" ] && { say "skipping $1: past ${budget} s"; return 0; }
+    return 1
+  }
   # ncu_run FOLDER FILE_INDEX WORKLOAD_INDEX SUFFIX NCU_OPTIONS METRICS LAUNCH_OPTIONS
   ncu_run() {
     echo "ncu $5 $base --metrics <$6> warpmodel profile ${ws[$3]} --launch-only $7" >"$1/ncu-$2.command.txt"
@@ -127,7 +139,7 @@ if [ "$mode" = cache ]; then
   shared=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
   for r in "" -repeat -third; do
     late shared && break
-    "$bin" profile ${ws[1]} --metrics "$shared" --timing-runs 1 --range user --flush-l2 -o "$p/shared/cupti-0$r" >>"$out/probes.log" 2>&1
+    "$bin" profile ${ws[1]} --metrics "$shared" --timing-runs 1 --replay user --flush-l2 -o "$p/shared/cupti-0$r" >>"$out/probes.log" 2>&1
     ncu_run "$p/shared" 0 1 "$r" "--replay-mode application --cache-control none" "$shared" "--flush-l2"
   done
   say "shared"

@@ -388,13 +388,14 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
         "workload's launches are profiled by warpmodel's CUPTI code (the `model` set, twice) and by ncu "
         "(twice where the column 'ncu run to run' has values), clocks left alone in both. "
      << (flushed_runs
-             ? "Both start every replay pass from the same cache state: CUPTI replays the whole workload (user "
-               "range / user replay) and ncu replays the whole process (`--replay-mode application`, caches left "
-               "alone by ncu: `--cache-control none`); before each pass the workload restores its inputs and "
-               "reads a buffer of 3 x L2, which writes back every dirty line and evicts every line of the "
-               "workload (profiles/cupti/src/l2_flush.hpp). Without that, each tool's kernel replay starts "
-               "later passes from the cache state its own memory restore leaves, and DRAM writes and L2 hit "
-               "rates differ between the tools by more than the tolerance (see the README). "
+             ? "Both start every replay pass from the same cache state: CUPTI replays the whole workload (auto "
+               "ranges, one per kernel as ncu's, with user replay) and ncu replays the whole process "
+               "(`--replay-mode application`, caches left alone by ncu: `--cache-control none`); before each "
+               "pass the workload restores its inputs and reads a buffer of 3 x L2, which writes back every "
+               "dirty line and evicts every line of the workload (profiles/cupti/src/l2_flush.hpp). With each "
+               "tool's own kernel replay instead, later passes start from the cache state that tool's memory "
+               "restore leaves, and DRAM writes and L2 hit rates differed between the tools by more than the "
+               "tolerance (results/h200/cupti-probes/cache-state.md). "
              : "Caches are left alone by both tools. ")
      << "Criterion: counters agree within "
      << number_text(counter_tolerance_pct, 3) << " %, percentages within " << number_text(percentage_tolerance_pp, 3)

@@ -78,7 +78,7 @@ class RangeProfiler {
   }
 
   void set_config(const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data, RangeMode mode,
-                  std::size_t max_ranges) {
+                  ReplayMode replay, std::size_t max_ranges) {
     auto p =
         detail::make_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = object_;
@@ -87,7 +87,7 @@ class RangeProfiler {
     p.counterDataImageSize = counter_data.size();
     p.pCounterDataImage = counter_data.data();
     p.range = mode == RangeMode::Auto ? CUPTI_AutoRange : CUPTI_UserRange;
-    p.replayMode = mode == RangeMode::Auto ? CUPTI_KernelReplay : CUPTI_UserReplay;
+    p.replayMode = replay == ReplayMode::Kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
     p.maxRangesPerPass = max_ranges;
     p.numNestingLevels = 1;
     p.minNestingLevel = 1;
@@ -230,11 +230,22 @@ std::string configured_commit() {
 #endif
 }
 
+ReplayMode effective_replay(const ProfileOptions& o) {
+  if (o.replay) return *o.replay;
+  return o.mode == RangeMode::User ? ReplayMode::User : ReplayMode::Kernel;
+}
+
 ProfileReport profile(Workload& w, const ProfileOptions& o) {
   if (const auto injected = injected_profiler([](const char* v) { return std::getenv(v); }))
     throw OtherClientError(other_client_message(*injected));
   if (o.plan.collect.empty()) throw MetricNameError("no metrics to collect");
   if (o.timing_runs < 1) throw std::invalid_argument("timing_runs must be >= 1");
+  const ReplayMode replay = effective_replay(o);
+  if (o.mode == RangeMode::User && replay == ReplayMode::Kernel)
+    throw std::invalid_argument("user ranges need user replay: CUPTI's kernel replay cannot replay a range of launches");
+  if (o.flush_l2 && replay != ReplayMode::User)
+    throw std::invalid_argument(
+        "flushing L2 before each pass needs user replay (--replay user): kernel replay runs its passes inside CUPTI");
 
   std::vector<ubench::GpuInfo> gpus;
   try {
@@ -289,19 +300,17 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   const auto host = detail::make_host_object(chip.chip(), chip.counter_availability());
   const std::vector<std::uint8_t> config = detail::config_image(host.get(), o.plan.collect, &passes);
   say(o, std::to_string(o.plan.collect.size()) + " metrics in " + std::to_string(passes) + " pass(es), " +
-             (o.mode == RangeMode::Auto ? "auto range / kernel replay" : "user range / user replay"));
+             (o.mode == RangeMode::Auto ? "auto range / " : "user range / ") +
+             (replay == ReplayMode::Kernel ? "kernel replay" : "user replay") +
+             (o.flush_l2 ? ", L2 flushed before each pass" : ""));
   std::vector<std::uint8_t> counter_data;
   std::size_t dropped = 0, submitted_passes = 0;
   {
     RangeProfiler rp(ctx);
     counter_data = rp.counter_data_image(o.plan.collect, max_ranges);
-    rp.set_config(config, counter_data, o.mode, max_ranges);
+    rp.set_config(config, counter_data, o.mode, replay, max_ranges);
     std::unique_ptr<detail::L2Flusher> flusher;
     if (o.flush_l2) {
-      if (o.mode != RangeMode::User)
-        throw std::invalid_argument(
-            "flushing L2 before each pass needs user replay (--range user): kernel replay "
-            "runs its passes inside CUPTI");
       flusher = std::make_unique<detail::L2Flusher>(static_cast<std::size_t>(gpu.l2_cache_bytes));
     }
     // Kernel replay runs every pass inside each launch, so one iteration normally submits all;
@@ -357,7 +366,7 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   }
 
   report.collection.range_mode = o.mode == RangeMode::Auto ? "auto" : "user";
-  report.collection.replay_mode = o.mode == RangeMode::Auto ? "kernel" : "user";
+  report.collection.replay_mode = replay == ReplayMode::Kernel ? "kernel" : "user";
   report.collection.passes = passes;
   report.collection.max_ranges = max_ranges;
   report.collection.l2_flushed_before_each_pass = o.flush_l2;

@@ -100,6 +100,33 @@ TEST(CuptiGpu, CopyCountsAreExactWithUserReplay) {
   EXPECT_LE(r.launches[0].metrics.at("dram__bytes_write.sum"), 1.005 * bytes);
 }
 
+TEST(CuptiGpu, CopyWithAutoRangesAndUserReplayIsTheKernelAlone) {
+  // Auto ranges (one per kernel, as ncu's) replayed by the workload, flushed before each pass:
+  // counts exact, the input read from DRAM once, and the range's duration the kernel's (a user
+  // range around the launch also spans the launch latency: about 40 us more on the H200).
+  auto metrics = kExact;
+  metrics.push_back("gpu__time_duration.sum");
+  auto o = options(metrics, wc::RangeMode::Auto);
+  o.replay = wc::ReplayMode::User;
+  o.flush_l2 = true;
+  auto w = wc::make_copy_workload(kN, kBlock);
+  const auto r = wc::profile(*w, o);
+  ASSERT_EQ(r.launches.size(), 1u);
+  expect_copy_counts(r.launches[0], kN);
+  EXPECT_EQ(r.collection.range_mode, "auto");
+  EXPECT_EQ(r.collection.replay_mode, "user");
+  EXPECT_EQ(w->verify(), "");
+  const double bytes = 4.0 * static_cast<double>(kN);
+  EXPECT_NEAR(r.launches[0].metrics.at("dram__bytes_read.sum"), bytes, 0.005 * bytes);
+  EXPECT_LT(r.launches[0].metrics.at("gpu__time_duration.sum"), 1.25 * r.launches[0].duration_ns);
+  // Kernel replay cannot flush between its passes; user ranges cannot be kernel-replayed.
+  o.replay = wc::ReplayMode::Kernel;
+  EXPECT_THROW(wc::profile(*w, o), std::invalid_argument);
+  o.flush_l2 = false;
+  o.mode = wc::RangeMode::User;
+  EXPECT_THROW(wc::profile(*w, o), std::invalid_argument);
+}
+
 TEST(CuptiGpu, EveryLaunchIsItsOwnRange) {
   for (auto mode : {wc::RangeMode::Auto, wc::RangeMode::User}) {
     auto w = wc::make_copy_workload(kN / 4, kBlock, 3);

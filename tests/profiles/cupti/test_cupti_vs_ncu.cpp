@@ -1,7 +1,7 @@
 // The project's CUPTI values against Nsight Compute's for the same launches (issue 6): each
 // workload is profiled twice by
-//   warpmodel profile <workload> --metrics model --timing-runs 1 --range user --flush-l2
-// and twice by
+//   warpmodel profile <workload> --metrics model --timing-runs 1 --replay user --flush-l2
+// (auto ranges: one per kernel, as ncu's; user replay: the workload re-run per pass) and twice by
 //   ncu --replay-mode application --clock-control none --cache-control none --csv --page raw
 //       --print-units base --kernel-name-base mangled --profile-from-start off --metrics <the same>
 //       warpmodel profile <the same workload> --launch-only --flush-l2
@@ -96,7 +96,7 @@ TEST(CuptiVsNcu, TheModelSetAgrees) {
     const std::string n = std::to_string(i);
     const fs::path prefix = out / ("cupti-" + n);
     const std::string cupti_cmd =
-        bin + " profile " + args + " --metrics model --timing-runs 1 --range user --flush-l2 -o " + prefix.string();
+        bin + " profile " + args + " --metrics model --timing-runs 1 --replay user --flush-l2 -o " + prefix.string();
     const CommandResult c = run(cupti_cmd);
     ASSERT_EQ(c.code, 0) << cupti_cmd << "\n" << c.out;
     // A second run of each tool: each metric's run-to-run spread, against which timing metrics

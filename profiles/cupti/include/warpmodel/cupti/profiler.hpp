@@ -101,13 +101,19 @@ class ChipMetrics {
 };
 
 enum class RangeMode { Auto, User };
+// Who replays the passes: CUPTI around each kernel (saving and restoring device memory itself), or
+// this program, which re-runs the whole workload per pass after Workload::restore_inputs(). User
+// ranges need user replay; auto ranges take either.
+enum class ReplayMode { Kernel, User };
 
 struct ProfileOptions {
   MetricPlan plan;
   RangeMode mode = RangeMode::Auto;
+  // Unset: kernel replay for auto ranges, user replay for user ranges (effective_replay()).
+  std::optional<ReplayMode> replay;
   std::size_t max_ranges = 0;  // 0: the workload's launch count
   int timing_runs = 5;
-  // User mode: before each pass, write L2's dirty lines back and evict every workload line
+  // User replay: before each pass, write L2's dirty lines back and evict every workload line
   // (src/l2_flush.hpp), so every pass starts from the same cache state.
   bool flush_l2 = false;
   int device = 0;
@@ -115,6 +121,8 @@ struct ProfileOptions {
   std::string commit;          // for provenance ("" = the configured commit)
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
+
+ReplayMode effective_replay(const ProfileOptions& options);
 
 // Runs the workload and collects everything. Throws NoGpuError, PermissionError, OtherClientError,
 // RangeOverflowError, CuptiError, or std::runtime_error for CUDA failures.
