@@ -6,7 +6,9 @@
 #   adi.json tridiagonal.json run_adi.json adi_provenance.txt logs.tgz adi.md tridiagonal.md
 #   [WARPMODEL_GIT_COMMIT=abc1234] scripts/adi_device_run.sh [full|quick|adi]
 #   adi mode only: ADI_PREBUILT_DIR=dir (test_adi_gpu and bench_adi built elsewhere, no build here),
-#   SANITIZER_FILTER=gtest filter for the compute-sanitizer runs (default Sanitizer.*)
+#   SANITIZER_FILTER=gtest filter for the compute-sanitizer runs (default Sanitizer.*),
+#   SANITIZER_TOOLS="memcheck racecheck" (empty: none), TEST_FILTER=gtest filter of the gpu tests,
+#   BENCH_FILTER=--benchmark_filter of bench_adi (default: all)
 #   quick: no benchmarks; adi: ADI solver only (tests, sanitizers, bench_adi; no CLI, no cuSPARSE)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -54,7 +56,8 @@ else
 fi
 if [ "$mode" = adi ]; then
   cli_pid=
-  timeout 90 "$bin/test_adi_gpu" --gtest_filter='Variants/AgainstCpu.*_64:Variants/AgainstCpu.ThreadPerLine*:Variants/AgainstCpu.Partitioned*:GpuSolver.*' \
+  timeout 90 "$bin/test_adi_gpu" \
+    --gtest_filter="${TEST_FILTER:-Variants/AgainstCpu.*_64:Variants/AgainstCpu.*ThreadPerLine*:Variants/AgainstCpu.*Partitioned*:GpuSolver.*:Sanitizer.PartitionedSmall}" \
     >"$logs/test_adi_gpu.log" 2>&1; stamp "test_adi_gpu (filtered) exit $?"
   grep -E "thread-per-line|partitioned|FAILED|Failure|PASSED" "$logs/test_adi_gpu.log" | head -40
 else
@@ -68,7 +71,7 @@ else
   grep -E "FAILED|Failure|PASSED" "$logs/test_cusparse_gpu.log" | head
 fi
 
-for tool in memcheck racecheck; do
+for tool in ${SANITIZER_TOOLS-memcheck racecheck}; do
   timeout "${SANITIZER_TIMEOUT:-240}" compute-sanitizer --tool $tool --error-exitcode 9 "$bin/test_adi_gpu" \
     --gtest_filter="${SANITIZER_FILTER:-Sanitizer.*}" \
     >"$logs/sanitizer_$tool.log" 2>&1
@@ -76,7 +79,8 @@ for tool in memcheck racecheck; do
 done
 
 if [ "$mode" = full ] || [ "$mode" = adi ]; then
-  timeout 150 "$bench_bin/bench_adi" --benchmark_out="$out/adi.json" --benchmark_out_format=json \
+  timeout 150 "$bench_bin/bench_adi" ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} \
+    --benchmark_out="$out/adi.json" --benchmark_out_format=json \
     >"$logs/bench_adi.txt" 2>&1; stamp "bench_adi exit $?"
   grep -E "copy/|/2048/|/1024/step" "$logs/bench_adi.txt" | head -40
 fi
