@@ -111,6 +111,11 @@ def why_short(ks, n, copy_gbs, ctx):
     out.append(f"  - the two solves take {fmt(100 * solve_t / step)} % of the step at {fmt(solve_gbs)} GB/s "
                f"({fmt(100 * solve_gbs / copy_gbs)} % of copy); builds and transposes together run at "
                f"{fmt(other_gbs)} GB/s ({fmt(100 * other_gbs / copy_gbs)} % of copy)")
+    need = ks["step"]["effective_bytes"] / (TARGET_FRACTION * copy_gbs * 1e9)
+    left = (need - other_t) / len(solves)
+    out.append(f"  - budget: at the target the step may take {fmt(need * 1e6)} us; builds and transposes alone take "
+               f"{fmt(other_t * 1e6)} us, which leaves {fmt(left * 1e6)} us per solve "
+               f"(measured: {fmt(solves[0]['median_s'] * 1e6)} us)")
     if not ctx.get("_label", "").startswith("thread-per-line"):
         return out  # the analysis below is of the thread-per-line solve
     per_row = solves[0]["median_s"] / n  # n/2 iterations forward + n/2 back, each one row from each end
