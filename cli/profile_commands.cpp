@@ -71,7 +71,7 @@ std::string command_line(const CLI::App* sub) {
     if (opt->count() == 0 || opt->get_name() == "--help") continue;
     const std::string name = opt->get_name(false, true);
     const std::string flag = name.substr(0, name.find(','));
-    if (opt->get_type_size() == 0) {
+    if (opt->get_type_size() == 0 || opt->get_expected_max() == 0) {  // a flag: its name alone
       o << ' ' << flag;
       continue;
     }

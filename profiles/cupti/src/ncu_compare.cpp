@@ -299,6 +299,8 @@ std::string workload_arguments(const std::string& command) {
       ++i;  // and its value
       continue;
     }
+    // Commands recorded before flags were written by name alone carry "--flag true".
+    if (w == "true" && i > 0 && words[i - 1].rfind("--", 0) == 0) continue;
     out += (out.empty() ? "" : " ") + w;
   }
   return out;
@@ -330,7 +332,7 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
   nlohmann::json all = nlohmann::json::array();
   std::ostringstream tables;
   std::string provenance;
-  bool flushed_runs = false;
+  bool flushed_runs = false, user_ranges = false;
   doc.all_ok = true;
   for (std::size_t i = 0;; ++i) {
     const std::string n = std::to_string(i);
@@ -361,6 +363,7 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
       while (!ncu_cmd.empty() && (ncu_cmd.back() == '\n' || ncu_cmd.back() == '\r')) ncu_cmd.pop_back();
     }
     if (report.collection.l2_flushed_before_each_pass) flushed_runs = true;
+    if (report.collection.range_mode == "user") user_ranges = true;
     auto j = to_json(cmp);
     j["cupti_command"] = cupti_cmd;
     j["ncu_command"] = ncu_cmd;
@@ -388,14 +391,16 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
         "workload's launches are profiled by warpmodel's CUPTI code (the `model` set, twice) and by ncu "
         "(twice where the column 'ncu run to run' has values), clocks left alone in both. "
      << (flushed_runs
-             ? "Both start every replay pass from the same cache state: CUPTI replays the whole workload (auto "
-               "ranges, one per kernel as ncu's, with user replay) and ncu replays the whole process "
+             ? "Both start every replay pass from the same cache state: CUPTI replays the whole workload (" +
+                   std::string(user_ranges ? "user ranges around each launch"
+                                           : "auto ranges, one per kernel as ncu's") +
+                   ", with user replay) and ncu replays the whole process "
                "(`--replay-mode application`, caches left alone by ncu: `--cache-control none`); before each "
                "pass the workload restores its inputs and reads a buffer of 3 x L2, which writes back every "
                "dirty line and evicts every line of the workload (profiles/cupti/src/l2_flush.hpp). With each "
                "tool's own kernel replay instead, later passes start from the cache state that tool's memory "
                "restore leaves, and DRAM writes and L2 hit rates differed between the tools by more than the "
-               "tolerance (results/h200/cupti-probes/cache-state.md). "
+               "tolerance (results/h200/cupti-probes/kernel-replay.md). "
              : "Caches are left alone by both tools. ")
      << "Criterion: counters agree within "
      << number_text(counter_tolerance_pct, 3) << " %, percentages within " << number_text(percentage_tolerance_pp, 3)

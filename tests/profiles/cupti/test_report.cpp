@@ -246,6 +246,8 @@ TEST(NcuCompare, KernelIdentifiersMatchNcusDemangling) {
   EXPECT_EQ(wc::kernel_identifier("void ns::f<ns::A<2>, 3>(int)"), "f");
   EXPECT_EQ(wc::workload_arguments("warpmodel profile --kernel copy --size 8 --metrics model --timing-runs 1 --output /x/y"),
             "--kernel copy --size 8");
+  EXPECT_EQ(wc::workload_arguments("warpmodel profile --kernel copy --replay user --flush-l2 true --metrics model -o /x"),
+            "--kernel copy --replay user --flush-l2");
 }
 
 TEST(NcuCompare, TheMeasuredCopyComparison) {
