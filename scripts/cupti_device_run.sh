@@ -188,7 +188,8 @@ WARPMODEL_CUPTI_NCU_OUT="$work/ncu" "$tests/test_cupti_gpu" --gtest_filter='Cupt
 echo "vs ncu: exit $?"
 # The measured runs are kept beside the document, which compare-ncu regenerates from them.
 mkdir -p "$dir/cupti-vs-ncu-runs"
-cp "$work"/ncu/cupti-?.json "$work"/ncu/cupti-?-repeat.json "$work"/ncu/ncu-?.csv "$work"/ncu/ncu-version.txt \
+cp "$work"/ncu/cupti-?.json "$work"/ncu/cupti-?-repeat.json "$work"/ncu/ncu-?.csv "$work"/ncu/ncu-?-repeat.csv \
+  "$work"/ncu/ncu-?.command.txt "$work"/ncu/ncu-version.txt \
   "$dir/cupti-vs-ncu-runs/" 2>/dev/null
 "$bin" compare-ncu --from "$dir/cupti-vs-ncu-runs" -o "$dir/cupti-vs-ncu"
 say "vs ncu"
