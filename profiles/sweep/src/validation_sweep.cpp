@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <stdexcept>
@@ -229,6 +230,13 @@ void adi_sweep(Context& cx) {
   }
 }
 
+// The commit the program was built from: WARPMODEL_GIT_COMMIT when the caller sets it (a copied
+// tree's git metadata can be stale, as on the device machine), else the one configured at build time.
+std::string commit_of_sources() {
+  const char* env = std::getenv("WARPMODEL_GIT_COMMIT");
+  return env && *env ? std::string(env) : cupti::configured_commit();
+}
+
 }  // namespace
 
 SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& binary, const std::string& command,
@@ -258,7 +266,7 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
                         {"cuda", cx.first_provenance.cuda},
                         {"date", date},
                         {"command", command},
-                        {"commit", cupti::configured_commit()},
+                        {"commit", commit_of_sources()},
                         {"binary", binary},
                         {"metrics", "CUPTI Range Profiler (auto range, kernel replay): model set + sm__cycles_elapsed.max"},
                         {"duration", "CUPTI Activity API, median of the timed runs"},
