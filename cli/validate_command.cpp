@@ -172,10 +172,9 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "measure on the GPU into this folder (it must hold the GPU's device.json), then analyse");
   cmd->add_flag("--quick", o->quick, "with --measure: a few configurations only (a smoke run)");
   cmd->add_option("-o,--output", o->output, "folder for validation.{md,csv,tex,json} (default: the --from folder)");
-  cmd->callback([&action, o, &app] {
+  cmd->callback([&action, o] {
     o->command = "warpmodel validate" + std::string(o->from.empty() ? "" : " --from " + o->from) +
                  (o->measure.empty() ? "" : " --measure " + o->measure) + (o->quick ? " --quick" : "");
-    (void)app;
     action = [o] { return run_validate(*o); };
   });
 }

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "mwp_cwp_core.hpp"
-#include "warpmodel/equations.hpp"
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
 
@@ -92,13 +91,6 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   return w;
 }
 
-double hopper_ilp(const KernelProfile& k) {
-  if (k.ilp) return *k.ilp;
-  if (k.static_instructions && k.basic_blocks && *k.basic_blocks > 0)
-    return eq::ilp_eq_4_26(*k.static_instructions, *k.basic_blocks);
-  return 1;  // no parallelism information: the conservative reading
-}
-
 }  // namespace
 
 Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kernel) {
@@ -115,10 +107,9 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const Rates rates = measured_rates(device);
   const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
   if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0)");
-  if (!kernel.ilp && !(kernel.static_instructions && kernel.basic_blocks))
-    p.notes.push_back("hopper: no ILP in the kernel profile; used ILP = 1");
-
-  p.ilp = hopper_ilp(kernel);
+  const std::optional<double> ilp = detail::stated_or_eq_4_26_ilp(kernel);
+  if (!ilp) p.notes.push_back("hopper: no ILP in the kernel profile; used ILP = 1");
+  p.ilp = ilp.value_or(1);  // no parallelism information: the conservative reading
   p.mlp = std::min(kernel.mlp, std::max(1.0, kernel.mem_inst_per_warp));
   p.avg_inst_lat = rates.dependent_latency;
   p.departure_delay = device.departure_delay_coalesced_cycles;
@@ -127,9 +118,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.amat = hopper_eq::amat(device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
                            kernel.l2_miss_ratio, p.avg_dram_lat);
   const WarpTraffic traffic = warp_traffic(kernel);
-  const double batch = std::min(kernel.mlp, std::max(1.0, kernel.mem_inst_per_warp));
   const double batch_latency =
-      hopper_eq::batch_latency(batch, device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
+      hopper_eq::batch_latency(p.mlp, device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
                                kernel.l2_miss_ratio, p.avg_dram_lat);  // H.6
 
   // H.1: full waves at N warps per SM on every active SM, then the partial wave.

@@ -25,6 +25,13 @@ Occupancy checked_occupancy(const DeviceProfile& device, const KernelProfile& ke
   return occ;
 }
 
+std::optional<double> stated_or_eq_4_26_ilp(const KernelProfile& k) {
+  if (k.ilp) return *k.ilp;
+  if (k.static_instructions && k.basic_blocks && *k.basic_blocks > 0)
+    return eq::ilp_eq_4_26(*k.static_instructions, *k.basic_blocks);
+  return std::nullopt;
+}
+
 ModelCase classify(double mwp, double cwp, double n) {
   if (mwp == n && cwp == n) return ModelCase::NotEnoughWarps;
   return mwp < cwp ? ModelCase::MemoryBound : ModelCase::ComputeBound;

@@ -2,6 +2,8 @@
 // differ only in four inputs, which each resolves in its own file and hands over here.
 #pragma once
 
+#include <optional>
+
 #include "warpmodel/device_profile.hpp"
 #include "warpmodel/kernel_profile.hpp"
 #include "warpmodel/prediction.hpp"
@@ -27,6 +29,10 @@ Occupancy checked_occupancy(const DeviceProfile& device, const KernelProfile& ke
 // Evaluates eqs 4.1-4.22 into `p` (whose variant, occupancy and notes the caller has set).
 void evaluate_mwp_cwp(const DeviceProfile& device, const KernelProfile& kernel, const VariantInputs& in,
                       Prediction& p);
+
+// The ILP the profile states (the thesis substitutes a rounded one, eq 4.33), else eq 4.26 from
+// #total_instructions / #basic_blocks when the profile has both; nothing otherwise.
+std::optional<double> stated_or_eq_4_26_ilp(const KernelProfile& kernel);
 
 // The case of Hong & Kim's three that a (MWP, CWP, N) triple falls in.
 ModelCase classify(double mwp, double cwp, double n);

@@ -17,9 +17,7 @@ namespace {
 
 // eq 4.26, unless the profile states the ILP the thesis substituted (eq 4.33 rounds 86/18 = 4.78 to 5).
 double thesis_ilp(const KernelProfile& k) {
-  if (k.ilp) return *k.ilp;
-  if (k.static_instructions && k.basic_blocks && *k.basic_blocks > 0)
-    return eq::ilp_eq_4_26(*k.static_instructions, *k.basic_blocks);
+  if (const auto ilp = detail::stated_or_eq_4_26_ilp(k)) return *ilp;
   throw ModelError("kernel '" + k.name + "': thesis-2016 needs parallelism.ilp, or parallelism.static_instructions "
                    "and parallelism.basic_blocks for eq 4.26");
 }
