@@ -358,10 +358,15 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   k.uncoalesced_mem_inst_per_warp = inst.non_negative_or("uncoalesced_memory", 0);
   k.divergent_inst_per_warp = inst.non_negative_or("divergent", 0);
   k.shared_inst_per_warp = inst.non_negative_or("shared", 0);
+  inst.ignore("global_load");
+  if (inst.has("global_load")) k.global_load_inst_per_warp = inst.non_negative("global_load");
+  k.async_copy_inst_per_warp = inst.non_negative_or("async_copy", 0);
   if (k.mem_inst_per_warp > k.inst_per_warp)
     inst.fail("memory", "expected at most instructions_per_warp.total (" + std::to_string(k.inst_per_warp) + ")");
   if (k.uncoalesced_mem_inst_per_warp > k.mem_inst_per_warp)
     inst.fail("uncoalesced_memory", "expected at most instructions_per_warp.memory");
+  if (k.global_load_inst_per_warp && *k.global_load_inst_per_warp > k.mem_inst_per_warp)
+    inst.fail("global_load", "expected at most instructions_per_warp.memory (loads are part of it)");
   inst.finish();
 
   ObjectReader par = top.object("parallelism");
@@ -414,6 +419,7 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     c.sm_cycles_elapsed = r.optional_positive("sm_cycles_elapsed");
     r.ignore("occupancy_padding_bytes");  // how the sweep held warps_per_sm (free-form detail)
     r.ignore("profile");
+    r.ignore("counters");  // the raw CUPTI counters the profile was merged from (diagnostics)
     c.profile = kernel_from_json(r.at("profile"), origin + " " + path + ".profile");
     r.finish();
     cases.push_back(std::move(c));
@@ -534,7 +540,8 @@ json to_json(const KernelProfile& k) {
                 {"sync", k.sync_inst_per_warp},
                 {"uncoalesced_memory", k.uncoalesced_mem_inst_per_warp},
                 {"divergent", k.divergent_inst_per_warp},
-                {"shared", k.shared_inst_per_warp}}},
+                {"shared", k.shared_inst_per_warp},
+                {"async_copy", k.async_copy_inst_per_warp}}},
               {"parallelism", par},
               {"memory",
                {{"transactions_per_request", k.transactions_per_request},
@@ -543,6 +550,7 @@ json to_json(const KernelProfile& k) {
                 {"l2_miss_ratio", k.l2_miss_ratio},
                 {"data_size_bytes", k.data_size_bytes},
                 {"bank_conflicts_per_warp", k.bank_conflicts_per_warp}}}};
+  if (k.global_load_inst_per_warp) out["instructions_per_warp"]["global_load"] = *k.global_load_inst_per_warp;
   if (k.l2_bytes_per_warp) out["memory"]["l2_bytes_per_warp"] = *k.l2_bytes_per_warp;
   if (k.dram_bytes_per_warp) out["memory"]["dram_bytes_per_warp"] = *k.dram_bytes_per_warp;
   if (!k.sources.empty()) out["sources"] = k.sources;

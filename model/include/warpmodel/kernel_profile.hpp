@@ -43,6 +43,12 @@ struct KernelProfile {
   double divergent_inst_per_warp = 0;      // instructions executed extra by divergent branches (O_CFdiv)
   double bank_conflicts_per_warp = 0;      // extra shared-memory wavefronts per warp (O_bank)
   double shared_inst_per_warp = 0;         // shared-memory loads and stores (LDS/STS), hopper variant
+  // Global loads alone (LDG, LD), hopper variant: a warp waits for a load's result, not for a store
+  // (stores are posted). When absent the hopper variant counts every memory instruction as a load.
+  std::optional<double> global_load_inst_per_warp;
+  // Asynchronous copies into shared memory (LDGSTS, TMA loads), hopper variant: they return no
+  // register, so a warp keeps issuing while they are in flight and waits at a pipeline barrier.
+  double async_copy_inst_per_warp = 0;
 
   // --- parallelism within a warp ---
   std::optional<double> ilp;               // ILP; when absent, eq 4.26 from the two counts below

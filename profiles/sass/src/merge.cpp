@@ -351,6 +351,30 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     src["instructions_per_warp.memory"] += "; capped at instructions_per_warp.total";
     k.mem_inst_per_warp = k.inst_per_warp;
   }
+  if (ld && st) {
+    k.global_load_inst_per_warp = std::min(ld->value / warps, k.mem_inst_per_warp);
+    src["instructions_per_warp.global_load"] = cupti(ld->name, *k.global_load_inst_per_warp);
+  } else {
+    k.global_load_inst_per_warp = std::min<double>(s.mix.ldg + s.mix.ld, k.mem_inst_per_warp);
+    src["instructions_per_warp.global_load"] =
+        static_estimate("sass: LDG " + std::to_string(s.mix.ldg) + " + LD " + std::to_string(s.mix.ld)) +
+        fallback("smsp__inst_executed_op_global_ld.sum");
+  }
+  {
+    // LDGSTS (cp.async) and TMA loads (UTMALDG, UBLKCP.S.G) are counted apart from op_global_ld.
+    const auto ldgsts = first_of(m, {"smsp__inst_executed_op_ldgsts.sum"});
+    const auto tma = first_of(m, {"smsp__inst_executed_op_tma_ld.sum"});
+    if (ldgsts || tma) {
+      k.async_copy_inst_per_warp = ((ldgsts ? ldgsts->value : 0) + (tma ? tma->value : 0)) / warps;
+      const std::string names = ldgsts && tma ? "(" + ldgsts->name + " + " + tma->name + ")" : (ldgsts ? ldgsts : tma)->name;
+      src["instructions_per_warp.async_copy"] = cupti(names, k.async_copy_inst_per_warp);
+    } else {
+      k.async_copy_inst_per_warp = s.mix.ldgsts + s.mix.tma;
+      src["instructions_per_warp.async_copy"] =
+          static_estimate("sass: LDGSTS " + std::to_string(s.mix.ldgsts) + " + TMA " + std::to_string(s.mix.tma)) +
+          fallback("smsp__inst_executed_op_ldgsts.sum");
+    }
+  }
   {
     double fp_thread = 0;
     std::vector<std::string> names;
@@ -374,8 +398,13 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   }
   count_per_warp("instructions_per_warp.sfu", {"smsp__inst_executed_pipe_xu.sum", "sm__inst_executed_pipe_xu.sum"},
                  k.sfu_inst_per_warp, s.mix.sfu, std::to_string(s.mix.sfu) + " MUFU", " (XU pipe: MUFU and conversions)");
-  count_per_warp("instructions_per_warp.sync", {"smsp__inst_executed_op_barrier.sum", "sm__inst_executed_op_barrier.sum"},
-                 k.sync_inst_per_warp, s.mix.bar, std::to_string(s.mix.bar) + " BAR");
+  // sm_90 has no barrier-only counter; BAR.SYNC issues to the ADU pipe, which also runs a few other
+  // instructions (3 per warp in the copy kernel, profiles/cupti metrics.cpp), so the ADU count is an
+  // upper bound that is far closer than the static count for barriers inside loops.
+  count_per_warp("instructions_per_warp.sync",
+                 {"smsp__inst_executed_op_barrier.sum", "sm__inst_executed_op_barrier.sum", "smsp__inst_executed_pipe_adu.sum"},
+                 k.sync_inst_per_warp, s.mix.bar, std::to_string(s.mix.bar) + " BAR",
+                 " (on sm_90 the ADU pipe: barriers and a few other instructions)");
 
   {
     const auto lds = first_of(m, {"smsp__inst_executed_op_shared_ld.sum"});

@@ -58,6 +58,29 @@ struct Context {
   std::string gpu_name;
 };
 
+// Counters beyond the `model` set. The first group feeds the kernel profile (merge.hpp): async
+// copies (LDGSTS, TMA loads are not op_global_ld), L2 traffic, shared-memory wavefronts. The stall
+// reasons are diagnostics only: kept raw in each case to explain where a kernel's time goes, never
+// read by a model (that would predict the time from a measurement of it).
+const std::vector<std::string> kExtraMetrics = {
+    "sm__cycles_elapsed.max",
+    "smsp__inst_executed_op_ldgsts.sum",
+    "smsp__inst_executed_op_tma_ld.sum",
+    "lts__t_bytes.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+};
+const std::vector<std::string> kStallReasons = {"long_scoreboard", "barrier",      "short_scoreboard", "wait",
+                                                "math_pipe_throttle", "lg_throttle", "mio_throttle",  "not_selected",
+                                                "selected",        "drain",        "membar",           "no_instruction",
+                                                "dispatch_stall",  "tex_throttle", "branch_resolving", "sleeping"};
+
+std::vector<std::string> sweep_metrics() {
+  std::vector<std::string> request{"model"};
+  request.insert(request.end(), kExtraMetrics.begin(), kExtraMetrics.end());
+  for (const auto& r : kStallReasons) request.push_back("smsp__average_warps_issue_stalled_" + r + "_per_issue_active.ratio");
+  return request;
+}
+
 // The launch record as the kernel-profile merge reads it (profiles/sass merge.hpp).
 sass::CounterLaunch counters_of(const cupti::LaunchRecord& r) {
   sass::CounterLaunch c;
@@ -107,6 +130,7 @@ void measure(Context& cx, cupti::Workload& w, const std::vector<json>& labels) {
     if (auto it = r.metrics.find("sm__cycles_elapsed.max"); it != r.metrics.end() && std::isfinite(it->second))
       c["sm_cycles_elapsed"] = it->second;
     c["profile"] = to_json(profile);
+    c["counters"] = counters.metrics;  // raw, so that a later merge or model can be checked offline
     cx.cases.push_back(std::move(c));
   }
 }
@@ -245,7 +269,7 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
   // The GPU and the profiling permission first: a machine without either learns it at once.
   const cupti::ChipMetrics chip = cupti::ChipMetrics::for_device(0);
   Context cx{plan, binary, sass::analyse_binary(binary), {}, log, json::array(), {}, {}, {}};
-  cx.metrics = chip.resolve({"model", "sm__cycles_elapsed.max"});
+  cx.metrics = chip.resolve(sweep_metrics());
   log("static analysis of " + binary + ": " + std::to_string(cx.statics.kernels.size()) + " kernels; metrics: " +
       std::to_string(cx.metrics.collect.size()));
   stencil_sweep(cx);
@@ -268,7 +292,7 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
                         {"command", command},
                         {"commit", commit_of_sources()},
                         {"binary", binary},
-                        {"metrics", "CUPTI Range Profiler (auto range, kernel replay): model set + sm__cycles_elapsed.max"},
+                        {"metrics", "CUPTI Range Profiler (auto range, kernel replay): model set + profiles/sweep kExtraMetrics + stall reasons (raw in each case's counters)"},
                         {"duration", "CUPTI Activity API, median of the timed runs"},
                         {"sm_clock_mhz", "NVML, mean of before and after each configuration's profile"},
                         {"wall_seconds", out.seconds}}},

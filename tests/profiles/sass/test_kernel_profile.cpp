@@ -51,6 +51,8 @@ const json kFullMetrics = {{"smsp__warps_launched.sum", 20},
                            {"smsp__inst_executed.sum", 2000},
                            {"smsp__inst_executed_op_global_ld.sum", 40},
                            {"smsp__inst_executed_op_global_st.sum", 20},
+                           {"smsp__inst_executed_op_ldgsts.sum", 50},
+                           {"smsp__inst_executed_op_tma_ld.sum", 10},
                            {"smsp__inst_executed_pipe_xu.sum", 10},
                            {"smsp__inst_executed_op_barrier.sum", 0},
                            {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 160},
@@ -87,6 +89,8 @@ TEST(KernelProfileMerge, CountersMapToTheModelFields) {
   EXPECT_EQ(k.launch.registers_per_thread, 16);      // the launch record wins over res-usage (11)
   EXPECT_DOUBLE_EQ(k.inst_per_warp, 100);            // 2000 / 20
   EXPECT_DOUBLE_EQ(k.mem_inst_per_warp, 3);          // (40 + 20) / 20
+  EXPECT_DOUBLE_EQ(*k.global_load_inst_per_warp, 2); // 40 / 20
+  EXPECT_DOUBLE_EQ(k.async_copy_inst_per_warp, 3);   // (50 LDGSTS + 10 TMA) / 20
   EXPECT_DOUBLE_EQ(k.sfu_inst_per_warp, 0.5);        // 10 / 20
   EXPECT_DOUBLE_EQ(k.sync_inst_per_warp, 0);
   EXPECT_DOUBLE_EQ(k.transactions_per_request, 4);   // 160 / 40
@@ -114,6 +118,8 @@ TEST(KernelProfileMerge, CountersMapToTheModelFields) {
   // The model reads it unchanged.
   const KernelProfile back = kernel_from_json(to_json(k), "round trip");
   EXPECT_DOUBLE_EQ(back.inst_per_warp, 100);
+  EXPECT_DOUBLE_EQ(*back.global_load_inst_per_warp, 2);
+  EXPECT_DOUBLE_EQ(back.async_copy_inst_per_warp, 3);
   EXPECT_EQ(back.sources, k.sources);
 }
 
@@ -122,6 +128,9 @@ TEST(KernelProfileMerge, MissingCountersFallBackToStaticAndSaySo) {
   const KernelProfile k = merge(counters_from_json(counters_json(partial), "counters.json"));
   EXPECT_DOUBLE_EQ(k.inst_per_warp, 100);
   EXPECT_DOUBLE_EQ(k.mem_inst_per_warp, 4);  // static: 2 LDG + 2 STG
+  EXPECT_DOUBLE_EQ(*k.global_load_inst_per_warp, 2);  // static: the 2 LDG
+  EXPECT_NE(k.sources.at("instructions_per_warp.global_load").find("falls back to static"), std::string::npos);
+  EXPECT_DOUBLE_EQ(k.async_copy_inst_per_warp, 0);  // static: no LDGSTS or TMA
   EXPECT_NE(k.sources.at("instructions_per_warp.memory").find("falls back to static"), std::string::npos);
   EXPECT_DOUBLE_EQ(k.l1_miss_ratio, 1);
   EXPECT_NE(k.sources.at("memory.l1_miss_ratio").find("static estimate"), std::string::npos);
@@ -130,6 +139,17 @@ TEST(KernelProfileMerge, MissingCountersFallBackToStaticAndSaySo) {
   EXPECT_DOUBLE_EQ(k.shared_inst_per_warp, 0);  // static: the kernel has no LDS/STS
   EXPECT_FALSE(k.l2_bytes_per_warp.has_value());
   EXPECT_FALSE(k.dram_bytes_per_warp.has_value());
+}
+
+// sm_90 has no barrier counter: the ADU pipe count stands in for it, and its source says so.
+TEST(KernelProfileMerge, BarriersFromTheAduPipeWhenNoBarrierCounter) {
+  json metrics = kFullMetrics;
+  metrics.erase("smsp__inst_executed_op_barrier.sum");
+  metrics["smsp__inst_executed_pipe_adu.sum"] = 70;
+  const KernelProfile k = merge(counters_from_json(counters_json(metrics), "counters.json"));
+  EXPECT_DOUBLE_EQ(k.sync_inst_per_warp, 3.5);  // 70 / 20
+  EXPECT_NE(k.sources.at("instructions_per_warp.sync").find("smsp__inst_executed_pipe_adu.sum"), std::string::npos);
+  EXPECT_NE(k.sources.at("instructions_per_warp.sync").find("ADU pipe"), std::string::npos);
 }
 
 TEST(KernelProfileMerge, AchievedOccupancyUsesTheDeviceProfileWhenGiven) {

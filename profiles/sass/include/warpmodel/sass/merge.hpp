@@ -28,10 +28,14 @@
 // | instructions_per_warp.total           | smsp__inst_executed.sum / W                                                 |
 // | instructions_per_warp.memory          | (smsp__inst_executed_op_global_ld.sum + smsp__inst_executed_op_global_st.sum) / W; |
 // |                                       | else (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum + _op_st.sum) / W     |
+// | instructions_per_warp.global_load     | smsp__inst_executed_op_global_ld.sum / W; else static LDG + LD               |
+// | instructions_per_warp.async_copy      | (smsp__inst_executed_op_ldgsts.sum + smsp__inst_executed_op_tma_ld.sum) / W;  |
+// |                                       | else static LDGSTS + TMA                                                    |
 // | instructions_per_warp.fp              | sum of smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,dadd,dmul,dfma,hadd,hmul,hfma}_pred_on.sum / 32 / W |
 // | instructions_per_warp.sfu             | smsp__inst_executed_pipe_xu.sum / W (the XU pipe: MUFU and conversions)     |
-// | instructions_per_warp.sync            | smsp__inst_executed_op_barrier.sum / W (not the CBU pipe: it also runs      |
-// |                                       | branches and convergence instructions)                                      |
+// | instructions_per_warp.sync            | smsp__inst_executed_op_barrier.sum / W; else smsp__inst_executed_pipe_adu.sum |
+// |                                       | / W (sm_90 has no barrier counter; BAR issues to the ADU pipe). Not the CBU |
+// |                                       | pipe: it also runs branches and convergence instructions                    |
 // | instructions_per_warp.shared          | (smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum) / W |
 // | memory.l2_bytes_per_warp              | lts__t_bytes.sum / W; else lts__t_sectors.sum x 32 / W; else not set        |
 // | memory.dram_bytes_per_warp            | (dram__bytes_read.sum + dram__bytes_write.sum) / W; else not set            |
