@@ -41,7 +41,7 @@ std::string provenance_lines(const nlohmann::json& measurements) {
 std::string calibration_line(const DeviceProfile::HopperCalibration& c) {
   return "hopper constants fitted on the training half (" + c.fitted_on + "): launch_cycles = " +
          format_number(c.launch_cycles, 6) + ", scale = " + format_number(c.scale, 6) +
-         ", wave_cycles = " + format_number(c.wave_cycles, 6);
+         ", wave_cycles = " + format_number(c.wave_cycles, 6) + ", barrier_cycles = " + format_number(c.barrier_cycles, 6);
 }
 
 int analyse(const ValidateOptions& o) {
@@ -81,6 +81,7 @@ int analyse(const ValidateOptions& o) {
                              {{"launch_cycles", v.calibration.launch_cycles},
                               {"scale", v.calibration.scale},
                               {"wave_cycles", v.calibration.wave_cycles},
+                              {"barrier_cycles", v.calibration.barrier_cycles},
                               {"fitted_on", v.calibration.fitted_on}}},
                             {"summaries", nlohmann::json::array()}};
   for (std::size_t i = 0; i < v.summaries.size(); ++i) {

@@ -1,6 +1,7 @@
 // hopper: the per-wave bound model of hopper_equations.hpp (H.1-H.12), for sm_80 and later.
 // Needs the measured rates that `warpmodel characterize` writes (dependent FFMA latency, DRAM copy,
-// L2 read and shared read bandwidth); without them it says which ones are missing.
+// L2 read and shared read bandwidth; DRAM read and write when present); without them it says which
+// ones are missing.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,10 +14,12 @@ namespace warpmodel {
 namespace {
 
 struct Rates {
-  double dependent_latency = 0;     // cycles
-  double l1_bytes_per_clock = 0;    // per SM
-  double l2_bytes_per_clock = 0;    // per SM: the measured L2 bandwidth shared by all SMs
-  double dram_bytes_per_clock = 0;  // whole device
+  double dependent_latency = 0;           // cycles
+  double l1_bytes_per_clock = 0;          // per SM
+  double l2_bytes_per_clock = 0;          // per SM: the measured L2 bandwidth shared by all SMs
+  double dram_read_bytes_per_clock = 0;   // whole device
+  double dram_write_bytes_per_clock = 0;  // whole device
+  double dram_copy_bytes_per_clock = 0;   // whole device, read + write bytes (when no split is known)
 };
 
 Rates measured_rates(const DeviceProfile& d) {
@@ -35,14 +38,22 @@ Rates measured_rates(const DeviceProfile& d) {
   r.dependent_latency = *d.fp32_dependent_latency_cycles;
   r.l1_bytes_per_clock = hopper_eq::bytes_per_clock(*d.shared_read_bandwidth_gbs, d.sm_clock_mhz) / d.sm_count;
   r.l2_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_read_bandwidth_gbs, d.sm_clock_mhz) / d.sm_count;
-  r.dram_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_copy_bandwidth_gbs, d.sm_clock_mhz);
+  r.dram_copy_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_copy_bandwidth_gbs, d.sm_clock_mhz);
+  // Without a read or write measurement that direction runs at the copy rate.
+  r.dram_read_bytes_per_clock =
+      d.dram_read_bandwidth_gbs ? hopper_eq::bytes_per_clock(*d.dram_read_bandwidth_gbs, d.sm_clock_mhz) : r.dram_copy_bytes_per_clock;
+  r.dram_write_bytes_per_clock =
+      d.dram_write_bandwidth_gbs ? hopper_eq::bytes_per_clock(*d.dram_write_bandwidth_gbs, d.sm_clock_mhz) : r.dram_copy_bytes_per_clock;
   return r;
 }
 
 // Bytes one warp moves through each level: measured (CUPTI) when the profile has them, else from
-// the request counts: sectors of 32 B per request, L1 misses go to L2, L2 misses to DRAM.
+// the request counts: sectors of 32 B per request, L1 misses go to L2, L2 misses to DRAM. DRAM
+// bytes are split into reads and writes when the profile says how many were written; otherwise
+// they all run at the copy rate (read_bytes holds them, write_bytes is 0).
 struct WarpTraffic {
-  double l1 = 0, l2 = 0, dram = 0;
+  double l1 = 0, l2 = 0, dram_read = 0, dram_write = 0;
+  bool dram_split = false;
 };
 
 WarpTraffic warp_traffic(const KernelProfile& k) {
@@ -51,37 +62,42 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   const double global_bytes = k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
   t.l1 = global_bytes + (k.shared_inst_per_warp + k.bank_conflicts_per_warp) * kWavefrontBytes;
   t.l2 = k.l2_bytes_per_warp.value_or(global_bytes * k.l1_miss_ratio);
-  t.dram = k.dram_bytes_per_warp.value_or(t.l2 * k.l2_miss_ratio);
+  const double dram = k.dram_bytes_per_warp.value_or(t.l2 * k.l2_miss_ratio);
+  t.dram_split = k.dram_bytes_per_warp && k.dram_write_bytes_per_warp;
+  t.dram_write = t.dram_split ? *k.dram_write_bytes_per_warp : 0;
+  t.dram_read = dram - t.dram_write;
   return t;
 }
 
 struct WaveTerms {
-  double issue = 0, sfu = 0, dependent = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0;
-  double comp = 0, mem = 0, wave = 0;
+  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0;
+  double warp = 0, pipe = 0, data = 0, wave = 0;
   std::string bound;
 };
 
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& traffic,
-                     double ilp, double batch_latency, double n, double sms) {
+                     double stall_per_inst, double loads, double batch_latency, double n, double sms) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
   w.sfu = hopper_eq::t_sfu(n, p, k.sfu_inst_per_warp, d.warp_size(), d.sfu_width > 0 ? d.sfu_width : 16);  // H.3
-  w.dependent = hopper_eq::t_dependent(k.inst_per_warp, r.dependent_latency, ilp);                         // H.4
-  w.mem_latency = hopper_eq::t_mem_latency(k.mem_inst_per_warp, k.mlp, batch_latency);                     // H.6
+  w.schedule = hopper_eq::t_schedule(k.inst_per_warp, stall_per_inst);                                     // H.4
+  w.mem_latency = hopper_eq::t_mem_latency(loads, k.mlp, batch_latency);                                   // H.6
   w.l1 = hopper_eq::t_bandwidth(n, traffic.l1, r.l1_bytes_per_clock);                                      // H.7
   w.l2 = hopper_eq::t_bandwidth(n, traffic.l2, r.l2_bytes_per_clock);                                      // H.8
   // H.9: the wave's SMs share DRAM; one SM cannot draw more than its share of the L2 bandwidth.
-  const double dram_per_sm = std::min(r.dram_bytes_per_clock / sms, r.l2_bytes_per_clock);
-  w.dram = hopper_eq::t_bandwidth(n, traffic.dram, dram_per_sm);
-  w.comp = std::max({w.issue, w.sfu, w.dependent});  // H.10
-  w.mem = hopper_eq::t_mem(w.mem_latency, w.l1, w.l2, w.dram);
-  w.wave = hopper_eq::t_wave(w.comp, w.mem);  // H.11
+  const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, r.l2_bytes_per_clock); };
+  w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
+                                                  traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
+                              : hopper_eq::t_bandwidth(n, traffic.dram_read, per_sm(r.dram_copy_bytes_per_clock));
+  w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency);  // H.10
+  w.pipe = hopper_eq::t_pipe(w.issue, w.sfu);
+  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram);
+  w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data);  // H.11
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
                                                   {w.sfu, "sfu pipe"},
-                                                  {w.dependent, "dependent latency"},
-                                                  {w.mem_latency, "memory latency"},
+                                                  {w.warp, w.mem_latency > w.schedule ? "memory latency" : "warp schedule"},
                                                   {w.l1, "l1/shared data path"},
                                                   {w.l2, "l2 bandwidth"},
                                                   {w.dram, "dram bandwidth"}};
@@ -106,12 +122,23 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const Occupancy& occ = p.occupancy;
   const Rates rates = measured_rates(device);
   const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
-  if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0)");
-  const std::optional<double> ilp = detail::stated_or_eq_4_26_ilp(kernel);
-  if (!ilp) p.notes.push_back("hopper: no ILP in the kernel profile; used ILP = 1");
-  p.ilp = ilp.value_or(1);  // no parallelism information: the conservative reading
-  p.mlp = std::min(kernel.mlp, std::max(1.0, kernel.mem_inst_per_warp));
-  p.avg_inst_lat = rates.dependent_latency;
+  if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0, barrier 0)");
+  // H.4: the control bits' stall count when the profile has it, else lat_dep / ILP.
+  double stall_per_inst = 0;
+  if (kernel.stall_cycles_per_inst) {
+    stall_per_inst = *kernel.stall_cycles_per_inst;
+  } else {
+    const std::optional<double> ilp = detail::stated_or_eq_4_26_ilp(kernel);
+    if (!ilp) p.notes.push_back("hopper: no stall count and no ILP in the kernel profile; used ILP = 1");
+    p.ilp = ilp.value_or(1);  // no parallelism information: the conservative reading
+    stall_per_inst = hopper_eq::stall_from_ilp(rates.dependent_latency, p.ilp);
+  }
+  // H.6: the loads a warp waits for; every memory instruction when the profile does not separate them.
+  const double loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
+  if (!kernel.global_load_inst_per_warp)
+    p.notes.push_back("hopper: no instructions_per_warp.global_load; every memory instruction counted as a load");
+  p.mlp = std::min(kernel.mlp, std::max(1.0, loads));
+  p.avg_inst_lat = stall_per_inst;  // the clocks per instruction H.4 charges
   p.departure_delay = device.departure_delay_coalesced_cycles;
   p.avg_dram_lat = hopper_eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request,
                                            p.departure_delay);  // H.5
@@ -130,27 +157,29 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
 
   const WaveTerms full =
-      wave_terms(device, kernel, rates, traffic, p.ilp, batch_latency, occ.n, occ.active_sms);
+      wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, occ.n, occ.active_sms);
   p.t_issue = full.issue;
   p.t_sfu_pipe = full.sfu;
-  p.t_dependent = full.dependent;
+  p.t_schedule = full.schedule;
   p.t_mem_latency = full.mem_latency;
   p.t_l1_data = full.l1;
   p.t_l2_bandwidth = full.l2;
   p.t_dram_bandwidth = full.dram;
-  p.t_comp = full.comp;
-  p.t_mem = full.mem;
+  p.t_warp = full.warp;
+  p.t_pipe = full.pipe;
+  p.t_data = full.data;
   p.t_wave = full.wave;
   p.bound = full.bound;
   p.t_last_wave = 0;
   if (split.last_wave_blocks > 0) {
-    const WaveTerms last = wave_terms(device, kernel, rates, traffic, p.ilp, batch_latency, p.last_wave_warps_per_sm,
-                                      split.last_wave_sms);
+    const WaveTerms last = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
+                                      p.last_wave_warps_per_sm, split.last_wave_sms);
     p.t_last_wave = last.wave;
     if (split.full_waves == 0) p.bound = last.bound;
   }
-  p.model_case = full.mem > full.comp ? ModelCase::MemoryBound : ModelCase::ComputeBound;
-  p.cycles = hopper_eq::cycles(cal.launch_cycles, cal.scale, cal.wave_cycles, p.full_waves, p.t_wave, p.t_last_wave);  // H.12
+  p.model_case = full.data > full.pipe ? ModelCase::MemoryBound : ModelCase::ComputeBound;
+  const hopper_eq::Calibration c{cal.launch_cycles, cal.scale, cal.wave_cycles, cal.barrier_cycles};
+  p.cycles = hopper_eq::cycles(c, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp);  // H.12
   p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
   return p;
 }

@@ -254,6 +254,7 @@ void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
   };
   fill(d.fp32_dependent_latency_cycles, "/latency/fp32_fma/warps_1/mean_cycles");
   fill(d.dram_read_bandwidth_gbs, "/bandwidth/dram_read/gbs");
+  fill(d.dram_write_bandwidth_gbs, "/bandwidth/dram_write/gbs");
   fill(d.dram_copy_bandwidth_gbs, "/bandwidth/dram_copy/gbs");
   fill(d.l2_read_bandwidth_gbs, "/bandwidth/l2_read/gbs");
   fill(d.shared_read_bandwidth_gbs, "/bandwidth/shared_read/gbs");
@@ -304,6 +305,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
 
   if (auto bw = top.optional_object("bandwidth_gbs")) {
     d.dram_read_bandwidth_gbs = bw->optional_positive("dram_read");
+    d.dram_write_bandwidth_gbs = bw->optional_positive("dram_write");
     d.dram_copy_bandwidth_gbs = bw->optional_positive("dram_copy");
     d.l2_read_bandwidth_gbs = bw->optional_positive("l2_read");
     d.shared_read_bandwidth_gbs = bw->optional_positive("shared_read");
@@ -314,6 +316,9 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     c.launch_cycles = cal->number("launch_cycles", -1e15, false, 1e15, "a number of cycles");
     c.scale = cal->positive("scale");
     c.wave_cycles = cal->number("wave_cycles", -1e15, false, 1e15, "a number of cycles");
+    c.barrier_cycles = cal->has("barrier_cycles")
+                           ? cal->number("barrier_cycles", -1e15, false, 1e15, "a number of cycles")
+                           : (cal->ignore("barrier_cycles"), 0.0);
     cal->ignore("fitted_on");
     if (cal->has("fitted_on")) c.fitted_on = cal->string("fitted_on");
     cal->finish();
@@ -374,6 +379,7 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   k.mlp = par.positive("mlp");
   k.static_instructions = par.optional_positive("static_instructions");
   k.basic_blocks = par.optional_positive("basic_blocks");
+  k.stall_cycles_per_inst = par.optional_positive("stall_cycles_per_instruction");
   par.finish();
 
   ObjectReader mem = top.object("memory");
@@ -390,6 +396,13 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   mem.ignore("dram_bytes_per_warp");
   if (mem.has("l2_bytes_per_warp")) k.l2_bytes_per_warp = mem.non_negative("l2_bytes_per_warp");
   if (mem.has("dram_bytes_per_warp")) k.dram_bytes_per_warp = mem.non_negative("dram_bytes_per_warp");
+  mem.ignore("dram_write_bytes_per_warp");
+  if (mem.has("dram_write_bytes_per_warp")) {
+    if (!k.dram_bytes_per_warp) mem.fail("dram_write_bytes_per_warp", "needs dram_bytes_per_warp (reads + writes) beside it");
+    k.dram_write_bytes_per_warp = mem.non_negative("dram_write_bytes_per_warp");
+    if (*k.dram_write_bytes_per_warp > *k.dram_bytes_per_warp)
+      mem.fail("dram_write_bytes_per_warp", "expected at most dram_bytes_per_warp (reads + writes)");
+  }
   mem.finish();
 
   k.sources = top.string_map("sources");
@@ -504,13 +517,17 @@ json to_json(const DeviceProfile& d) {
   if (!d.global_load_latency_by_warps.empty()) out["global_load_latency_by_warps"] = d.global_load_latency_by_warps;
   json bw = json::object();
   if (d.dram_read_bandwidth_gbs) bw["dram_read"] = *d.dram_read_bandwidth_gbs;
+  if (d.dram_write_bandwidth_gbs) bw["dram_write"] = *d.dram_write_bandwidth_gbs;
   if (d.dram_copy_bandwidth_gbs) bw["dram_copy"] = *d.dram_copy_bandwidth_gbs;
   if (d.l2_read_bandwidth_gbs) bw["l2_read"] = *d.l2_read_bandwidth_gbs;
   if (d.shared_read_bandwidth_gbs) bw["shared_read"] = *d.shared_read_bandwidth_gbs;
   if (!bw.empty()) out["bandwidth_gbs"] = bw;
   if (const auto& c = d.hopper_calibration) {
     out["hopper_calibration"] = {
-        {"launch_cycles", c->launch_cycles}, {"scale", c->scale}, {"wave_cycles", c->wave_cycles}};
+        {"launch_cycles", c->launch_cycles},
+        {"scale", c->scale},
+        {"wave_cycles", c->wave_cycles},
+        {"barrier_cycles", c->barrier_cycles}};
     if (!c->fitted_on.empty()) out["hopper_calibration"]["fitted_on"] = c->fitted_on;
   }
   if (!d.provenance.empty()) out["provenance"] = d.provenance;
@@ -529,6 +546,7 @@ json to_json(const KernelProfile& k) {
   if (k.ilp) par["ilp"] = *k.ilp;
   if (k.static_instructions) par["static_instructions"] = *k.static_instructions;
   if (k.basic_blocks) par["basic_blocks"] = *k.basic_blocks;
+  if (k.stall_cycles_per_inst) par["stall_cycles_per_instruction"] = *k.stall_cycles_per_inst;
   json out = {{"schema", kKernelSchema},
               {"name", k.name},
               {"launch", launch},
@@ -553,6 +571,7 @@ json to_json(const KernelProfile& k) {
   if (k.global_load_inst_per_warp) out["instructions_per_warp"]["global_load"] = *k.global_load_inst_per_warp;
   if (k.l2_bytes_per_warp) out["memory"]["l2_bytes_per_warp"] = *k.l2_bytes_per_warp;
   if (k.dram_bytes_per_warp) out["memory"]["dram_bytes_per_warp"] = *k.dram_bytes_per_warp;
+  if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;
   if (!k.sources.empty()) out["sources"] = k.sources;
   return out;
 }
@@ -614,11 +633,14 @@ json to_json(const Prediction& p) {
             {"last_wave_sms", nan_to_null(p.last_wave_sms)},
             {"T_issue", nan_to_null(p.t_issue)},
             {"T_sfu", nan_to_null(p.t_sfu_pipe)},
-            {"T_dependent", nan_to_null(p.t_dependent)},
+            {"T_schedule", nan_to_null(p.t_schedule)},
             {"T_mem_latency", nan_to_null(p.t_mem_latency)},
             {"T_l1", nan_to_null(p.t_l1_data)},
             {"T_l2", nan_to_null(p.t_l2_bandwidth)},
             {"T_dram", nan_to_null(p.t_dram_bandwidth)},
+            {"T_warp", nan_to_null(p.t_warp)},
+            {"T_pipe", nan_to_null(p.t_pipe)},
+            {"T_data", nan_to_null(p.t_data)},
             {"T_wave", nan_to_null(p.t_wave)},
             {"T_last_wave", nan_to_null(p.t_last_wave)}}},
           {"bound", p.bound.empty() ? json(nullptr) : json(p.bound)},

@@ -189,11 +189,14 @@ Table prediction_table(std::span<const Prediction> predictions) {
   add("partial wave: warps/SM", "H.1", num(&Prediction::last_wave_warps_per_sm));
   add("T_issue", "H.2", num(&Prediction::t_issue));
   add("T_sfu", "H.3", num(&Prediction::t_sfu_pipe));
-  add("T_dependent", "H.4", num(&Prediction::t_dependent));
+  add("T_schedule", "H.4", num(&Prediction::t_schedule));
   add("T_mem_latency", "H.6", num(&Prediction::t_mem_latency));
   add("T_l1", "H.7", num(&Prediction::t_l1_data));
   add("T_l2", "H.8", num(&Prediction::t_l2_bandwidth));
   add("T_dram", "H.9", num(&Prediction::t_dram_bandwidth));
+  add("T_warp", "H.10", num(&Prediction::t_warp));
+  add("T_pipe", "H.10", num(&Prediction::t_pipe));
+  add("T_data", "H.10", num(&Prediction::t_data));
   add("T_wave", "H.11", num(&Prediction::t_wave));
   add("T_wave (partial)", "H.11", num(&Prediction::t_last_wave));
   add("bound", "H.10", [](const Prediction& p) { return p.bound.empty() ? std::string("-") : p.bound; });

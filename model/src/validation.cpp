@@ -1,5 +1,7 @@
 #include "warpmodel/validation.hpp"
 
+#include "warpmodel/hopper_equations.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,6 +10,7 @@
 
 #include <Eigen/Dense>
 
+#include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
 
 namespace warpmodel {
@@ -31,17 +34,18 @@ std::vector<double> ranks(const std::vector<double>& v) {
   return r;
 }
 
-// The unfitted hopper terms of one case that H.12 combines: W (summed wave time) and the number of
-// waves.
+// The unfitted hopper terms of one case that H.12 combines: the summed wave time, the number of
+// waves, and waves x barriers per warp.
 struct HopperFeatures {
-  double waves_time = 0, waves = 0;
+  double waves_time = 0, waves = 0, wave_barriers = 0;
 };
 
 HopperFeatures hopper_features(const DeviceProfile& device, const KernelProfile& kernel) {
   DeviceProfile unfitted = device;
   unfitted.hopper_calibration.reset();
   const Prediction p = predict_hopper(unfitted, kernel);
-  return {p.cycles, p.full_waves + (p.t_last_wave > 0 ? 1.0 : 0.0)};
+  const double waves = hopper_eq::waves(p.full_waves, p.t_last_wave);
+  return {p.cycles, waves, waves * kernel.sync_inst_per_warp};
 }
 
 double median(std::vector<double> v) {
@@ -95,7 +99,9 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
     features.push_back(hopper_features(device, cases[i].profile));
     measured.push_back(cases[i].measured_cycles());
   }
-  const Eigen::Index unknowns = 3;
+  // barrier_cycles is fitted only when some training kernel has barriers (else its column is 0).
+  const bool barriers = std::any_of(features.begin(), features.end(), [](const HopperFeatures& f) { return f.wave_barriers > 0; });
+  const Eigen::Index unknowns = barriers ? 4 : 3;
   if (static_cast<Eigen::Index>(features.size()) < unknowns + 1)
     throw ModelError("hopper calibration: " + std::to_string(features.size()) + " training cases cannot fit " +
                      std::to_string(unknowns) + " constants; measure more launch shapes");
@@ -109,6 +115,7 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
     design(row, 0) = weight;
     design(row, 1) = features[r].waves_time * weight;
     design(row, 2) = features[r].waves * weight;
+    if (barriers) design(row, 3) = features[r].wave_barriers * weight;
     target(row) = 1.0;
   }
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
@@ -123,6 +130,7 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
   cal.launch_cycles = c(0);
   cal.scale = c(1);
   cal.wave_cycles = c(2);
+  cal.barrier_cycles = barriers ? c(3) : 0.0;
   cal.fitted_on = std::to_string(features.size()) + " training cases (least squares, H.12)";
   return cal;
 }

@@ -1,5 +1,6 @@
 // The hopper variant (hopper_equations.hpp, H.1-H.12): hand-computed terms, the shape of an
 // occupancy sweep, calibration, and the inputs it needs.
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -14,6 +15,9 @@ namespace {
 using testing::round_device;
 using testing::round_kernel;
 
+// H.11's 2-norm of H.10's three bounds, written out so each test reads like the equation.
+double norm3(double warp, double pipe, double data) { return std::sqrt(warp * warp + pipe * pipe + data * data); }
+
 TEST(Hopper, ComputeBoundTermsByHand) {
   const Prediction p = predict_hopper(round_device(), round_kernel());
   EXPECT_EQ(p.occupancy.n, 64);
@@ -22,23 +26,26 @@ TEST(Hopper, ComputeBoundTermsByHand) {
   EXPECT_EQ(p.last_wave_warps_per_sm, 16);
   EXPECT_DOUBLE_EQ(p.t_issue, 1600);        // H.2: ceil(64/4) x 100
   EXPECT_DOUBLE_EQ(p.t_sfu_pipe, 256);      // H.3: 16 x 2 x 32 / (16/4)
-  EXPECT_DOUBLE_EQ(p.t_dependent, 200);     // H.4: 100 x 4 / 2
+  // H.4 without control bits in the profile: 100 x max(1, lat_dep / ILP) = 100 x 4 / 2
+  EXPECT_DOUBLE_EQ(p.t_schedule, 200);
   EXPECT_DOUBLE_EQ(p.avg_dram_lat, 600);    // H.5: one line per request, no departure term
   EXPECT_DOUBLE_EQ(p.amat, 400);            // H.5: 0.5 x 200 + 0.5 x 600
   // H.6: a batch of MLP = 4 loads, each an L1 miss and an L2 miss with probability 0.5: the batch
-  // waits for DRAM unless all four hit L2 (0.5^4): 200 x 0.0625 + 600 x 0.9375 = 575; 4 / 4 batches
+  // waits for DRAM unless all four hit L2 (0.5^4): 200 x 0.0625 + 600 x 0.9375 = 575; 4 / 4 batches.
+  // The profile does not separate loads from stores, so all 4 memory instructions count as loads.
   EXPECT_DOUBLE_EQ(p.t_mem_latency, 575);
   EXPECT_DOUBLE_EQ(p.t_l1_data, 256);       // H.7: 64 x 512 B / 128
   EXPECT_DOUBLE_EQ(p.t_l2_bandwidth, 512);  // H.8: 64 x 512 B / 64
-  EXPECT_DOUBLE_EQ(p.t_dram_bandwidth, 512);  // H.9: 64 x 256 B / 32
-  EXPECT_DOUBLE_EQ(p.t_comp, 1600);         // H.10: max(1600, 256, 200)
-  EXPECT_DOUBLE_EQ(p.t_mem, 575 + 512);     // H.10: latency + the narrowest level
-  EXPECT_DOUBLE_EQ(p.t_wave, 1600 + 1087);  // H.11
+  EXPECT_DOUBLE_EQ(p.t_dram_bandwidth, 512);  // H.9: 64 x 256 B / 32 (no read/write split: copy rate)
+  EXPECT_DOUBLE_EQ(p.t_warp, 200 + 575);    // H.10
+  EXPECT_DOUBLE_EQ(p.t_pipe, 1600);         // H.10: max(1600, 256)
+  EXPECT_DOUBLE_EQ(p.t_data, 512);          // H.10: max(256, 512, 512)
+  EXPECT_DOUBLE_EQ(p.t_wave, norm3(775, 1600, 512));  // H.11: 1850.07
   EXPECT_EQ(p.bound, "issue");
-  // partial wave, 16 warps: comp max(400, 64, 200) = 400; mem 575 + max(64, 128, 128) = 703
-  EXPECT_DOUBLE_EQ(p.t_last_wave, 400 + 703);
-  EXPECT_DOUBLE_EQ(p.cycles, 2687 + 1103);  // H.12: 1 x 2687 + 1103
-  EXPECT_DOUBLE_EQ(p.seconds, 3.79e-6);
+  // partial wave, 16 warps: warp path 775 (per warp, unchanged); issue 4 x 100; data max(64, 128, 128)
+  EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(775, 400, 128));
+  EXPECT_DOUBLE_EQ(p.cycles, norm3(775, 1600, 512) + norm3(775, 400, 128));  // H.12 unfitted: 1 x full + partial
+  EXPECT_NEAR(p.seconds, p.cycles / 1e9, 1e-18);
   EXPECT_EQ(p.model_case, ModelCase::ComputeBound);
 }
 
@@ -52,23 +59,68 @@ TEST(Hopper, MemoryBoundTermsByHand) {
   EXPECT_DOUBLE_EQ(p.t_dram_bandwidth, 768);  // 64 x 384 / 32
   // batch of 4 loads served by L1 or L2 with probability 0.25^4: 200/256 + 600 x 255/256 = 598.4375
   EXPECT_DOUBLE_EQ(p.t_mem_latency, 598.4375);
-  EXPECT_DOUBLE_EQ(p.t_wave, 320 + 598.4375 + 768);  // issue 16 x 20; latency; DRAM
+  EXPECT_DOUBLE_EQ(p.t_schedule, 40);  // 20 x 4 / 2
+  // warp path 40 + 598.4375; issue 16 x 20; DRAM 768
+  EXPECT_DOUBLE_EQ(p.t_wave, norm3(638.4375, 320, 768));
   EXPECT_EQ(p.bound, "dram bandwidth");
-  EXPECT_DOUBLE_EQ(p.t_last_wave, 80 + 598.4375 + 192);  // 16 warps: issue 4 x 20, DRAM 16 x 384 / 32
-  EXPECT_DOUBLE_EQ(p.cycles, 1686.4375 + 870.4375);
+  EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(638.4375, 80, 192));  // 16 warps: issue 4 x 20, DRAM 16 x 384 / 32
+  EXPECT_DOUBLE_EQ(p.cycles, norm3(638.4375, 320, 768) + norm3(638.4375, 80, 192));
   EXPECT_EQ(p.model_case, ModelCase::MemoryBound);
 }
 
 TEST(Hopper, Calibration) {
   DeviceProfile d = round_device();
-  d.hopper_calibration = DeviceProfile::HopperCalibration{1000, 2, 10, "test"};
+  d.hopper_calibration = DeviceProfile::HopperCalibration{1000, 2, 10, 5, "test"};
   KernelProfile k = round_kernel();
   k.inst_per_warp = 20;
   k.sfu_inst_per_warp = 0;
   k.l2_miss_ratio = 0.75;
+  k.sync_inst_per_warp = 3;
   const Prediction p = predict_hopper(d, k);
-  EXPECT_DOUBLE_EQ(p.t_wave, 1686.4375);  // the constants do not enter the waves
-  EXPECT_DOUBLE_EQ(p.cycles, 1000 + 2 * (1686.4375 + 870.4375) + 10 * 2);  // H.12: two waves
+  const double waves_time = norm3(638.4375, 320, 768) + norm3(638.4375, 80, 192);
+  EXPECT_DOUBLE_EQ(p.t_wave, norm3(638.4375, 320, 768));  // the constants do not enter the waves
+  // H.12: two waves, each paying 3 barriers per warp at 5 cycles
+  EXPECT_DOUBLE_EQ(p.cycles, 1000 + 2 * waves_time + 10 * 2 + 5 * 2 * 3);
+}
+
+// H.4: the control bits' stall count, when the profile has it, replaces lat_dep / ILP; a count
+// below one instruction per clock is read as one.
+TEST(Hopper, StallCountSetsTheWarpSchedule) {
+  KernelProfile k = round_kernel();
+  k.stall_cycles_per_inst = 2.5;
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).t_schedule, 250);
+  k.stall_cycles_per_inst = 0.5;
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).t_schedule, 100);
+}
+
+// H.6 waits for loads only: with 2 of the 4 memory instructions loads, MLP caps at 2 and one batch
+// of two loads waits 200 x 0.5^2 + 600 x (1 - 0.5^2) = 500. The stores still move bytes (H.7).
+TEST(Hopper, StoresAreNotRoundTrips) {
+  KernelProfile k = round_kernel();
+  const Prediction all_loads = predict_hopper(round_device(), k);
+  k.global_load_inst_per_warp = 2;
+  const Prediction p = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(p.mlp, 2);
+  EXPECT_DOUBLE_EQ(p.t_mem_latency, 500);
+  EXPECT_DOUBLE_EQ(p.t_l1_data, all_loads.t_l1_data);
+  EXPECT_TRUE(std::none_of(p.notes.begin(), p.notes.end(),
+                           [](const std::string& n) { return n.find("global_load") != std::string::npos; }));
+  ASSERT_TRUE(std::any_of(all_loads.notes.begin(), all_loads.notes.end(),
+                          [](const std::string& n) { return n.find("global_load") != std::string::npos; }));
+}
+
+// H.9 with the written bytes known: reads at the read rate, writes at the write rate, each shared by
+// the wave's 100 SMs: 64 x (768 / 64 + 256 / 16) = 1792.
+TEST(Hopper, DramReadsAndWritesAtTheirOwnRates) {
+  DeviceProfile d = round_device();
+  d.dram_read_bandwidth_gbs = 6400;   // 64 B/clk per SM
+  d.dram_write_bandwidth_gbs = 1600;  // 16 B/clk per SM
+  KernelProfile k = round_kernel();
+  k.dram_bytes_per_warp = 1024;
+  k.dram_write_bytes_per_warp = 256;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 1792);
+  k.dram_write_bytes_per_warp.reset();  // no split: all 1024 bytes at the copy rate, 32 per SM
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * 1024 / 32.0);
 }
 
 TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {
@@ -116,9 +168,14 @@ TEST(Hopper, OccupancySweepHasShape) {
   k.mlp = 1;
   k.launch.block = {64, 1, 1};
   k.launch.grid = {100 * 32, 1, 1};  // the same work at every N
+  // 3200 blocks of 2 warps on 100 SMs: 8, 16, 32 and 64 warps per SM take 8, 4, 2 and 1 whole
+  // waves. 24 and 48 leave a partial wave that H.1 charges as a wave of its own, so 48 warps (two
+  // waves, the first fuller) may take longer than 32 (two waves): wave quantisation, not a flat curve.
+  EXPECT_GT(cycles_at(k, 48), cycles_at(k, 64));
+  EXPECT_LT(cycles_at(k, 24), cycles_at(k, 16));
   double previous = INFINITY;
   std::vector<double> cycles;
-  for (int n : {8, 16, 24, 32, 48, 64}) {
+  for (int n : {8, 16, 32, 64}) {
     const double c = cycles_at(k, n);
     EXPECT_LE(c, previous) << n << " warps per SM";
     previous = c;

@@ -28,7 +28,7 @@ TEST(Spearman, HandComputedCases) {
 // Cases of two kernels at six warps-per-SM settings each (held by shared memory, as the sweep does),
 // "measured" as an exact function of the unfitted hopper model and H.12's constants, so the fit
 // must recover them.
-std::vector<ValidationCase> synthetic_cases(double launch, double scale, double wave_cycles) {
+std::vector<ValidationCase> synthetic_cases(double launch, double scale, double wave_cycles, double barrier_cycles = 0) {
   const DeviceProfile d = round_device();
   std::vector<ValidationCase> cases;
   for (int kernel = 0; kernel < 2; ++kernel) {
@@ -47,7 +47,8 @@ std::vector<ValidationCase> synthetic_cases(double launch, double scale, double 
       c.profile.launch.shared_memory_per_block_bytes = (233472 / (warps / 8)) / 128 * 128 - 1024;
       const Prediction p = predict_hopper(d, c.profile);
       const double waves = p.full_waves + (p.t_last_wave > 0 ? 1 : 0);
-      const double measured_cycles = launch + scale * p.cycles + wave_cycles * waves;
+      const double measured_cycles =
+          launch + scale * p.cycles + wave_cycles * waves + barrier_cycles * waves * c.profile.sync_inst_per_warp;
       c.sm_clock_mhz = 1000;
       c.duration_ns = measured_cycles;  // 1 cycle = 1 ns at 1000 MHz
       cases.push_back(c);
@@ -69,10 +70,11 @@ TEST(Validation, SplitAlternatesInsideEachGroup) {
 }
 
 TEST(Validation, FitRecoversTheConstantsAndHeldOutErrorVanishes) {
-  const ValidationResult v = validate(round_device(), synthetic_cases(800, 1.25, 12));
+  const ValidationResult v = validate(round_device(), synthetic_cases(800, 1.25, 12, 7));
   EXPECT_NEAR(v.calibration.launch_cycles, 800, 1e-6);
   EXPECT_NEAR(v.calibration.scale, 1.25, 1e-9);
   EXPECT_NEAR(v.calibration.wave_cycles, 12, 1e-6);
+  EXPECT_NEAR(v.calibration.barrier_cycles, 7, 1e-6);
   const auto hopper = std::find_if(v.summaries.begin(), v.summaries.end(),
                                    [](const VariantSummary& s) { return s.variant == ModelVariant::Hopper; });
   ASSERT_NE(hopper, v.summaries.end());

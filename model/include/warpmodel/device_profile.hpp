@@ -65,16 +65,18 @@ struct DeviceProfile {
   // else from characterize's "measurements" block (bandwidth.<name>.gbs, latency.fp32_fma).
   std::optional<double> fp32_dependent_latency_cycles;  // back-to-back dependent FFMA, 1 warp
   std::optional<double> dram_read_bandwidth_gbs;
+  std::optional<double> dram_write_bandwidth_gbs;
   std::optional<double> dram_copy_bandwidth_gbs;        // read + write bytes counted
   std::optional<double> l2_read_bandwidth_gbs;
   std::optional<double> shared_read_bandwidth_gbs;      // the L1/shared data path
 
   // Constants of the hopper variant fitted by `warpmodel validate` on a training half (absent:
-  // launch 0, scale 1, wave 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).
+  // launch 0, scale 1, wave 0, barrier 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).
   struct HopperCalibration {
     double launch_cycles = 0;   // fixed cost per launch
     double scale = 1;           // multiplies the summed wave times
     double wave_cycles = 0;     // fixed cost of each wave of blocks (launch, ramp-up, drain)
+    double barrier_cycles = 0;  // cost of one barrier per warp to its wave (arrival skew, release)
     std::string fitted_on;      // what it was fitted on (provenance)
   };
   std::optional<HopperCalibration> hopper_calibration;

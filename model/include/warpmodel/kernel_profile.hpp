@@ -55,6 +55,10 @@ struct KernelProfile {
   std::optional<double> static_instructions;  // #total_instructions of eq 4.26 (from the CFG)
   std::optional<double> basic_blocks;         // #basic_blocks of eq 4.26
   double mlp = 1;                          // MLP
+  // Clocks one warp waits between instructions by the compiler's schedule (the SASS control bits'
+  // stall counts, mean over the kernel's instructions), hopper variant; when absent it uses the
+  // dependent FFMA latency / ILP.
+  std::optional<double> stall_cycles_per_inst;
 
   // --- memory behaviour ---
   double transactions_per_request = 1;     // avg_trans_warp (gld_transactions_per_request)
@@ -66,6 +70,9 @@ struct KernelProfile {
   // absent the hopper variant derives them from the request counts and the miss ratios.
   std::optional<double> l2_bytes_per_warp;
   std::optional<double> dram_bytes_per_warp;
+  // The written part of dram_bytes_per_warp (CUPTI dram__bytes_write / warps): the hopper variant
+  // prices reads and writes at their own measured rates.
+  std::optional<double> dram_write_bytes_per_warp;
 
   // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
   std::map<std::string, std::string> sources;

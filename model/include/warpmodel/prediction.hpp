@@ -95,11 +95,14 @@ struct Prediction {
   double last_wave_sms = kUnused;         // H.1: SMs the partial wave occupies
   double t_issue = kUnused;               // H.2
   double t_sfu_pipe = kUnused;            // H.3
-  double t_dependent = kUnused;           // H.4
+  double t_schedule = kUnused;            // H.4: one warp's instructions at the compiler's stall counts
   double t_mem_latency = kUnused;         // H.6
   double t_l1_data = kUnused;             // H.7
   double t_l2_bandwidth = kUnused;        // H.8
   double t_dram_bandwidth = kUnused;      // H.9
+  double t_warp = kUnused;                // H.10: one warp's path, T_schedule + T_mem_latency
+  double t_pipe = kUnused;                // H.10: the issue slots, max(T_issue, T_sfu)
+  double t_data = kUnused;                // H.10: the narrowest memory level, max(T_l1, T_l2, T_dram)
   double t_wave = kUnused;                // H.11: one full wave
   double t_last_wave = kUnused;           // H.11: the partial wave
   std::string bound;                      // the term that sets t_wave ("dram bandwidth", ...)

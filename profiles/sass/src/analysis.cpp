@@ -280,6 +280,15 @@ KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<con
     if (b == "STL") s.spill_store_bytes += access_bytes(ins);
     if (b == "LDL") s.spill_load_bytes += access_bytes(ins);
   }
+  {
+    double stalls = 0;
+    bool every_instruction = !code.empty();
+    for (const auto& ins : code) {
+      every_instruction &= ins.stall_cycles.has_value();
+      stalls += ins.stall_cycles.value_or(0);
+    }
+    if (every_instruction) s.stall_cycles_per_instruction = stalls / static_cast<double>(code.size());
+  }
   const int global_loads = s.mix.ldg + s.mix.ld;
   s.mean_global_load_bytes = global_loads > 0 ? static_cast<double>(load_bytes) / global_loads : 0;
 

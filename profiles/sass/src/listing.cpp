@@ -102,6 +102,30 @@ bool Instruction::has_modifier(const std::string& modifier) const {
   return false;
 }
 
+namespace {
+
+// "/* 0x000fe20000000800 */" alone on a line: an encoding word, not an instruction.
+std::optional<std::uint64_t> encoding_only_line(const std::string& t) {
+  if (!starts_with(t, "/*") || t.size() < 8 || t.substr(t.size() - 2) != "*/") return std::nullopt;
+  const std::string inner = trim(t.substr(2, t.size() - 4));
+  if (!starts_with(inner, "0x") || inner.size() < 3 || inner.size() > 18) return std::nullopt;
+  if (!std::all_of(inner.begin() + 2, inner.end(), is_hex)) return std::nullopt;
+  return std::stoull(inner.substr(2), nullptr, 16);
+}
+
+// The control-bit layout read above is that of the 128-bit encodings (sm_70 onwards); an older or
+// unknown architecture keeps no stall counts.
+bool control_bits_known(const std::string& arch) {
+  if (!starts_with(arch, "sm_")) return false;
+  try {
+    return std::stoi(arch.substr(3)) >= 70;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 std::vector<KernelListing> parse_sass_listing(const std::string& text) {
   std::vector<KernelListing> out;
   std::istringstream in(text);
@@ -122,9 +146,18 @@ std::vector<KernelListing> parse_sass_listing(const std::string& text) {
     finish_function();
     out.push_back({name, arch, {}});
   };
+  // cuobjdump prints a 128-bit instruction's first 64-bit word after it and the second (control)
+  // word on the next line; this is the instruction waiting for its control word.
+  Instruction* awaiting_control = nullptr;
   while (std::getline(in, line)) {
     const std::string t = trim(line);
     if (t.empty()) continue;
+    if (std::optional<std::uint64_t> word = encoding_only_line(t)) {
+      if (awaiting_control && control_bits_known(arch)) awaiting_control->stall_cycles = static_cast<int>((*word >> 41) & 0xF);
+      awaiting_control = nullptr;
+      continue;
+    }
+    awaiting_control = nullptr;
     if (starts_with(t, "code for sm_")) {  // cuobjdump: "code for sm_90"
       arch = t.substr(std::string("code for ").size());
       continue;
@@ -159,6 +192,7 @@ std::vector<KernelListing> parse_sass_listing(const std::string& text) {
     labels_waiting.clear();
     if (!label.empty()) pending.emplace_back(out.back().instructions.size(), label);
     out.back().instructions.push_back(std::move(ins));
+    awaiting_control = &out.back().instructions.back();
   }
   finish_function();
   return out;

@@ -400,11 +400,17 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
                  k.sfu_inst_per_warp, s.mix.sfu, std::to_string(s.mix.sfu) + " MUFU", " (XU pipe: MUFU and conversions)");
   // sm_90 has no barrier-only counter; BAR.SYNC issues to the ADU pipe, which also runs a few other
   // instructions (3 per warp in the copy kernel, profiles/cupti metrics.cpp), so the ADU count is an
-  // upper bound that is far closer than the static count for barriers inside loops.
-  count_per_warp("instructions_per_warp.sync",
-                 {"smsp__inst_executed_op_barrier.sum", "sm__inst_executed_op_barrier.sum", "smsp__inst_executed_pipe_adu.sum"},
-                 k.sync_inst_per_warp, s.mix.bar, std::to_string(s.mix.bar) + " BAR",
-                 " (on sm_90 the ADU pipe: barriers and a few other instructions)");
+  // upper bound that is far closer than the static count for barriers inside loops. A kernel
+  // without a BAR instruction executes no barrier, whatever else its ADU pipe runs.
+  if (s.mix.bar == 0) {
+    k.sync_inst_per_warp = 0;
+    src["instructions_per_warp.sync"] = "sass: no BAR instruction in the kernel, 0";
+  } else {
+    count_per_warp("instructions_per_warp.sync",
+                   {"smsp__inst_executed_op_barrier.sum", "sm__inst_executed_op_barrier.sum", "smsp__inst_executed_pipe_adu.sum"},
+                   k.sync_inst_per_warp, s.mix.bar, std::to_string(s.mix.bar) + " BAR",
+                   " (on sm_90 the ADU pipe: barriers and a few other instructions)");
+  }
 
   {
     const auto lds = first_of(m, {"smsp__inst_executed_op_shared_ld.sum"});
@@ -437,6 +443,14 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
                                "instruction-weighted) = " + fmt(s.dependency_ilp) + "; eq 4.26 would give " +
                                fmt(s.thesis_ilp);
     }
+  }
+  if (s.stall_cycles_per_instruction) {
+    k.stall_cycles_per_inst = s.stall_cycles_per_instruction;
+    src["parallelism.stall_cycles_per_instruction"] =
+        "sass: mean stall count of the control bits over " + std::to_string(s.static_instructions) +
+        " instructions = " + fmt(*s.stall_cycles_per_instruction) + " (static: not weighted by execution counts)";
+  } else {
+    src["parallelism.stall_cycles_per_instruction"] = "not set: the listing has no control bits (before sm_70)";
   }
   k.mlp = std::max(1.0, s.mlp_mean);
   src["parallelism.mlp"] =
@@ -500,6 +514,8 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     k.dram_bytes_per_warp = (dram_read->value + dram_write->value) / warps;
     src["memory.dram_bytes_per_warp"] =
         cupti("(" + dram_read->name + " + " + dram_write->name + ")", *k.dram_bytes_per_warp);
+    k.dram_write_bytes_per_warp = dram_write->value / warps;
+    src["memory.dram_write_bytes_per_warp"] = cupti(dram_write->name, *k.dram_write_bytes_per_warp);
   } else {
     src["memory.dram_bytes_per_warp"] = "not set: the model derives it from the L2 traffic and l2_miss_ratio";
   }

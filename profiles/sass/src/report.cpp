@@ -50,7 +50,7 @@ Table statics_table(const std::vector<KernelStatics>& kernels, TableFormat forma
   Table t;
   t.headers = {"kernel"};
   if (all) t.headers.insert(t.headers.end(), {"symbol", "cubin", "arch"});
-  t.headers.insert(t.headers.end(), {"inst", "BBs", "ILP_4.26", "ILP_dep", "MLP_max", "MLP_mean"});
+  t.headers.insert(t.headers.end(), {"inst", "BBs", "ILP_4.26", "ILP_dep", "MLP_max", "MLP_mean", "stall_per_inst"});
   if (kernels.empty()) {
     for (const auto& [h, v] : mix_columns(InstructionMix{}, all)) t.headers.push_back(h);
   } else {
@@ -64,7 +64,8 @@ Table statics_table(const std::vector<KernelStatics>& kernels, TableFormat forma
     std::vector<std::string> row = {all ? k.demangled : short_kernel_name(k.demangled)};
     if (all) row.insert(row.end(), {k.name, k.cubin, k.arch});
     row.insert(row.end(), {integer(k.static_instructions), integer(k.basic_blocks()), number(k.thesis_ilp),
-                           number(k.dependency_ilp), number(k.mlp_max), number(k.mlp_mean)});
+                           number(k.dependency_ilp), number(k.mlp_max), number(k.mlp_mean),
+                           k.stall_cycles_per_instruction ? number(*k.stall_cycles_per_instruction) : "-"});
     for (const auto& [h, v] : mix_columns(k.mix, all)) row.push_back(integer(v));
     const auto r = [&](int ResourceUsage::*field) { return k.resources ? integer((*k.resources).*field) : "-"; };
     row.insert(row.end(), {r(&ResourceUsage::registers), r(&ResourceUsage::shared_bytes),
@@ -118,6 +119,7 @@ nlohmann::json to_json(const KernelStatics& k) {
                       {"spill_load_bytes", k.spill_load_bytes},
                       {"opcodes", k.opcode_histogram},
                       {"blocks", blocks}};
+  if (k.stall_cycles_per_instruction) j["stall_cycles_per_instruction"] = *k.stall_cycles_per_instruction;
   if (k.cfg_edges >= 0) j["cfg_edges"] = k.cfg_edges;
   if (k.leaders_agree_with_cfg) j["leaders_agree_with_cfg"] = *k.leaders_agree_with_cfg;
   if (k.resources) {

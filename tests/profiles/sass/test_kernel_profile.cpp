@@ -100,6 +100,9 @@ TEST(KernelProfileMerge, CountersMapToTheModelFields) {
   EXPECT_DOUBLE_EQ(k.shared_inst_per_warp, 4);       // (60 + 20) / 20
   EXPECT_DOUBLE_EQ(*k.l2_bytes_per_warp, 160);       // 100 sectors x 32 B / 20
   EXPECT_DOUBLE_EQ(*k.dram_bytes_per_warp, 160);     // (2560 + 640) / 20
+  EXPECT_DOUBLE_EQ(*k.dram_write_bytes_per_warp, 32); // 640 / 20
+  ASSERT_TRUE(k.stall_cycles_per_inst.has_value());  // the fixture listing carries control bits
+  EXPECT_GT(*k.stall_cycles_per_inst, 1);
   ASSERT_TRUE(k.launch.active_warps_per_sm.has_value());
   EXPECT_DOUBLE_EQ(*k.launch.active_warps_per_sm, 32);  // 50 % of 2048/32 warps
   // Static fields.
@@ -120,6 +123,8 @@ TEST(KernelProfileMerge, CountersMapToTheModelFields) {
   EXPECT_DOUBLE_EQ(back.inst_per_warp, 100);
   EXPECT_DOUBLE_EQ(*back.global_load_inst_per_warp, 2);
   EXPECT_DOUBLE_EQ(back.async_copy_inst_per_warp, 3);
+  EXPECT_DOUBLE_EQ(*back.dram_write_bytes_per_warp, 32);
+  EXPECT_DOUBLE_EQ(*back.stall_cycles_per_inst, *k.stall_cycles_per_inst);
   EXPECT_EQ(back.sources, k.sources);
 }
 
@@ -141,12 +146,26 @@ TEST(KernelProfileMerge, MissingCountersFallBackToStaticAndSaySo) {
   EXPECT_FALSE(k.dram_bytes_per_warp.has_value());
 }
 
-// sm_90 has no barrier counter: the ADU pipe count stands in for it, and its source says so.
+// sm_90 has no barrier counter: the ADU pipe count stands in for it when the kernel has a BAR, and
+// its source says so; a kernel without BAR executes no barrier, whatever its ADU pipe counts.
 TEST(KernelProfileMerge, BarriersFromTheAduPipeWhenNoBarrierCounter) {
   json metrics = kFullMetrics;
   metrics.erase("smsp__inst_executed_op_barrier.sum");
   metrics["smsp__inst_executed_pipe_adu.sum"] = 70;
-  const KernelProfile k = merge(counters_from_json(counters_json(metrics), "counters.json"));
+  const CounterFile f = counters_from_json(counters_json(metrics), "counters.json");
+  EXPECT_EQ(lat_mov().mix.bar, 0);
+  const KernelProfile without_bar = merge(f);
+  EXPECT_DOUBLE_EQ(without_bar.sync_inst_per_warp, 0);
+  EXPECT_NE(without_bar.sources.at("instructions_per_warp.sync").find("no BAR"), std::string::npos);
+
+  KernelStatics with_bar = lat_mov();
+  with_bar.mix.bar = 1;
+  MergeInputs in;
+  in.statics = &with_bar;
+  in.binary = "fixture";
+  in.launch = &select_launch(f, lat_mov(), std::nullopt);
+  in.counters_origin = "counters.json";
+  const KernelProfile k = make_kernel_profile(in);
   EXPECT_DOUBLE_EQ(k.sync_inst_per_warp, 3.5);  // 70 / 20
   EXPECT_NE(k.sources.at("instructions_per_warp.sync").find("smsp__inst_executed_pipe_adu.sum"), std::string::npos);
   EXPECT_NE(k.sources.at("instructions_per_warp.sync").find("ADU pipe"), std::string::npos);

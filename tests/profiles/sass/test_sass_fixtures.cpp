@@ -94,6 +94,29 @@ TEST(SassListing, ReadsCuobjdumpOutput) {
   EXPECT_EQ(*loop.target, 0x100u);
 }
 
+// The stall count sits in bits 41-44 of the control word (the line after the instruction): in
+// 0x000fc8... the nibbles fc8 >> 1 = 0x7e4, low four bits 4. An architecture before sm_70 (64-bit
+// encodings with separate control groups) and a listing without encodings keep none.
+TEST(SassListing, ReadsTheStallCountOfTheControlBits) {
+  const std::string body =
+      "        Function : k\n"
+      "        /*0000*/                   IADD3 R0, R0, 0x1, RZ ;  /* 0x0000000100007810 */\n"
+      "                                                            /* 0x000fc80007ffe0ff */\n"
+      "        /*0010*/                   EXIT ;                   /* 0x000000000000794d */\n"
+      "                                                            /* 0x000fea0003800000 */\n";
+  const auto ks = parse_sass_listing("\tcode for sm_90\n" + body);
+  ASSERT_EQ(ks.size(), 1u);
+  ASSERT_EQ(ks[0].instructions.size(), 2u);
+  EXPECT_EQ(ks[0].instructions[0].stall_cycles, 4);
+  EXPECT_EQ(ks[0].instructions[1].stall_cycles, 5);  // fea >> 1 = 0x7f5
+  EXPECT_DOUBLE_EQ(*analyse_kernel(ks[0], {}, std::nullopt).stall_cycles_per_instruction, 4.5);
+  const auto old_arch = parse_sass_listing("\tcode for sm_61\n" + body);
+  EXPECT_FALSE(old_arch[0].instructions[0].stall_cycles.has_value());
+  EXPECT_FALSE(analyse_kernel(old_arch[0], {}, std::nullopt).stall_cycles_per_instruction.has_value());
+  const auto bare = parse_sass_listing("\tcode for sm_90\nFunction : k\n/*0000*/ EXIT ;\n");
+  EXPECT_FALSE(analyse_kernel(bare[0], {}, std::nullopt).stall_cycles_per_instruction.has_value());
+}
+
 TEST(SassListing, ReadsNvdisasmListingWithLabels) {
   const std::string text =
       "\t.target\tsm_90\n"
@@ -163,6 +186,10 @@ TEST(SassAnalysis, Clock64HandChecked) {
   EXPECT_EQ(k.mix.fp(), 0);
   EXPECT_EQ(k.mlp_max, 1);  // no global loads
   EXPECT_EQ(k.instructions_before_first_global_load, 29);
+  // Control-bit stall counts of the 29 instructions (LDC 1, ULDC 2, ISETP 13 (waits for the
+  // uniform register), EXIT 5, ...), summed by hand from the fixture's control words: 86.
+  ASSERT_TRUE(k.stall_cycles_per_instruction.has_value());
+  EXPECT_DOUBLE_EQ(*k.stall_cycles_per_instruction, 86.0 / 29.0);
   // Entry block: LDC R1 | ULDC UR4 -> ISETP P0 (reads UR4) -> @!P0 EXIT: a chain of 3.
   EXPECT_EQ(k.blocks[0].dependency_chain, 3);
   ASSERT_TRUE(k.resources.has_value());

@@ -203,7 +203,7 @@ TEST(SassCli, AnalyzesFixturesAsTableCsvAndJson) {
   const auto csv = run("sass-analyze " + kFixtureArgs + " --format csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(lines(csv.out), 6);  // header + 5 kernels
-  EXPECT_EQ(csv.out.rfind("kernel,symbol,cubin,arch,inst,BBs,ILP_4.26,ILP_dep,MLP_max,MLP_mean,LDG,STG", 0), 0u);
+  EXPECT_EQ(csv.out.rfind("kernel,symbol,cubin,arch,inst,BBs,ILP_4.26,ILP_dep,MLP_max,MLP_mean,stall_per_inst,LDG,STG", 0), 0u);
   const auto j = run("sass-analyze " + kFixtureArgs + " --format json --kernel clock64");
   ASSERT_EQ(j.exit_code, 0) << j.err;
   const json parsed = json::parse(j.out);

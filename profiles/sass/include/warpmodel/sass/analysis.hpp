@@ -48,6 +48,13 @@
 //   + fp16 (the thesis's #FP_inst); tensor is separate. Conversions (F2F, F2I, I2F) are not FP.
 // * SFU: MUFU (all functions). Barriers: bar (BAR.*, the model's #sync_insts); warpsync
 //   (WARPSYNC), membar (MEMBAR, FENCE) and mbarrier (SYNCS.*) are separate counts.
+// * stall cycles per instruction: the mean, over the kernel's instructions (padding excluded), of
+//   the stall count ptxas writes in each instruction's control bits (sm_70+: the clocks the warp
+//   waits before its next instruction, i.e. the fixed-latency part of the schedule; scoreboard waits
+//   for memory come on top). One warp alone issues at best one instruction per this many clocks.
+//   Unweighted by execution counts (the listing has none); absent when the listing lacks the
+//   encodings. Checked on the H200: the thread-per-line ADI solve (double) has 2.52, and one warp
+//   per sub-partition runs it at 2.63 clocks per instruction (results/h200/validation-measurements.json).
 // * resources (cuobjdump -res-usage): registers, shared (static), local (per thread), stack,
 //   constant bank 0. Spill bytes: the bytes stored by STL and loaded by LDL instructions, per
 //   thread, statically (what ptxas -v calls "bytes spill stores/loads" when local memory holds
@@ -107,6 +114,7 @@ struct KernelStatics {
   double thesis_ilp = 0;      // eq 4.26
   double dependency_ilp = 0;  // instruction-weighted mean over blocks
   double mlp_max = 1, mlp_mean = 1;
+  std::optional<double> stall_cycles_per_instruction;  // mean control-bit stall count (see above)
   int instructions_before_first_global_load = 0;  // the thesis's literal sentence (see above)
 
   // Global load widths: mean bytes per thread per global load (LDG/LD), 0 without loads.

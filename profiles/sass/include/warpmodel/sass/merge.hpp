@@ -33,12 +33,14 @@
 // |                                       | else static LDGSTS + TMA                                                    |
 // | instructions_per_warp.fp              | sum of smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma,dadd,dmul,dfma,hadd,hmul,hfma}_pred_on.sum / 32 / W |
 // | instructions_per_warp.sfu             | smsp__inst_executed_pipe_xu.sum / W (the XU pipe: MUFU and conversions)     |
-// | instructions_per_warp.sync            | smsp__inst_executed_op_barrier.sum / W; else smsp__inst_executed_pipe_adu.sum |
+// | instructions_per_warp.sync            | 0 when the kernel has no BAR instruction; else                              |
+// |                                       | smsp__inst_executed_op_barrier.sum / W; else smsp__inst_executed_pipe_adu.sum |
 // |                                       | / W (sm_90 has no barrier counter; BAR issues to the ADU pipe). Not the CBU |
 // |                                       | pipe: it also runs branches and convergence instructions                    |
 // | instructions_per_warp.shared          | (smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum) / W |
 // | memory.l2_bytes_per_warp              | lts__t_bytes.sum / W; else lts__t_sectors.sum x 32 / W; else not set        |
 // | memory.dram_bytes_per_warp            | (dram__bytes_read.sum + dram__bytes_write.sum) / W; else not set            |
+// | memory.dram_write_bytes_per_warp      | dram__bytes_write.sum / W, beside dram_bytes_per_warp; else not set          |
 // | memory.transactions_per_request       | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum |
 // | memory.l1_miss_ratio                  | 1 - l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct / 100; else      |
 // |                                       | 1 - l1tex__t_sector_hit_rate.pct / 100                                      |
@@ -51,7 +53,8 @@
 // | launch.grid/block/registers/shared    | the launch record (registers and static shared memory else res-usage)       |
 //
 // Static fields (always from the binary): parallelism.static_instructions and basic_blocks,
-// parallelism.ilp (eq 4.26, or the dependency ILP with --ilp dependency), parallelism.mlp
+// parallelism.ilp (eq 4.26, or the dependency ILP with --ilp dependency),
+// parallelism.stall_cycles_per_instruction (control bits, analysis.hpp), parallelism.mlp
 // (mlp_mean), memory.data_size_bytes (mean global load width).
 //
 // Without counters the dynamic fields are static estimates, labelled "static estimate" in sources:
