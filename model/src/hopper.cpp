@@ -147,7 +147,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const WarpTraffic traffic = warp_traffic(kernel);
   const double batch_latency =
       hopper_eq::batch_latency(p.mlp, device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
-                               kernel.l2_miss_ratio, p.avg_dram_lat);  // H.6
+                               kernel.l2_miss_ratio, device.dram_latency_cycles) +
+      hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, p.departure_delay);  // H.6
 
   // H.1: full waves at N warps per SM on every active SM, then the partial wave.
   const hopper_eq::WaveSplit split =

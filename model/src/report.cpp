@@ -266,6 +266,16 @@ Table validation_rows_table(const ValidationResult& v) {
   return t;
 }
 
+namespace {
+// Three decimals, not three significant digits: 0.995 must not print as 1.
+std::string rank_correlation(double rho) {
+  if (std::isnan(rho)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", rho);
+  return buf;
+}
+}  // namespace
+
 Table validation_summary_table(const ValidationResult& v) {
   Table t;
   t.headers = {"model", "held-out cases", "MAPE", "median |error|", "max |error|", "Spearman", "kernels x sizes",
@@ -274,7 +284,7 @@ Table validation_summary_table(const ValidationResult& v) {
     const VariantSummary& s = v.summaries[i];
     const ShapeChoiceSummary& c = v.shape_summaries[i];
     t.rows.push_back({std::string(to_string(s.variant)), std::to_string(s.cases), percent(s.mape),
-                      percent(s.median_abs_error), percent(s.max_abs_error), format_number(s.spearman, 3),
+                      percent(s.median_abs_error), percent(s.max_abs_error), rank_correlation(s.spearman),
                       std::to_string(c.groups), percent(c.top1_hit_rate), percent(c.within_5_percent_rate)});
   }
   return t;
