@@ -2,6 +2,7 @@
 // DIR/validation-measurements.json on the GPU that DIR/device.json describes; writes
 // validation.md, validation.csv, validation.tex and validation.json (README "Validation").
 // Model only: runs without a GPU, from committed measurements.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -29,6 +30,20 @@ struct ValidateOptions {
   std::string output;   // default: the measurements' folder
   std::string command;
 };
+
+// Where the numbers in validation.csv/.json came from: the measurements' own provenance (GPU,
+// driver, CUDA, date, commit, command), the SM clocks the launches recorded, and this analysis.
+nlohmann::json provenance_object(const nlohmann::json& measurements, const std::vector<ValidationCase>& cases,
+                                 const std::string& analysis_command) {
+  nlohmann::json p = nlohmann::json::object();
+  if (measurements.contains("provenance") && measurements["provenance"].is_object()) p["measurements"] = measurements["provenance"];
+  double low = INFINITY, high = -INFINITY;
+  for (const auto& c : cases) low = std::min(low, c.sm_clock_mhz), high = std::max(high, c.sm_clock_mhz);
+  if (!cases.empty()) p["sm_clock_mhz_recorded"] = {{"min", low}, {"max", high}, {"launches", cases.size()}};
+  p["analysis_command"] = analysis_command;
+  p["analysis_inputs"] = "validation-measurements.json and device.json in the same folder";
+  return p;
+}
 
 std::string provenance_lines(const nlohmann::json& measurements) {
   std::ostringstream out;
@@ -75,7 +90,9 @@ int analyse(const ValidateOptions& o) {
     tex << "\\begin{table}\\centering\\caption{" << t.title << "}\n"
         << t.table.render(TableFormat::Latex) << "\\end{table}\n";
 
+  const nlohmann::json provenance_json = provenance_object(measurements, v.cases, o.command);
   nlohmann::json summary = {{"device", device.name},
+                            {"provenance", provenance_json},
                             {"cases", v.cases.size()},
                             {"hopper_calibration",
                              {{"launch_cycles", v.calibration.launch_cycles},
@@ -104,8 +121,10 @@ int analyse(const ValidateOptions& o) {
   write_file_atomically(out_dir / "validation.csv", validation_rows_table(v).render(TableFormat::Csv));
   write_file_atomically(out_dir / "validation.tex", tex.str());
   write_file_atomically(out_dir / "validation.json", summary.dump(2) + "\n");
+  // validation.csv cannot carry it: its provenance sits beside it.
+  write_file_atomically(out_dir / "validation.provenance.json", provenance_json.dump(2) + "\n");
   std::cout << validation_summary_table(v).render(TableFormat::Text) << calibration_line(v.calibration) << "\n"
-            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << "\n";
+            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << " and validation.provenance.json\n";
   return kExitOk;
 }
 

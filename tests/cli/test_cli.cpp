@@ -179,7 +179,7 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   const std::string dir = validate_fixture::folder(false);
   const CommandResult r = run("validate --from " + dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* f : {"validation.md", "validation.csv", "validation.tex", "validation.json"})
+  for (const char* f : {"validation.md", "validation.csv", "validation.tex", "validation.json", "validation.provenance.json"})
     EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
   const std::string csv = slurp(fs::path(dir) / "validation.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
@@ -190,6 +190,12 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   const nlohmann::json summary = nlohmann::json::parse(slurp(fs::path(dir) / "validation.json"));
   EXPECT_EQ(summary["cases"], 8);
   EXPECT_EQ(summary["summaries"].size(), 4u);
+  // Where the numbers came from, in the JSON and beside the CSV.
+  const nlohmann::json provenance = nlohmann::json::parse(slurp(fs::path(dir) / "validation.provenance.json"));
+  EXPECT_EQ(summary["provenance"], provenance);
+  EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["min"], 745.0);
+  EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["launches"], 8);
+  EXPECT_NE(provenance["analysis_command"].get<std::string>().find("validate --from"), std::string::npos);
 }
 
 TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
@@ -199,6 +205,7 @@ TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("cases[5].sm_clock_mhz"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(fs::path(dir) / "validation.md"));
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "validation.provenance.json"));
   const CommandResult missing = run("validate --from " + (kTmp / "no_such_folder").string());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("device.json"), std::string::npos) << missing.err;
