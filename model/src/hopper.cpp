@@ -179,8 +179,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (split.full_waves == 0) p.bound = last.bound;
   }
   p.model_case = full.data > full.pipe ? ModelCase::MemoryBound : ModelCase::ComputeBound;
-  const hopper_eq::Calibration c{cal.launch_cycles, cal.scale, cal.wave_cycles, cal.barrier_cycles};
-  p.cycles = hopper_eq::cycles(c, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp);  // H.12
+  p.cycles = hopper_eq::cycles(cal.launch_cycles, cal.scale, cal.wave_cycles, cal.barrier_cycles, p.full_waves,
+                               p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp);  // H.12
   p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
   return p;
 }

@@ -1,7 +1,5 @@
 #include "warpmodel/validation.hpp"
 
-#include "warpmodel/hopper_equations.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
