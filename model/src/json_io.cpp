@@ -423,6 +423,7 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     ObjectReader r(list[i], origin, path);
     ValidationCase c;
     c.family = r.string("family");
+    c.kernel_class = r.has("class") ? r.string("class") : c.family;
     c.kernel = r.string("kernel");
     c.size = r.string("size");
     c.shape = r.string("shape");
@@ -442,7 +443,8 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
 }
 
 json to_json(const ValidationCase& c) {
-  json out = {{"family", c.family},       {"kernel", c.kernel},           {"size", c.size},
+  json out = {{"family", c.family},       {"class", c.kernel_class},      {"kernel", c.kernel},
+              {"size", c.size},
               {"shape", c.shape},         {"duration_ns", c.duration_ns}, {"sm_clock_mhz", c.sm_clock_mhz},
               {"profile", to_json(c.profile)}};
   if (c.warps_per_sm) out["warps_per_sm"] = *c.warps_per_sm;

@@ -16,7 +16,9 @@ namespace warpmodel {
 
 // One measured launch: which kernel, which shape, what it cost, and its kernel profile (the model's input).
 struct ValidationCase {
-  std::string family;  // "stencil" or "adi"
+  std::string family;        // "stencil", "adi" or "corpus": which sweep measured it
+  std::string kernel_class;  // what it stresses ("streaming", "naive-loop", ...; the family for stencils and ADI):
+                             // the unit of leave-one-class-out validation
   std::string kernel;  // e.g. "intz-reg order 8", "solve-x thread-per-line double"
   std::string size;    // e.g. "512^3", "2048^2"
   std::string shape;   // launch shape label, e.g. "32x4x1 @16 warps/SM"
