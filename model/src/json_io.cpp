@@ -446,7 +446,7 @@ json to_json(const ValidationCase& c) {
   json out = {{"family", c.family},       {"kernel", c.kernel},           {"size", c.size},
               {"shape", c.shape},         {"duration_ns", c.duration_ns}, {"sm_clock_mhz", c.sm_clock_mhz},
               {"profile", to_json(c.profile)}};
-  if (!c.kernel_class.empty()) out["class"] = c.kernel_class;
+  if (!c.kernel_class.empty() && c.kernel_class != c.family) out["class"] = c.kernel_class;
   if (c.warps_per_sm) out["warps_per_sm"] = *c.warps_per_sm;
   if (c.sm_cycles_elapsed) out["sm_cycles_elapsed"] = *c.sm_cycles_elapsed;
   return out;
