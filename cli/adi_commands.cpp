@@ -14,11 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "warpmodel/support/provenance.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/adi/reference.hpp"
 #include "warpmodel/json_io.hpp"
 
 #ifdef WARPMODEL_HAVE_CUDA
+#include "warpmodel/support/cuda.hpp"
 #include "warpmodel/adi/gpu_solver.hpp"
 #endif
 
@@ -94,8 +97,8 @@ int run_adi(const RunAdiArgs& a) {
     return kExitBadInput;
   }
   try {
-    adi::require_gpu();
-  } catch (const adi::NoGpuError& e) {
+    support::cuda::require_gpu();
+  } catch (const support::cuda::NoGpuError& e) {
     std::cerr << "warpmodel run-adi: " << e.what() << "\n";
     return kExitNoGpu;
   }
@@ -108,7 +111,7 @@ int run_adi(const RunAdiArgs& a) {
     solver.upload(initial);
     run = adi::run_timed(solver, a.steps);
     if (a.check) checks = check_against_cpu(solver.download(), a.steps, config.precision == adi::Precision::Double);
-  } catch (const adi::CudaError& e) {
+  } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel run-adi: CUDA error: " << e.what() << "\n";
     return kExitInternal;
   }
@@ -183,8 +186,8 @@ void add_adi_commands(CLI::App& app, Action& action) {
   CLI::App* c = app.add_subcommand("run-adi",
                                    "run the ADI shallow-water solver (MIKE 21 HD style) on the GPU and time each "
                                    "kernel of a step (GPU subcommand)");
-  c->add_option("--size", args->size, "cells per side, a multiple of 32 (block-per-line: <= 1024)");
-  c->add_option("--steps", args->steps, "time steps (default 100)");
+  c->add_option("--size", args->size, "cells per side, a multiple of 32 (block-per-line: <= 1024)")->check(at_least(32));
+  c->add_option("--steps", args->steps, "time steps (default 100)")->check(at_least(1));
   c->add_option("--variant", args->variant,
                 "thread-per-line (S1, Thomas), block-per-line (S2) or partitioned (many threads per line)")
       ->check(CLI::IsMember({"thread-per-line", "block-per-line", "partitioned"}));
@@ -196,13 +199,7 @@ void add_adi_commands(CLI::App& app, Action& action) {
   c->add_flag("--check", args->check, "compare the final state with the CPU reference (slow for large sizes)");
   c->add_option("-o,--output", args->output, "also write the run as JSON to this file (written atomically)");
   c->callback([&action, args] {
-    std::ostringstream cmd;
-    cmd << "warpmodel run-adi --size " << args->size << " --steps " << args->steps << " --variant " << args->variant;
-    if (args->variant == "block-per-line") cmd << " --solver " << args->solver;
-    if (args->variant == "partitioned") cmd << " --partition-cells " << args->partition_cells;
-    cmd << " --precision " << args->precision << (args->check ? " --check" : "");
-    if (!args->output.empty()) cmd << " -o " << args->output;
-    args->command = cmd.str();
+    args->command = support::this_process_command_line();
     action = [args] { return run_adi(*args); };
   });
 }

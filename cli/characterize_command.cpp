@@ -12,10 +12,13 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "warpmodel/support/provenance.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 
 #ifdef WARPMODEL_HAVE_CUDA
+#include "warpmodel/support/cuda.hpp"
 #include "characterize.hpp"
 #include "device_query.hpp"
 #include "kernels.hpp"
@@ -62,7 +65,7 @@ int run_characterize(const CharacterizeArgs& a) {
   std::vector<ubench::GpuInfo> gpus;
   try {
     gpus = ubench::query_gpus();
-  } catch (const ubench::NoGpuError& e) {
+  } catch (const support::cuda::NoGpuError& e) {
     std::cerr << "warpmodel characterize: " << e.what() << "\n";
     return kExitNoGpu;
   }
@@ -96,7 +99,7 @@ int run_characterize(const CharacterizeArgs& a) {
   ubench::CharacterizeOutputs out;
   try {
     out = ubench::characterize(gpu, o);
-  } catch (const ubench::gpu::CudaError& e) {
+  } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel characterize: CUDA error: " << e.what() << "\n";
     return kExitInternal;
   }
@@ -129,17 +132,11 @@ void add_characterize_command(CLI::App& app, Action& action) {
   CLI::App* c = app.add_subcommand("characterize",
                                    "measure the GPU with inline-PTX microbenchmarks and write a device profile "
                                    "(GPU subcommand)");
-  c->add_option("--device", args->device, "CUDA device index (see `warpmodel devices`)");
+  c->add_option("--device", args->device, "CUDA device index (see `warpmodel devices`)")->check(at_least(0));
   c->add_option("-o,--output", args->output, "output folder (default results/<gpu>, e.g. results/h200)");
-  c->add_option("--reps", args->reps, "repetitions per point (default 50)");
-  c->callback([&action, args, &app] {
-    std::ostringstream cmd;
-    cmd << "warpmodel characterize";
-    if (args->device != 0) cmd << " --device " << args->device;
-    if (!args->output.empty()) cmd << " --output " << args->output;
-    if (args->reps != 50) cmd << " --reps " << args->reps;
-    (void)app;
-    args->command = cmd.str();
+  c->add_option("--reps", args->reps, "repetitions per point (default 50)")->check(at_least(2));
+  c->callback([&action, args] {
+    args->command = support::this_process_command_line();
     action = [args] { return run_characterize(*args); };
   });
 }

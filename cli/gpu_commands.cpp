@@ -8,6 +8,7 @@
 #include "warpmodel/report.hpp"
 
 #ifdef WARPMODEL_HAVE_CUDA
+#include "warpmodel/support/cuda.hpp"
 #include "device_query.hpp"
 #endif
 
@@ -19,7 +20,7 @@ int run_devices() {
   std::vector<ubench::GpuInfo> gpus;
   try {
     gpus = ubench::query_gpus();
-  } catch (const ubench::NoGpuError& e) {
+  } catch (const support::cuda::NoGpuError& e) {
     std::cerr << "warpmodel devices: " << e.what() << "\n";
     return kExitNoGpu;
   }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/sass/merge.hpp"
@@ -168,7 +169,8 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
   k->add_option("--counters", profile->counters,
                 "counters from `warpmodel profile` (warpmodel.profile/1, or a collection such as "
                 "results/h200/metrics.json)");
-  k->add_option("--launch-index", profile->launch_index, "which launch of the kernel in --counters (default: its first)");
+  k->add_option("--launch-index", profile->launch_index, "which launch of the kernel in --counters (default: its first)")
+      ->check(at_least(0));
   k->add_option("--launch", profile->launch,
                 "grid=X[xYxZ],block=X[xYxZ][,smem=BYTES][,domain=XxYxZ]: the launch (needed without --counters; "
                 "overrides the counters' grid/block)");

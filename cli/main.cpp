@@ -21,7 +21,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // Help and version print as CLI11 formats them; a bad command line is one line, exit 2.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    std::cerr << "warpmodel: " << e.what() << " (see warpmodel " << (argc > 1 ? argv[1] : "") << " --help)\n";
     return cli::kExitBadInput;
   }
   try {

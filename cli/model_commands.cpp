@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
@@ -194,7 +195,7 @@ void add_model_commands(CLI::App& app, Action& action) {
   sweep_cmd->add_option("--model", sweep_opts->model, "hong-kim-2009, gpuperf-2012 or thesis-2016")
       ->capture_default_str();
   sweep_cmd->add_option("--top", sweep_opts->top, "how many of the best shapes to print")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   add_output_options(sweep_cmd, *sweep_opts);
   sweep_cmd->callback([&action, sweep_opts] { action = [sweep_opts] { return run_sweep(*sweep_opts); }; });

@@ -17,11 +17,14 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
+#include "warpmodel/support/provenance.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
 
 #ifdef WARPMODEL_HAVE_CUPTI
+#include "warpmodel/support/cuda.hpp"
 #include "warpmodel/cupti/metrics.hpp"
 #include "warpmodel/cupti/ncu_compare.hpp"
 #include "warpmodel/cupti/profiler.hpp"
@@ -63,23 +66,6 @@ struct MetricsArgs {
   std::string command;
 };
 
-// "warpmodel <sub> --opt value ..." from what CLI11 parsed, for provenance.
-std::string command_line(const CLI::App* sub) {
-  std::ostringstream o;
-  o << "warpmodel " << sub->get_name();
-  for (const CLI::Option* opt : sub->get_options()) {
-    if (opt->count() == 0 || opt->get_name() == "--help") continue;
-    const std::string name = opt->get_name(false, true);
-    const std::string flag = name.substr(0, name.find(','));
-    if (opt->get_type_size() == 0 || opt->get_expected_max() == 0) {  // a flag: its name alone
-      o << ' ' << flag;
-      continue;
-    }
-    for (const auto& r : opt->results()) o << ' ' << flag << ' ' << r;
-  }
-  return o.str();
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -91,7 +77,7 @@ std::string lower(std::string s) {
 int guarded(const char* sub, const std::function<int()>& body) {
   try {
     return body();
-  } catch (const cupti::NoGpuError& e) {
+  } catch (const support::cuda::NoGpuError& e) {
     std::cerr << "warpmodel " << sub << ": " << e.what() << "\n";
     return kExitNoGpu;
   } catch (const cupti::PermissionError& e) {
@@ -224,8 +210,8 @@ int run_metrics(const MetricsArgs& a) {
       if (!a.chip.empty()) return cupti::ChipMetrics::for_chip(a.chip);
       try {
         return cupti::ChipMetrics::for_device(a.device);
-      } catch (const cupti::NoGpuError& e) {
-        throw cupti::NoGpuError(std::string(e.what()) + " (name a chip with --chip, e.g. --chip GH100, to query offline)");
+      } catch (const support::cuda::NoGpuError& e) {
+        throw support::cuda::NoGpuError(std::string(e.what()) + " (name a chip with --chip, e.g. --chip GH100, to query offline)");
       }
     }();
     if (a.list) {
@@ -309,7 +295,7 @@ void add_profile_commands(CLI::App& app, Action& action) {
                    "intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr)");
   prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x); default every kernel of a step");
   prof->add_option("--precision", p->precision, "adi: single or double");
-  prof->add_option("--copies", p->copies, "copy: launches of the kernel (default 1)");
+  prof->add_option("--copies", p->copies, "copy: launches of the kernel (default 1)")->check(at_least(1));
   prof->add_option("--barriers", p->barriers, "barrier: __syncthreads per thread: 0, 1, 8 or 32 (default 32)");
   prof->add_option("--metrics", p->metrics,
                    "metric sets (model, seed-003, seed-002), Perfworks names or nvprof names, comma-separated "
@@ -320,18 +306,20 @@ void add_profile_commands(CLI::App& app, Action& action) {
                    "kernel (CUPTI replays each kernel) or user (the workload is re-run per pass); default: kernel "
                    "with --range auto, user with --range user")
       ->check(CLI::IsMember({"kernel", "user"}));
-  prof->add_option("--max-ranges", p->max_ranges, "ranges the counter data holds (default: the workload's launches)");
-  prof->add_option("--timing-runs", p->timing_runs, "timed runs per launch for duration_ns (median; default 5)");
+  prof->add_option("--max-ranges", p->max_ranges, "ranges the counter data holds (default: the workload's launches)")
+      ->check(at_least(0));
+  prof->add_option("--timing-runs", p->timing_runs, "timed runs per launch for duration_ns (median; default 5)")
+      ->check(at_least(1));
   prof->add_flag("--flush-l2", p->flush_l2,
                  "write L2 back and evict the workload's lines before each replay pass (needs user replay) or "
                  "before the launches (--launch-only)");
-  prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)");
+  prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)")->check(at_least(0));
   prof->add_option("-o,--output", p->output, "output prefix (default profile-<kernel>): writes PREFIX.json, PREFIX.csv");
   prof->add_flag("--launch-only", p->launch_only,
                  "run the launches once between cudaProfilerStart/Stop and collect nothing (to run under ncu "
                  "--profile-from-start off)");
-  prof->callback([&action, p, prof] {
-    p->command = command_line(prof);
+  prof->callback([&action, p] {
+    p->command = support::this_process_command_line();
     action = [p] { return run_profile(*p); };
   });
 
@@ -344,10 +332,10 @@ void add_profile_commands(CLI::App& app, Action& action) {
   met->add_option("--set", m->sets, "a metric set or list (model, seed-003, seed-002, or names): its metrics and passes");
   met->add_flag("--legacy", m->legacy, "print the nvprof -> Perfworks translation table");
   met->add_option("--chip", m->chip, "query a chip by name (e.g. GH100) with CUPTI's host API: no GPU needed");
-  met->add_option("--device", m->device, "CUDA device index");
+  met->add_option("--device", m->device, "CUDA device index")->check(at_least(0));
   met->add_option("--format", m->format, "text, markdown or csv")->check(CLI::IsMember({"text", "markdown", "csv"}));
-  met->callback([&action, m, met] {
-    m->command = command_line(met);
+  met->callback([&action, m] {
+    m->command = support::this_process_command_line();
     action = [m] { return run_metrics(*m); };
   });
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/stencils/acoustic.hpp"
@@ -18,7 +19,7 @@
 
 #include <filesystem>
 
-#include "device_query.hpp"
+#include "warpmodel/support/cuda.hpp"
 #include "warpmodel/stencils/gpu/propagator.hpp"
 #include "warpmodel/stencils/launch_plan.hpp"
 #include "warpmodel/stencils/wavefield_io.hpp"
@@ -74,9 +75,6 @@ int run(const RunStencilArgs& a) {
   const bool tracing = !a.trace.empty() || !a.receiver.empty();
   try {
     const st::Dim3 n = st::parse_dim3(a.size, "--size");
-    if (a.steps < 1) throw std::invalid_argument("--steps must be >= 1");
-    if (a.snapshot_every < 0) throw std::invalid_argument("--snapshot-every must be >= 0");
-    if (!(a.h > 0) || !(a.frequency > 0) || a.dt < 0) throw std::invalid_argument("--spacing and --frequency must be > 0, --dt >= 0");
     setup.grid = {n.x, n.y, n.z, a.h};
     setup.order = a.order;
     setup.dt = a.dt;
@@ -112,8 +110,8 @@ int run(const RunStencilArgs& a) {
     return kExitBadInput;
   }
   try {
-    ubench::query_gpus();
-  } catch (const ubench::NoGpuError& e) {
+    support::cuda::require_gpu();
+  } catch (const support::cuda::NoGpuError& e) {
     std::cerr << "warpmodel run-stencil: " << e.what() << "\n";
     return kExitNoGpu;
   }
@@ -133,44 +131,22 @@ int run(const RunStencilArgs& a) {
     if (a.snapshot_every > 0)
       write_file_atomically(fs::path(a.snapshot_dir) / "velocity.vti",
                             st::vti_document(setup.grid, {{"velocity", &velocity}}));
-    float* trace_device = nullptr;
-    if (tracing && cudaMalloc(reinterpret_cast<void**>(&trace_device), sizeof(float) * a.steps) != cudaSuccess)
-      throw st::gpu::CudaError("cudaMalloc (trace)");
-    std::vector<cudaEvent_t> start(a.steps), stop(a.steps);
-    for (int s = 0; s < a.steps; ++s) {
-      cudaEventCreate(&start[s]);
-      cudaEventCreate(&stop[s]);
-    }
+    st::gpu::RunOptions run;
+    run.steps = a.steps;
+    if (tracing) run.receiver = st::gpu::ReceiverPoint{receiver.i, receiver.j, receiver.k};
+    run.snapshot_every = a.snapshot_every;
     int snapshots = 0;
-    for (int s = 0; s < a.steps; ++s) {
-      cudaEventRecord(start[s], p.stream());
-      p.step();
-      cudaEventRecord(stop[s], p.stream());
-      if (tracing) p.sample_to(receiver.i, receiver.j, receiver.k, trace_device + s);
-      if (a.snapshot_every > 0 && (s + 1) % a.snapshot_every == 0) {
-        const std::vector<float> field = p.pressure();
-        char name[64];
-        std::snprintf(name, sizeof name, "wavefield_%06d.vti", s + 1);
-        write_file_atomically(fs::path(a.snapshot_dir) / name, st::vti_document(setup.grid, {{"pressure", &field}}));
-        ++snapshots;
-      }
-    }
-    p.synchronize();
-    double kernel_seconds = 0;
-    for (int s = 0; s < a.steps; ++s) {
-      float ms = 0;
-      cudaEventElapsedTime(&ms, start[s], stop[s]);
-      kernel_seconds += ms * 1e-3;
-      cudaEventDestroy(start[s]);
-      cudaEventDestroy(stop[s]);
-    }
+    run.on_snapshot = [&](int step, const std::vector<float>& field) {
+      char name[64];
+      std::snprintf(name, sizeof name, "wavefield_%06d.vti", step);
+      write_file_atomically(fs::path(a.snapshot_dir) / name, st::vti_document(setup.grid, {{"pressure", &field}}));
+      ++snapshots;
+    };
+    const st::gpu::TimedRun timed = st::gpu::run_timed(p, run);
+    const double kernel_seconds = timed.kernel_seconds;
     if (tracing) {
-      std::vector<float> values(a.steps);
-      // After p.synchronize(): the samples (enqueued on the propagator's stream) have landed.
-      cudaMemcpy(values.data(), trace_device, sizeof(float) * a.steps, cudaMemcpyDeviceToHost);
-      cudaFree(trace_device);
       std::vector<st::TraceSample> samples;
-      for (int s = 0; s < a.steps; ++s) samples.push_back({s + 1, (s + 1) * setup.dt, double(values[s])});
+      for (int s = 0; s < a.steps; ++s) samples.push_back({s + 1, (s + 1) * setup.dt, double(timed.receiver_samples[s])});
       write_file_atomically(a.trace, st::trace_csv(samples));
     }
     const double points = double(setup.grid.size()) * a.steps;
@@ -192,7 +168,7 @@ int run(const RunStencilArgs& a) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "warpmodel run-stencil: " << e.what() << "\n";
     return kExitBadInput;
-  } catch (const st::gpu::CudaError& e) {
+  } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel run-stencil: CUDA error: " << e.what() << "\n";
     return kExitInternal;
   }
@@ -216,19 +192,22 @@ void add_stencil_commands(CLI::App& app, Action& action) {
   c->add_option("--variant", a->variant, "naive, readonly, shared, intz, intz-reg (default intz-reg)");
   c->add_option("--size", a->size, "grid NXxNYxNZ (default 512x512x512)");
   c->add_option("--block", a->block, "threads per block BXxBYxBZ (default 32x4x1; intz-reg: 4 x points per thread)");
-  c->add_option("--steps", a->steps, "time steps (default 100)");
-  c->add_option("--z-chunk", a->z_chunk, "intz, intz-reg: z planes per block (default 0: from the occupancy)");
-  c->add_option("--depth", a->depth, "intz-reg: planes loaded ahead, 1..3 (default 2)");
+  c->add_option("--steps", a->steps, "time steps (default 100)")->check(at_least(1));
+  c->add_option("--z-chunk", a->z_chunk, "intz, intz-reg: z planes per block (default 0: from the occupancy)")
+      ->check(at_least(0));
+  c->add_option("--depth", a->depth, "intz-reg: planes loaded ahead, 1..3 (default 2)")->check(in_range(1, 3));
   c->add_option("--loader", a->loader, "intz-reg: tma (default) or cp-async");
   c->add_option("--model", a->model, "velocity model: two-layer (1500/4700 m/s, thesis listing 3.1) or constant");
-  c->add_option("--velocity", a->velocity, "m/s for --model constant (default 2000)");
-  c->add_option("--spacing", a->h, "grid spacing h in m (default 10, the thesis's dx = dy = dz)");
-  c->add_option("--dt", a->dt, "time step in s (default: 0.9 x the CFL limit; an unstable one is refused)");
-  c->add_option("--frequency", a->frequency, "Ricker peak frequency in Hz (default 20)");
+  c->add_option("--velocity", a->velocity, "m/s for --model constant (default 2000)")->check(greater_than(0));
+  c->add_option("--spacing", a->h, "grid spacing h in m (default 10, the thesis's dx = dy = dz)")->check(greater_than(0));
+  c->add_option("--dt", a->dt, "time step in s (default: 0.9 x the CFL limit; an unstable one is refused)")
+      ->check(at_least(0));
+  c->add_option("--frequency", a->frequency, "Ricker peak frequency in Hz (default 20)")->check(greater_than(0));
   c->add_option("--source", a->source, "source point i,j,k (default nx/2,ny/2,nz/5)");
   c->add_option("--receiver", a->receiver, "receiver point i,j,k for --trace");
   c->add_option("--trace", a->trace, "write the receiver trace as CSV (step,time_s,pressure)");
-  c->add_option("--snapshot-every", a->snapshot_every, "write the pressure every N steps as .vti (default 0: none)");
+  c->add_option("--snapshot-every", a->snapshot_every, "write the pressure every N steps as .vti (default 0: none)")
+      ->check(at_least(0));
   c->add_option("--snapshot-dir", a->snapshot_dir, "folder for snapshots (default snapshots)");
   c->callback([&action, a] { action = [a] { return run(*a); }; });
 }

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "warpmodel/support/cuda.hpp"
+
 namespace warpmodel::ubench {
 namespace {
 
@@ -16,12 +18,7 @@ int attribute(cudaDeviceAttr attr, int device) {
 }  // namespace
 
 std::vector<GpuInfo> query_gpus() {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    const std::string reason = err != cudaSuccess ? cudaGetErrorString(err) : "the runtime reports 0 devices";
-    throw NoGpuError("no CUDA GPU found (" + reason + "); this subcommand needs an NVIDIA GPU and its driver");
-  }
+  const int count = support::cuda::require_gpu();
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
@@ -50,7 +47,7 @@ std::vector<GpuInfo> query_gpus() {
     g.runtime_version = runtime;
     gpus.push_back(g);
   }
-  if (gpus.empty()) throw NoGpuError("no CUDA GPU could be queried; check the driver (nvidia-smi)");
+  if (gpus.empty()) throw support::cuda::NoGpuError("no CUDA GPU could be queried; check the driver (nvidia-smi)");
   return gpus;
 }
 

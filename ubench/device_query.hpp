@@ -28,12 +28,7 @@ struct GpuInfo {
   int runtime_version = 0;
 };
 
-// Raised when no usable GPU is present; what() is one line naming the runtime's reason.
-struct NoGpuError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// All GPUs, or NoGpuError.
+// All GPUs, or support::cuda::NoGpuError (no driver, an old driver, no device: one line saying which).
 std::vector<GpuInfo> query_gpus();
 
 }  // namespace warpmodel::ubench

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "warpmodel/support/cuda.hpp"
 
 namespace {
 
@@ -367,23 +368,9 @@ extern "C" __global__ void ubench_bw_shared(int iters, float* sink) {
 }
 
 // --- host side ---
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw warpmodel::ubench::gpu::CudaError(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
+using warpmodel::support::cuda::check;
 template <class T>
-struct DevBuf {
-  T* p = nullptr;
-  explicit DevBuf(std::size_t n) { check(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T)), "cudaMalloc"); }
-  ~DevBuf() { cudaFree(p); }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-  std::vector<T> get(std::size_t n) const {
-    std::vector<T> h(n);
-    check(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    return h;
-  }
-};
+using DevBuf = warpmodel::support::cuda::DeviceBuffer<T>;
 
 void sync(const char* what) {
   check(cudaGetLastError(), what);
@@ -458,36 +445,36 @@ Cycles run_alu(int alu_index, bool throughput, int blocks, int warps, int reps) 
   if (e.f) {
     const float in_h[3] = {1.0001f, 0.99993f, 1e-7f};  // runtime values: nothing folds
     DevBuf<float> in(3), sink(threads);
-    check(cudaMemcpy(in.p, in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
-    (throughput ? e.tf : e.f)<<<blocks, warps * 32>>>(in.p, cyc.p, sink.p, reps);
+    check(cudaMemcpy(in.data(), in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
+    (throughput ? e.tf : e.f)<<<blocks, warps * 32>>>(in.data(), cyc.data(), sink.data(), reps);
     sync("alu kernel");
   } else {
     const double in_h[3] = {1.0001, 0.99993, 1e-9};
     DevBuf<double> in(3), sink(threads);
-    check(cudaMemcpy(in.p, in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
-    (throughput ? e.td : e.d)<<<blocks, warps * 32>>>(in.p, cyc.p, sink.p, reps);
+    check(cudaMemcpy(in.data(), in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
+    (throughput ? e.td : e.d)<<<blocks, warps * 32>>>(in.data(), cyc.data(), sink.data(), reps);
     sync("alu kernel");
   }
-  return cyc.get(n);
+  return cyc.download();
 }
 
 Cycles run_clock(int which, int warps, int reps) {
   const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
   DevBuf<long long> cyc(n);
-  if (which == 0) ubench_clock64<<<1, warps * 32>>>(cyc.p, reps);
-  else if (which == 1) ubench_clock32<<<1, warps * 32>>>(cyc.p, reps);
-  else ubench_clock_fn<<<1, warps * 32>>>(cyc.p, reps);
+  if (which == 0) ubench_clock64<<<1, warps * 32>>>(cyc.data(), reps);
+  else if (which == 1) ubench_clock32<<<1, warps * 32>>>(cyc.data(), reps);
+  else ubench_clock_fn<<<1, warps * 32>>>(cyc.data(), reps);
   sync("clock kernel");
-  return cyc.get(n);
+  return cyc.download();
 }
 
 Cycles run_shared_chase(int warps, int reps) {
   const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
   DevBuf<long long> cyc(n);
   DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
-  ubench_shared_chase<<<1, warps * 32>>>(cyc.p, sink.p, reps);
+  ubench_shared_chase<<<1, warps * 32>>>(cyc.data(), sink.data(), reps);
   sync("shared chase");
-  return cyc.get(n);
+  return cyc.download();
 }
 
 Cycles run_store(int which, int warps, int reps) {
@@ -497,9 +484,9 @@ Cycles run_store(int which, int warps, int reps) {
   DevBuf<unsigned long long> words(static_cast<std::size_t>(warps) * 32);
   auto* k = which == 0 ? ubench_store_shared : which == 1 ? ubench_selfload_shared : which == 2 ? ubench_store_global
                                                                                                  : ubench_selfload_global;
-  k<<<1, warps * 32>>>(words.p, cyc.p, sink.p, reps);
+  k<<<1, warps * 32>>>(words.data(), cyc.data(), sink.data(), reps);
   sync("store kernel");
-  return cyc.get(n);
+  return cyc.download();
 }
 
 namespace {
@@ -519,7 +506,7 @@ ChaseBuffer::ChaseBuffer(std::size_t max_bytes) : max_(max_bytes) {
 ChaseBuffer::~ChaseBuffer() { cudaFree(buf_); }
 
 std::size_t ChaseBuffer::build(std::size_t footprint, std::size_t stride, std::uint64_t seed) {
-  if (footprint > max_ || stride < 256 || footprint < 2 * stride) throw CudaError("chase: bad footprint/stride");
+  if (footprint > max_ || stride < 256 || footprint < 2 * stride) throw warpmodel::support::cuda::CudaError("chase: bad footprint/stride");
   footprint_ = footprint;
   stride_ = stride;
   nodes_ = footprint / stride;
@@ -528,8 +515,8 @@ std::size_t ChaseBuffer::build(std::size_t footprint, std::size_t stride, std::u
   std::mt19937_64 rng(seed);
   std::shuffle(order_.begin(), order_.end(), rng);  // a random cyclic order = a single random cycle
   DevBuf<std::uint32_t> ord(nodes_);
-  check(cudaMemcpy(ord.p, order_.data(), nodes_ * 4, cudaMemcpyHostToDevice), "cudaMemcpy order");
-  link_nodes<<<static_cast<unsigned>((nodes_ + 255) / 256), 256>>>(static_cast<unsigned long long*>(buf_), ord.p, nodes_, stride_);
+  check(cudaMemcpy(ord.data(), order_.data(), nodes_ * 4, cudaMemcpyHostToDevice), "cudaMemcpy order");
+  link_nodes<<<static_cast<unsigned>((nodes_ + 255) / 256), 256>>>(static_cast<unsigned long long*>(buf_), ord.data(), nodes_, stride_);
   sync("link nodes");
   return nodes_;
 }
@@ -546,32 +533,32 @@ Cycles ChaseBuffer::run(const std::string& cache_op, bool coalesced, int blocks,
     starts[t] = base + order_[pos] * stride_ + 8 * lane;
   }
   DevBuf<unsigned long long> st(threads), sink(threads);
-  check(cudaMemcpy(st.p, starts.data(), threads * 8, cudaMemcpyHostToDevice), "cudaMemcpy starts");
+  check(cudaMemcpy(st.data(), starts.data(), threads * 8, cudaMemcpyHostToDevice), "cudaMemcpy starts");
   const std::size_t n = static_cast<std::size_t>(blocks) * warps * (reps + 1);
   DevBuf<long long> cyc(n);
-  ubench_prewarm<<<1024, 256>>>(static_cast<const unsigned long long*>(buf_), footprint_ / 8, sink.p);  // L2 warm
+  ubench_prewarm<<<1024, 256>>>(static_cast<const unsigned long long*>(buf_), footprint_ / 8, sink.data());  // L2 warm
   sync("prewarm");
-  if (cache_op == "ca") ubench_chase_ca<<<blocks, warps * 32>>>(st.p, cyc.p, sink.p, warmup_steps, reps);
-  else ubench_chase_cg<<<blocks, warps * 32>>>(st.p, cyc.p, sink.p, warmup_steps, reps);
+  if (cache_op == "ca") ubench_chase_ca<<<blocks, warps * 32>>>(st.data(), cyc.data(), sink.data(), warmup_steps, reps);
+  else ubench_chase_cg<<<blocks, warps * 32>>>(st.data(), cyc.data(), sink.data(), warmup_steps, reps);
   sync("chase");
-  return cyc.get(n);
+  return cyc.download();
 }
 
 std::vector<long long> ChaseBuffer::run_lines(int target_sm, int steps, int grid_blocks) {
   DevBuf<unsigned long long> sink(32);
   DevBuf<long long> cyc(static_cast<std::size_t>(steps));
   DevBuf<int> claimed(1);
-  check(cudaMemset(claimed.p, 0, sizeof(int)), "cudaMemset");
-  check(cudaMemset(cyc.p, 0xff, static_cast<std::size_t>(steps) * sizeof(long long)), "cudaMemset");  // -1: SM not reached
+  check(cudaMemset(claimed.data(), 0, sizeof(int)), "cudaMemset");
+  check(cudaMemset(cyc.data(), 0xff, static_cast<std::size_t>(steps) * sizeof(long long)), "cudaMemset");  // -1: SM not reached
   const auto start = reinterpret_cast<unsigned long long>(buf_) + order_[0] * stride_;
-  ubench_l2_lines<<<grid_blocks, 32>>>(start, steps, target_sm, claimed.p, cyc.p, sink.p);
+  ubench_l2_lines<<<grid_blocks, 32>>>(start, steps, target_sm, claimed.data(), cyc.data(), sink.data());
   sync("l2 lines");
-  return cyc.get(static_cast<std::size_t>(steps));
+  return cyc.download();
 }
 
 void ChaseBuffer::prewarm() {
   DevBuf<unsigned long long> sink(1);
-  ubench_prewarm<<<1024, 256>>>(static_cast<const unsigned long long*>(buf_), footprint_ / 8, sink.p);
+  ubench_prewarm<<<1024, 256>>>(static_cast<const unsigned long long*>(buf_), footprint_ / 8, sink.data());
   sync("prewarm");
 }
 
@@ -586,10 +573,10 @@ Departure run_departure(bool coalesced, int warps, int reps) {
   const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
   DevBuf<long long> ts(n), te(n);
   DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
-  ubench_departure<<<1, warps * 32>>>(buf, lines - 1, g_scratch.next_line, coalesced ? 0 : 1, ts.p, te.p, sink.p, reps);
+  ubench_departure<<<1, warps * 32>>>(buf, lines - 1, g_scratch.next_line, coalesced ? 0 : 1, ts.data(), te.data(), sink.data(), reps);
   sync("departure");
   g_scratch.next_line += n * (coalesced ? 1 : 32);  // never reuse a line (until the space wraps)
-  return {ts.get(n), te.get(n)};
+  return {ts.download(), te.download()};
 }
 
 Bandwidth run_bandwidth(const std::string& kind, int sm_count, int reps) {
@@ -605,11 +592,11 @@ Bandwidth run_bandwidth(const std::string& kind, int sm_count, int reps) {
   const int l2_passes = 256;
   const int shared_iters = 4096;
   auto launch = [&] {
-    if (kind == "dram_read") ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.p);
+    if (kind == "dram_read") ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.data());
     else if (kind == "dram_write") ubench_bw_write<<<blocks, threads>>>(base, 2 * half);
     else if (kind == "dram_copy") ubench_bw_copy<<<blocks, threads>>>(base, base + half, half);
-    else if (kind == "l2_read") ubench_bw_l2_read<<<sm_count * 4, 512>>>(base, l2_n, l2_passes, sink.p);
-    else ubench_bw_shared<<<sm_count * 4, 256>>>(shared_iters, sink.p);
+    else if (kind == "l2_read") ubench_bw_l2_read<<<sm_count * 4, 512>>>(base, l2_n, l2_passes, sink.data());
+    else ubench_bw_shared<<<sm_count * 4, 256>>>(shared_iters, sink.data());
   };
   if (kind == "dram_read" || kind == "dram_write") out.bytes = 2.0 * half * sizeof(float4);
   else if (kind == "dram_copy") out.bytes = 2.0 * half * sizeof(float4);

@@ -12,10 +12,6 @@
 
 namespace warpmodel::ubench::gpu {
 
-struct CudaError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 void select_device(int index);
 std::string pci_bus_id(int index);
 

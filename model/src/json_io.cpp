@@ -1,5 +1,7 @@
 #include "warpmodel/json_io.hpp"
 
+#include "warpmodel/support/text.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -18,21 +20,6 @@ std::string describe(const json& v) {
   std::string s = v.dump();
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // Reads one JSON object field by field, remembering which keys it consumed so that `finish()`
@@ -185,7 +172,7 @@ class ObjectReader {
       std::string best;
       std::size_t best_d = 4;
       for (const auto& s : seen_) {
-        const std::size_t d = edit_distance(k, s);
+        const std::size_t d = support::edit_distance(k, s);
         if (d < best_d) best_d = d, best = s;
       }
       fail(k, "unknown field" + (best.empty() ? std::string() : " (did you mean '" + best + "'?)"));
@@ -452,7 +439,30 @@ json to_json(const ValidationCase& c) {
   return out;
 }
 
+void check_json_nesting(std::string_view text, const std::string& origin, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        throw InputError(origin + ": not valid input: JSON nested deeper than " + std::to_string(max_depth) +
+                         " levels (at byte " + std::to_string(i) + "); warpmodel's files nest a few levels");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 json parse_json_text(const std::string& text, const std::string& origin) {
+  // Depth first: a parser (or a recursive walk over its result) must never meet unbounded nesting.
+  check_json_nesting(text, origin, kMaxJsonDepth);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
@@ -463,13 +473,9 @@ json parse_json_text(const std::string& text, const std::string& origin) {
 }
 
 json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || std::filesystem::is_directory(path, ec))
-    throw InputError(path.string() + ": cannot read the file (does it exist and is it readable?)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_json_text(text.str(), path.string());
+  const auto text = support::read_text_file(path);
+  if (!text) throw InputError(path.string() + ": cannot read the file (does it exist and is it readable?)");
+  return parse_json_text(*text, path.string());
 }
 
 DeviceProfile load_device_profile(const std::filesystem::path& path) {

@@ -10,6 +10,7 @@
 
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
+#include "warpmodel/support/statistics.hpp"
 
 namespace warpmodel {
 namespace {
@@ -44,13 +45,6 @@ HopperFeatures hopper_features(const DeviceProfile& device, const KernelProfile&
   const Prediction p = predict_hopper(unfitted, kernel);
   const double waves = hopper_eq::waves(p.full_waves, p.t_last_wave);
   return {p.cycles, waves, waves * kernel.sync_inst_per_warp};
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
@@ -174,7 +168,7 @@ ValidationResult validate(const DeviceProfile& device, std::vector<ValidationCas
     s.variant = v;
     s.cases = abs_errors.size();
     s.mape = abs_errors.empty() ? kNaN : std::accumulate(abs_errors.begin(), abs_errors.end(), 0.0) / abs_errors.size();
-    s.median_abs_error = median(abs_errors);
+    s.median_abs_error = support::median(abs_errors);
     s.max_abs_error = abs_errors.empty() ? kNaN : *std::max_element(abs_errors.begin(), abs_errors.end());
     s.spearman = spearman_rank_correlation(predicted, measured);
     out.summaries.push_back(s);

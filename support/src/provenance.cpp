@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 
 namespace warpmodel::support {
 
@@ -42,6 +43,15 @@ std::string command_line(int argc, const char* const* argv) {
   std::vector<std::string> args;
   for (int i = 0; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
   return command_line(args);
+}
+
+std::string this_process_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  if (!in) return "unknown";
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args.empty() ? "unknown" : command_line(args);
 }
 
 std::string utc_now() {

@@ -106,6 +106,38 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(run("no-such-command").exit_code, 2);
 }
 
+// Nesting deep enough to overflow a recursive parser's stack is refused before parsing (issue 14:
+// 100,000 '[' used to end in SIGSEGV), for the device, kernel and measurement readers alike.
+TEST(Cli, DeeplyNestedJsonIsOneLineAndExitTwo) {
+  const std::string deep = write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  expect_bad_input(run("predict --device " + deep + " --kernel " + kKernel), "nested deeper than 64 levels");
+  expect_bad_input(run("predict --device " + kDevice + " --kernel " + deep), "nested deeper than 64 levels");
+  // Brackets inside strings are text, not nesting.
+  const std::string in_string = write("string.json", "{\"name\": \"" + std::string(1000, '[') + "\"}");
+  const CommandResult r = run("predict --device " + in_string + " --kernel " + kKernel);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find("nested deeper"), std::string::npos) << r.err;
+}
+
+// Every numeric option states its bound in one line (issue 14: --top -5 printed a 300-digit range).
+TEST(Cli, NumericOptionsStateTheirBound) {
+  const std::string model = " --device " + kDevice + " --kernel " + kKernel;
+  expect_bad_input(run("sweep" + model + " --top -5"), "--top: must be >= 0 (got -5)");
+  expect_bad_input(run("sweep" + model + " --top x"), "--top: expected a number >= 0, got 'x'");
+  expect_bad_input(run("run-stencil --steps 0"), "--steps: must be >= 1 (got 0)");
+  expect_bad_input(run("run-stencil --depth 4"), "--depth: must be in [1, 3] (got 4)");
+  expect_bad_input(run("run-stencil --spacing -1"), "--spacing: must be > 0 (got -1)");
+  expect_bad_input(run("run-adi --size 8"), "--size: must be >= 32 (got 8)");
+  expect_bad_input(run("characterize --reps 1"), "--reps: must be >= 2 (got 1)");
+  expect_bad_input(run("kernel-profile --kernel k --launch-index -1"), "--launch-index: must be >= 0 (got -1)");
+  for (const char* bounded : {"profile --kernel copy --timing-runs 0", "profile --kernel copy --device -1", "metrics --device -2"}) {
+    const CommandResult r = run(bounded);
+    EXPECT_EQ(r.exit_code, 2) << bounded << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << bounded << ": " << r.err;
+    EXPECT_NE(r.err.find("must be >="), std::string::npos) << bounded << ": " << r.err;
+  }
+}
+
 TEST(Cli, OutputToUnwritableFolderLeavesNothing) {
   // A regular file where the folder should be: not writable even for root.
   const std::string blocker = write("blocker", "not a folder");
@@ -131,6 +163,11 @@ TEST(Cli, GpuSubcommandWithoutGpuExitsThree) {
   } else {
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_EQ(lines(r.err), 1) << r.err;
+    // No driver at all reads as such, not as "driver version insufficient" (issue 14).
+    if (!fs::exists("/dev/nvidiactl")) {
+      EXPECT_NE(r.err.find("no NVIDIA driver found"), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;
+    }
   }
 }
 

@@ -2,14 +2,15 @@
 // skipped (SKIP_RETURN_CODE), never as passed.
 #include <cstdio>
 
-#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include "warpmodel/support/cuda.hpp"
+
 int main(int argc, char** argv) {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no CUDA GPU (%s)\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+  try {
+    warpmodel::support::cuda::require_gpu();
+  } catch (const warpmodel::support::cuda::NoGpuError& e) {
+    std::printf("SKIPPED: %s\n", e.what());
     return 77;
   }
   ::testing::InitGoogleTest(&argc, argv);

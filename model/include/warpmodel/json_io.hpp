@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +30,12 @@ inline constexpr const char* kValidationSchema = "warpmodel.validation-measureme
 DeviceProfile device_from_json(const nlohmann::json& j, const std::string& origin);
 KernelProfile kernel_from_json(const nlohmann::json& j, const std::string& origin);
 
-// Parses a whole text; malformed JSON becomes InputError ("<origin>: not valid JSON: ...").
+// The deepest nesting any reader accepts. warpmodel's own files nest at most 6 levels (ncu and
+// CUPTI reports as read here about as many); anything deeper is refused before it is parsed.
+inline constexpr int kMaxJsonDepth = 64;
+// Throws InputError when `text` opens more than max_depth arrays/objects at once (strings skipped).
+void check_json_nesting(std::string_view text, const std::string& origin, int max_depth = kMaxJsonDepth);
+// Parses a whole text (nesting checked first); malformed JSON becomes InputError ("<origin>: not valid JSON: ...").
 nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
 // Reads and parses a file; unreadable files become InputError.
 nlohmann::json read_json_file(const std::filesystem::path& path);

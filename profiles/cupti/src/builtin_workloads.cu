@@ -7,13 +7,12 @@
 #include <vector>
 
 #include "warpmodel/cupti/builtin_workloads.hpp"
+#include "warpmodel/support/cuda.hpp"
 
 namespace warpmodel::cupti {
 namespace {
 
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using support::cuda::check;
 
 __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ out, long long n) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -35,14 +34,7 @@ __global__ void barrier_kernel(const float* __restrict__ in, float* __restrict__
   if (i < n) out[i] = v;
 }
 
-// Device buffers of n floats, freed on destruction.
-struct DeviceFloats {
-  float* p = nullptr;
-  explicit DeviceFloats(long long n) { cuda_check(cudaMalloc(&p, static_cast<std::size_t>(n) * sizeof(float)), "cudaMalloc"); }
-  ~DeviceFloats() { cudaFree(p); }
-  DeviceFloats(const DeviceFloats&) = delete;
-  DeviceFloats& operator=(const DeviceFloats&) = delete;
-};
+using DeviceFloats = support::cuda::DeviceBuffer<float>;
 
 // Values with no simple pattern that are exact in float: i mod 1021, scaled.
 std::vector<float> pattern(long long n, float scale) {
@@ -74,15 +66,15 @@ class CopyWorkload : public Workload {
     in_ = std::make_unique<DeviceFloats>(n_);
     out_ = std::make_unique<DeviceFloats>(n_);
     const auto h = pattern(n_, 0.5f);
-    cuda_check(cudaMemcpy(in_->p, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(in_->data(), h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
   }
   std::size_t launch_count() const override { return static_cast<std::size_t>(copies_); }
   std::string launch_label(std::size_t i) const override { return "copy " + std::to_string(i); }
-  void launch(std::size_t) override { copy_kernel<<<grid_for(n_, block_), block_>>>(in_->p, out_->p, n_); }
+  void launch(std::size_t) override { copy_kernel<<<grid_for(n_, block_), block_>>>(in_->data(), out_->data(), n_); }
   void restore_inputs() override {}  // `in` is never written
   std::string verify() override {
     std::vector<float> h(static_cast<std::size_t>(n_));
-    cuda_check(cudaMemcpy(h.data(), out_->p, h.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(h.data(), out_->data(), h.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
     for (long long i = 0; i < n_; ++i)
       if (h[static_cast<std::size_t>(i)] != 0.5f * static_cast<float>(i % 1021))
         return "copy: out[" + std::to_string(i) + "] is wrong";
@@ -106,19 +98,19 @@ class SaxpyWorkload : public Workload {
     y_ = std::make_unique<DeviceFloats>(n_);
     y0_ = std::make_unique<DeviceFloats>(n_);
     const auto hx = pattern(n_, 1.0f), hy = pattern(n_, 0.25f);
-    cuda_check(cudaMemcpy(x_->p, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
-    cuda_check(cudaMemcpy(y0_->p, hy.data(), hy.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(x_->data(), hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(y0_->data(), hy.data(), hy.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
   }
   std::size_t launch_count() const override { return 1; }
   std::string launch_label(std::size_t) const override { return "saxpy"; }
-  void launch(std::size_t) override { saxpy_kernel<<<grid_for(n_, block_), block_>>>(kA, x_->p, y_->p, n_); }
+  void launch(std::size_t) override { saxpy_kernel<<<grid_for(n_, block_), block_>>>(kA, x_->data(), y_->data(), n_); }
   void restore_inputs() override {
-    cuda_check(cudaMemcpy(y_->p, y0_->p, static_cast<std::size_t>(n_) * sizeof(float), cudaMemcpyDeviceToDevice),
+    check(cudaMemcpy(y_->data(), y0_->data(), static_cast<std::size_t>(n_) * sizeof(float), cudaMemcpyDeviceToDevice),
                "cudaMemcpy (restore y)");
   }
   std::string verify() override {
     std::vector<float> h(static_cast<std::size_t>(n_));
-    cuda_check(cudaMemcpy(h.data(), y_->p, h.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(h.data(), y_->data(), h.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
     for (long long i = 0; i < n_; ++i) {
       const float v = static_cast<float>(i % 1021);
       const float want = kA * v + 0.25f * v;  // exact: small integers times powers of two
@@ -149,17 +141,17 @@ class BarrierWorkload : public Workload {
   void setup() override {
     in_ = std::make_unique<DeviceFloats>(n_);
     out_ = std::make_unique<DeviceFloats>(n_);
-    cuda_check(cudaMemset(in_->p, 0, static_cast<std::size_t>(n_) * sizeof(float)), "cudaMemset");
+    check(cudaMemset(in_->data(), 0, static_cast<std::size_t>(n_) * sizeof(float)), "cudaMemset");
   }
   std::size_t launch_count() const override { return 1; }
   std::string launch_label(std::size_t) const override { return "barrier x" + std::to_string(barriers_); }
   void launch(std::size_t) override {
     const unsigned g = grid_for(n_, block_);
     switch (barriers_) {
-      case 0: barrier_kernel<0><<<g, block_>>>(in_->p, out_->p, n_); break;
-      case 1: barrier_kernel<1><<<g, block_>>>(in_->p, out_->p, n_); break;
-      case 8: barrier_kernel<8><<<g, block_>>>(in_->p, out_->p, n_); break;
-      default: barrier_kernel<32><<<g, block_>>>(in_->p, out_->p, n_); break;
+      case 0: barrier_kernel<0><<<g, block_>>>(in_->data(), out_->data(), n_); break;
+      case 1: barrier_kernel<1><<<g, block_>>>(in_->data(), out_->data(), n_); break;
+      case 8: barrier_kernel<8><<<g, block_>>>(in_->data(), out_->data(), n_); break;
+      default: barrier_kernel<32><<<g, block_>>>(in_->data(), out_->data(), n_); break;
     }
   }
   void restore_inputs() override {}

@@ -34,7 +34,7 @@ std::vector<std::uint8_t> config_image(CUpti_Profiler_Host_Object* host, const s
 
 // Makes `device` current (primary context) and returns its CUcontext. The driver's cuCtxGetCurrent
 // is reached through the runtime (cudaGetDriverEntryPointByVersion), so nothing links libcuda and
-// the program still starts on a machine without a driver. Throws NoGpuError.
+// the program still starts on a machine without a driver. Throws support::cuda::NoGpuError.
 CUcontext current_context(int device);
 
 // cuptiProfilerInitialize once per process (CUPTI reference-counts it; we never need to undo it

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "cupti_internal.hpp"
+#include "warpmodel/support/cuda.hpp"
 #include "warpmodel/cupti/profiler.hpp"
 
 namespace warpmodel::cupti::detail {
@@ -71,10 +72,6 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
 constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_RUNTIME,
                                          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
 }  // namespace
 
 KernelTimer::KernelTimer() {
@@ -109,7 +106,7 @@ void KernelTimer::pop() {
 }
 
 std::vector<KernelActivity> KernelTimer::collect() {
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  support::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
   ActivityStore& s = store();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -125,18 +122,15 @@ std::vector<KernelActivity> KernelTimer::collect() {
 }
 
 CUcontext current_context(int device) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0)
-    throw NoGpuError(std::string("no GPU: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "the CUDA runtime sees 0 devices"));
+  const int count = support::cuda::require_gpu();
   if (device < 0 || device >= count)
-    throw NoGpuError("no GPU " + std::to_string(device) + ": the CUDA runtime sees " + std::to_string(count));
-  cuda_check(cudaSetDevice(device), "cudaSetDevice");
-  cuda_check(cudaFree(nullptr), "cudaFree(0) (creating the context)");
+    throw support::cuda::NoGpuError("no GPU " + std::to_string(device) + ": the CUDA runtime sees " + std::to_string(count));
+  support::cuda::check(cudaSetDevice(device), "cudaSetDevice");
+  support::cuda::check(cudaFree(nullptr), "cudaFree(0) (creating the context)");
   using GetCurrent = CUresult (*)(CUcontext*);
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  cuda_check(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found),
+  support::cuda::check(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found),
              "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
   if (!fn || found != cudaDriverEntryPointSuccess) throw std::runtime_error("the driver has no cuCtxGetCurrent");
   CUcontext ctx = nullptr;

@@ -5,13 +5,12 @@
 #include <string>
 
 #include "l2_flush.hpp"
+#include "warpmodel/support/cuda.hpp"
 
 namespace warpmodel::cupti::detail {
 namespace {
 
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using support::cuda::check;
 
 // Reads every 16-byte word (grid-stride). The buffer holds zeros, so the sum is 0 and the store
 // never happens; the compiler cannot know that, so the loads stay.
@@ -29,11 +28,11 @@ __global__ void read_through_l2(const uint4* __restrict__ words, std::size_t cou
 
 L2Flusher::L2Flusher(std::size_t l2_bytes) : bytes_(kBufferL2Multiple * l2_bytes) {
   if (l2_bytes == 0) throw std::runtime_error("L2 flush: the device reports no L2 cache");
-  cuda_check(cudaMalloc(&buffer_, bytes_), "cudaMalloc (L2 flush buffer)");
-  cuda_check(cudaMalloc(&sink_, sizeof *sink_), "cudaMalloc (L2 flush sink)");
-  cuda_check(cudaMemset(buffer_, 0, bytes_), "cudaMemset (L2 flush buffer)");
-  cuda_check(cudaMemset(sink_, 0, sizeof *sink_), "cudaMemset (L2 flush sink)");
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (L2 flush buffer)");
+  check(cudaMalloc(&buffer_, bytes_), "cudaMalloc (L2 flush buffer)");
+  check(cudaMalloc(&sink_, sizeof *sink_), "cudaMalloc (L2 flush sink)");
+  check(cudaMemset(buffer_, 0, bytes_), "cudaMemset (L2 flush buffer)");
+  check(cudaMemset(sink_, 0, sizeof *sink_), "cudaMemset (L2 flush sink)");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (L2 flush buffer)");
 }
 
 L2Flusher::~L2Flusher() {
@@ -44,14 +43,14 @@ L2Flusher::~L2Flusher() {
 void L2Flusher::flush() {
   // Everything queued before (restores, earlier passes) first, so their lines are resident or
   // already written back when the reads sweep L2.
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the L2 flush)");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the L2 flush)");
   int device = 0, sms = 0;
-  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   read_through_l2<<<static_cast<unsigned>(4 * sms), 512>>>(static_cast<const uint4*>(buffer_), bytes_ / sizeof(uint4),
                                                            sink_);
-  cuda_check(cudaGetLastError(), "L2 flush kernel launch");
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (L2 flush)");
+  check(cudaGetLastError(), "L2 flush kernel launch");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (L2 flush)");
 }
 
 }  // namespace warpmodel::cupti::detail

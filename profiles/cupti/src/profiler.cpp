@@ -18,15 +18,12 @@
 #include "kernels.hpp"
 #include "l2_flush.hpp"
 #include "nvml.hpp"
+#include "warpmodel/support/cuda.hpp"
 
 namespace warpmodel::cupti {
 namespace {
 
 using detail::check;
-
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 void say(const ProfileOptions& o, const std::string& line) {
   if (o.log) o.log(line);
@@ -183,13 +180,13 @@ void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches) {
     detail::KernelTimer timer;
     for (int r = 0; r < runs; ++r) {
       w.restore_inputs();
-      cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (restore)");
+      support::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (restore)");
       for (std::size_t i = 0; i < n; ++i) {
         timer.push(static_cast<std::uint64_t>(r) * n + i + 1);
         w.launch(i);
         timer.pop();
       }
-      cuda_check(cudaGetLastError(), "kernel launch");
+      support::cuda::check(cudaGetLastError(), "kernel launch");
     }
     seen = timer.collect();
   }
@@ -250,11 +247,11 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   std::vector<ubench::GpuInfo> gpus;
   try {
     gpus = ubench::query_gpus();
-  } catch (const ubench::NoGpuError& e) {
-    throw NoGpuError(e.what());
+  } catch (const support::cuda::NoGpuError&) {
+    throw;
   }
   if (o.device < 0 || o.device >= static_cast<int>(gpus.size()))
-    throw NoGpuError("no GPU " + std::to_string(o.device) + " (" + std::to_string(gpus.size()) + " present)");
+    throw support::cuda::NoGpuError("no GPU " + std::to_string(o.device) + " (" + std::to_string(gpus.size()) + " present)");
   const ubench::GpuInfo& gpu = gpus[static_cast<std::size_t>(o.device)];
   const CUcontext ctx = detail::current_context(o.device);
 
@@ -281,7 +278,7 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   // Warm-up: module loading (lazy), first-touch page mapping, instruction cache.
   w.restore_inputs();
   for (std::size_t i = 0; i < n; ++i) w.launch(i);
-  cuda_check(cudaDeviceSynchronize(), "warm-up run");
+  support::cuda::check(cudaDeviceSynchronize(), "warm-up run");
 
   ubench::Nvml nvml;
   nvml.bind(ubench::gpu::pci_bus_id(o.device));
@@ -324,17 +321,17 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
                            " passes where the configuration needs " + std::to_string(passes));
         w.restore_inputs();
         if (flusher) flusher->flush();
-        cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before a pass)");
+        support::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before a pass)");
         rp.start();
         for (std::size_t i = 0; i < n; ++i) {
           if (o.mode == RangeMode::User) rp.push(user_range_name(w, i));
           w.launch(i);
           if (o.mode == RangeMode::User) rp.pop();
         }
-        cuda_check(cudaGetLastError(), "kernel launch under the Range Profiler");
+        support::cuda::check(cudaGetLastError(), "kernel launch under the Range Profiler");
         all_submitted = rp.stop();
       }
-      cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the passes)");
+      support::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the passes)");
       dropped = rp.decode();
     } catch (const CuptiError& e) {
       // CUPTI may refuse a range beyond the configured count outright rather than drop it.
@@ -391,15 +388,15 @@ std::string run_launches_only(Workload& w, int device, bool flush_l2) {
   detail::current_context(device);
   w.setup();
   w.restore_inputs();
-  cuda_check(cudaDeviceSynchronize(), "setup");
+  support::cuda::check(cudaDeviceSynchronize(), "setup");
   if (flush_l2) {
     const auto gpus = ubench::query_gpus();
     detail::L2Flusher(static_cast<std::size_t>(gpus.at(static_cast<std::size_t>(device)).l2_cache_bytes)).flush();
   }
-  cuda_check(cudaProfilerStart(), "cudaProfilerStart");
+  support::cuda::check(cudaProfilerStart(), "cudaProfilerStart");
   for (std::size_t i = 0; i < w.launch_count(); ++i) w.launch(i);
-  cuda_check(cudaDeviceSynchronize(), "launches");
-  cuda_check(cudaProfilerStop(), "cudaProfilerStop");
+  support::cuda::check(cudaDeviceSynchronize(), "launches");
+  support::cuda::check(cudaProfilerStop(), "cudaProfilerStop");
   return w.verify();
 }
 

@@ -72,17 +72,17 @@ void bm_kernel(benchmark::State& state, SolverConfig config, std::string kernel)
 // cudaMemcpyAsync device to device of `bytes`; effective bytes = 2 * bytes (read + write).
 void bm_copy(benchmark::State& state, std::size_t bytes) {
   void *src = nullptr, *dst = nullptr;
-  cuda_check(cudaMalloc(&src, bytes), "cudaMalloc");
-  cuda_check(cudaMalloc(&dst, bytes), "cudaMalloc");
-  cuda_check(cudaMemset(src, 1, bytes), "cudaMemset");
+  support::cuda::check(cudaMalloc(&src, bytes), "cudaMalloc");
+  support::cuda::check(cudaMalloc(&dst, bytes), "cudaMalloc");
+  support::cuda::check(cudaMemset(src, 1, bytes), "cudaMemset");
   cudaStream_t stream;
-  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "warm-up copy");
+  support::cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  support::cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "warm-up copy");
   EventPair events;
   std::vector<double> times;
   for (auto _ : state) {
     events.start(stream);
-    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "copy");
+    support::cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "copy");
     events.stop(stream);
     const double t = events.elapsed_seconds();
     state.SetIterationTime(t);

@@ -48,20 +48,7 @@ const char* name_of(Solver s) {
 bool interleaved(Solver s) { return s == Solver::Thomas || s == Solver::CusparseInterleaved; }
 bool ours(Solver s) { return s == Solver::Thomas || s == Solver::Pcr || s == Solver::CrPcr; }
 
-class DeviceArray {
- public:
-  explicit DeviceArray(std::size_t bytes) { cuda_check(cudaMalloc(&p_, bytes), "cudaMalloc"); }
-  ~DeviceArray() { cudaFree(p_); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-
- private:
-  void* p_ = nullptr;
-};
+using DeviceArray = support::cuda::DeviceBuffer<std::byte>;
 
 // The systems of one (n, batch, precision) on the device, pristine and working copies in both
 // layouts, and the CPU reference solution. One configuration lives at a time.
@@ -86,7 +73,7 @@ std::unique_ptr<ConfigData> make_config(int n, int batch) {
   d->double_precision = std::is_same_v<T, double>;
   d->elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(batch);
   d->bytes = d->elements * sizeof(T);
-  cuda_check(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  support::cuda::check(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   const BatchedSystems systems = make_random_systems(n, batch, 0x5eed0000ULL + static_cast<unsigned>(n) * 31 + batch);
   d->reference = solve_systems_cpu(systems);
   const std::vector<double>* arrays[4] = {&systems.lower, &systems.diagonal, &systems.upper, &systems.rhs};
@@ -96,7 +83,7 @@ std::unique_ptr<ConfigData> make_config(int n, int batch) {
       d->work[layout].push_back(std::make_unique<DeviceArray>(d->bytes));
       std::vector<T> host = layout == 0 ? std::vector<T>(arrays[a]->begin(), arrays[a]->end())
                                         : interleave<T>(*arrays[a], n, batch);
-      cuda_check(cudaMemcpy(d->pristine[layout][a]->template as<T>(), host.data(), d->bytes, cudaMemcpyHostToDevice),
+      support::cuda::check(cudaMemcpy(d->pristine[layout][a]->template as<T>(), host.data(), d->bytes, cudaMemcpyHostToDevice),
                  "upload");
     }
   d->x = std::make_unique<DeviceArray>(d->bytes);
@@ -132,10 +119,10 @@ void bm_solver(benchmark::State& state, int n, int batch, Solver solver) {
                      n, batch, a, b, c, x, d.stream);
   auto restore = [&] {
     for (int k = 0; k < 4; ++k)
-      cuda_check(cudaMemcpyAsync(d.work[layout][k]->template as<T>(), d.pristine[layout][k]->template as<T>(), d.bytes,
+      support::cuda::check(cudaMemcpyAsync(d.work[layout][k]->template as<T>(), d.pristine[layout][k]->template as<T>(), d.bytes,
                                  cudaMemcpyDeviceToDevice, d.stream),
                  "restore");
-    if (cusparse) cuda_check(cudaMemcpyAsync(x, rhs, d.bytes, cudaMemcpyDeviceToDevice, d.stream), "restore");
+    if (cusparse) support::cuda::check(cudaMemcpyAsync(x, rhs, d.bytes, cudaMemcpyDeviceToDevice, d.stream), "restore");
   };
   auto run = [&] {
     if (solver == Solver::Thomas)
@@ -150,12 +137,12 @@ void bm_solver(benchmark::State& state, int n, int batch, Solver solver) {
 
   // Check against the CPU (the output is poisoned first, so an unwritten element fails).
   restore();
-  cuda_check(cudaMemsetAsync(x, 0xff, d.bytes, d.stream), "poison");
-  if (cusparse) cuda_check(cudaMemcpyAsync(x, rhs, d.bytes, cudaMemcpyDeviceToDevice, d.stream), "restore");
+  support::cuda::check(cudaMemsetAsync(x, 0xff, d.bytes, d.stream), "poison");
+  if (cusparse) support::cuda::check(cudaMemcpyAsync(x, rhs, d.bytes, cudaMemcpyDeviceToDevice, d.stream), "restore");
   run();
   std::vector<T> host(d.elements);
-  cuda_check(cudaMemcpyAsync(host.data(), x, d.bytes, cudaMemcpyDeviceToHost, d.stream), "download");
-  cuda_check(cudaStreamSynchronize(d.stream), "solve");
+  support::cuda::check(cudaMemcpyAsync(host.data(), x, d.bytes, cudaMemcpyDeviceToHost, d.stream), "download");
+  support::cuda::check(cudaStreamSynchronize(d.stream), "solve");
   const std::vector<double> solution =
       layout == 1 ? deinterleave<T>(host, n, batch) : std::vector<double>(host.begin(), host.end());
   const SolutionError error = compare_solution(solution, d.reference);
@@ -175,7 +162,7 @@ void bm_solver(benchmark::State& state, int n, int batch, Solver solver) {
     state.SetIterationTime(t);
     times.push_back(t);
   }
-  cuda_check(cudaGetLastError(), "benchmark");
+  support::cuda::check(cudaGetLastError(), "benchmark");
   state.counters["n"] = n;
   state.counters["batch"] = batch;
   state.counters["effective_bytes"] = 5.0 * static_cast<double>(d.bytes);

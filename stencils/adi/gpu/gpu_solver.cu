@@ -69,16 +69,6 @@ std::string variant_label(const SolverConfig& c) {
   return s;
 }
 
-void require_gpu() {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    throw NoGpuError(std::string("no GPU: ") + cudaGetErrorString(err));
-  }
-  if (count == 0) throw NoGpuError("no GPU: the CUDA runtime found 0 devices");
-}
-
 namespace {
 
 enum class Kernel { BuildX, SolveX, TransposeZetaX2Y, TransposePX2Y, BuildY, SolveY, TransposeZetaY2X, TransposeQY2X };
@@ -355,7 +345,7 @@ struct GpuSolver::Impl {
 
 GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>()) {
   if (const std::string why = validate(config); !why.empty()) throw std::invalid_argument(why);
-  require_gpu();
+  support::cuda::require_gpu();
   Impl& m = *impl_;
   m.config = config;
   m.n = config.n;

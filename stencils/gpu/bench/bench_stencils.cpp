@@ -26,15 +26,14 @@
 #include <vector>
 
 #include "warpmodel/stencils/gpu/propagator.hpp"
+#include "warpmodel/support/cuda.hpp"
 
 namespace ws = warpmodel::stencils;
 namespace wg = warpmodel::stencils::gpu;
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw wg::CudaError(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using warpmodel::support::cuda::check;
 
 std::vector<int> parse_list(const std::string& text) {
   std::vector<int> out;
@@ -76,21 +75,14 @@ void bm_stencil(benchmark::State& state, std::size_t n, ws::StencilLaunch launch
     const int per_batch = steps_per_batch(n);
     for (int w = 0; w < 2; ++w) p.step();  // warm-up (also loads the module on first use)
     p.synchronize();
-    cudaEvent_t start = nullptr, stop = nullptr;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
+    warpmodel::support::cuda::EventPair events;
     for (auto _ : state) {
-      check(cudaEventRecord(start, p.stream()), "cudaEventRecord");
+      events.start(p.stream());
       for (int s = 0; s < per_batch; ++s) p.step();
-      check(cudaEventRecord(stop, p.stream()), "cudaEventRecord");
-      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-      state.SetIterationTime(ms * 1e-3);
+      events.stop(p.stream());
+      state.SetIterationTime(events.elapsed_seconds());
     }
     p.synchronize();
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     const double points = double(n) * n * n * per_batch * double(state.iterations());
     state.counters["points_per_second"] = benchmark::Counter(points, benchmark::Counter::kIsRate);
     state.counters["effective_bytes_per_second"] =
@@ -187,9 +179,10 @@ int main(int argc, char** argv) {
   }
   if (variant_list.empty())
     for (const auto& v : ws::variants()) variant_list.push_back(v.variant);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "bench_stencils: no GPU (%s)\n", cudaGetErrorString(cudaGetLastError()));
+  try {
+    warpmodel::support::cuda::require_gpu();
+  } catch (const warpmodel::support::cuda::NoGpuError& e) {
+    std::fprintf(stderr, "bench_stencils: %s\n", e.what());
     return 3;
   }
 

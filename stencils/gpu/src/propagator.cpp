@@ -1,4 +1,6 @@
 #include "warpmodel/stencils/gpu/propagator.hpp"
+#include "warpmodel/support/cuda.hpp"
+#include "warpmodel/support/statistics.hpp"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -22,9 +24,8 @@ void add_intz_reg_kernels(std::vector<KernelEntry>& table);
 
 namespace {
 
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(err));
-}
+using support::cuda::check;
+using support::cuda::CudaError;
 
 const std::vector<KernelEntry>& kernel_table() {
   static const std::vector<KernelEntry> table = [] {
@@ -286,36 +287,37 @@ void DevicePropagator::poison_next() {
 KernelHandle DevicePropagator::kernel() const { return handle_of(*impl_->kernel); }
 
 double time_device_copy_seconds(std::size_t bytes, int repetitions) {
-  void *src = nullptr, *dst = nullptr;
-  check(cudaMalloc(&src, bytes), "cudaMalloc (copy source)");
-  struct Free {
-    void* p;
-    ~Free() { cudaFree(p); }
-  } free_src{src};
-  check(cudaMalloc(&dst, bytes), "cudaMalloc (copy destination)");
-  Free free_dst{dst};
-  cudaStream_t stream = nullptr;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  cudaEvent_t start = nullptr, stop = nullptr;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  check(cudaMemsetAsync(src, 0x5a, bytes, stream), "cudaMemsetAsync");
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync (warm-up)");
-  std::vector<float> ms;
+  support::cuda::DeviceBuffer<std::byte> src(bytes), dst(bytes);
+  support::cuda::Stream stream;
+  support::cuda::EventPair events;
+  check(cudaMemsetAsync(src.data(), 0x5a, bytes, stream.get()), "cudaMemsetAsync");
+  check(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream.get()), "cudaMemcpyAsync (warm-up)");
+  std::vector<double> seconds;
   for (int r = 0; r < std::max(repetitions, 1); ++r) {
-    check(cudaEventRecord(start, stream), "cudaEventRecord");
-    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
-    check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-    ms.push_back(t);
+    events.start(stream.get());
+    check(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream.get()), "cudaMemcpyAsync");
+    events.stop(stream.get());
+    seconds.push_back(events.elapsed_seconds());
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaStreamDestroy(stream);
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2] * 1e-3;
+  return support::median(seconds);
+}
+
+TimedRun run_timed(DevicePropagator& p, const RunOptions& o) {
+  if (o.steps < 1) throw std::invalid_argument("run_timed: steps must be >= 1");
+  support::cuda::DeviceBuffer<float> trace(o.receiver ? static_cast<std::size_t>(o.steps) : 0);
+  std::vector<support::cuda::EventPair> events(static_cast<std::size_t>(o.steps));
+  for (int s = 0; s < o.steps; ++s) {
+    events[s].start(p.stream());
+    p.step();
+    events[s].stop(p.stream());
+    if (o.receiver) p.sample_to(o.receiver->i, o.receiver->j, o.receiver->k, trace.data() + s);
+    if (o.snapshot_every > 0 && (s + 1) % o.snapshot_every == 0 && o.on_snapshot) o.on_snapshot(s + 1, p.pressure());
+  }
+  p.synchronize();
+  TimedRun r;
+  for (auto& e : events) r.kernel_seconds += e.elapsed_seconds();
+  if (o.receiver) r.receiver_samples = trace.download(p.stream());  // stream-ordered after the samples
+  return r;
 }
 
 }  // namespace warpmodel::stencils::gpu

@@ -22,6 +22,10 @@ std::string normalise_path(std::string_view path);
 std::string command_line(int argc, const char* const* argv);
 std::string command_line(const std::vector<std::string>& argv);
 
+// This process's own command line (/proc/self/cmdline) in the form of command_line(): what a
+// result records as "the exact command". "unknown" where /proc is not mounted.
+std::string this_process_command_line();
+
 // The current UTC time, ISO 8601 ("2026-11-24T16:44:00Z").
 std::string utc_now();
 

@@ -46,11 +46,6 @@ class CuptiError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-// No usable GPU (the CUDA runtime's reason).
-class NoGpuError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Throws the class that fits a failed CUPTI call (PermissionError, OtherClientError, CuptiError).
 [[noreturn]] void throw_cupti_error(int cupti_result, const std::string& call);
@@ -124,7 +119,7 @@ struct ProfileOptions {
 
 ReplayMode effective_replay(const ProfileOptions& options);
 
-// Runs the workload and collects everything. Throws NoGpuError, PermissionError, OtherClientError,
+// Runs the workload and collects everything. Throws support::cuda::NoGpuError, PermissionError, OtherClientError,
 // RangeOverflowError, CuptiError, or std::runtime_error for CUDA failures.
 ProfileReport profile(Workload& workload, const ProfileOptions& options);
 

@@ -87,22 +87,10 @@ struct KernelInfo {
 // The kernels of a step in launch order (the same for every configuration).
 const std::vector<std::string>& step_kernel_names();
 
-// Raised when no usable GPU is present (what(): one line with the runtime's reason).
-struct NoGpuError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Raised on a CUDA error (what(): the call and the runtime's message).
-struct CudaError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Throws NoGpuError when the CUDA runtime finds no device.
-void require_gpu();
 
 class GpuSolver {
  public:
-  // Allocates device memory; throws std::invalid_argument (bad config), NoGpuError, CudaError.
+  // Allocates device memory; throws std::invalid_argument (bad config), support::cuda::NoGpuError, CudaError.
   explicit GpuSolver(const SolverConfig& config);
   ~GpuSolver();
   GpuSolver(GpuSolver&&) noexcept;

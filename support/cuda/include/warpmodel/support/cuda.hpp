@@ -61,6 +61,11 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   T* data() const { return data_; }
+  // The memory viewed as another element type (a byte buffer holding float or double data).
+  template <class U>
+  U* as() const {
+    return reinterpret_cast<U*>(data_);
+  }
   std::size_t size() const { return count_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
 

@@ -17,7 +17,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,11 +28,6 @@
 #include "warpmodel/stencils/launch_plan.hpp"
 
 namespace warpmodel::stencils::gpu {
-
-// A CUDA runtime call failed; what() names the call and the runtime's message.
-struct CudaError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct KernelHandle {
   const void* function = nullptr;  // the __global__ function (host stub)
@@ -107,5 +104,23 @@ class DevicePropagator {
 // `repetitions` copies after one warm-up; returns seconds per copy. The copy bandwidth is
 // 2 x bytes / seconds (read + write).
 double time_device_copy_seconds(std::size_t bytes, int repetitions);
+
+// run-stencil's loop: `steps` steps, each timed with CUDA events; after each, optionally the
+// pressure at a receiver point (sampled on the device, downloaded once at the end) and, every
+// `snapshot_every` steps, the whole field handed to `on_snapshot` (step number, logical layout).
+struct ReceiverPoint {
+  std::size_t i = 0, j = 0, k = 0;
+};
+struct RunOptions {
+  int steps = 1;
+  std::optional<ReceiverPoint> receiver;
+  int snapshot_every = 0;  // 0: no snapshots
+  std::function<void(int step, const std::vector<float>& pressure)> on_snapshot;
+};
+struct TimedRun {
+  double kernel_seconds = 0;            // summed over the steps
+  std::vector<float> receiver_samples;  // one per step, when a receiver was given
+};
+TimedRun run_timed(DevicePropagator& propagator, const RunOptions& options);
 
 }  // namespace warpmodel::stencils::gpu

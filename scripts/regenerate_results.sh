@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Regenerates every committed output that is derived from committed inputs without a GPU (the model,
+# the thesis's printed inputs, the committed measurements). scripts/run.sh calls it; the CI test
+# results.regenerate runs it in a copy of the tree and fails on any difference from the committed
+# files, so that what is committed is what the current code writes.
+#   results/k40-thesis/   the thesis's worked example and tables 4.5/4.7, recomputed
+#   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json
+# usage: scripts/regenerate_results.sh   (from the repository root; WARPMODEL_BIN names the program,
+#        default build/cli/warpmodel)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${WARPMODEL_BIN:-build/cli/warpmodel}
+data=model/data
+
+out=results/k40-thesis
+mkdir -p "$out"
+$bin reproduce-thesis --format markdown --output "$out/reproduction.md"
+$bin reproduce-thesis --format csv --output "$out/reproduction.csv"
+$bin reproduce-thesis --format json --output "$out/reproduction.json"
+$bin predict --device $data/k40-thesis.device.json --kernel $data/stencil-order2-k40-thesis.kernel.json \
+  --model all --format csv --output "$out/prediction-all-models.csv"
+$bin sweep --device $data/k40-thesis.device.json --kernel $data/stencil-order2-k40-thesis.kernel.json \
+  --top 20 --format csv --output "$out/sweep-thesis-2016.csv"
+python3 scripts/plot_thesis.py "$out/reproduction.json"
+# The code these numbers come from, as a hash of its files' contents: stable from run to run (unlike
+# HEAD or the date) and moved by any change to the model, which is what would change the numbers.
+code_hash=$( ( (find model support cli -type f 2>/dev/null || true) | LC_ALL=C sort | xargs -r sha256sum) | sha256sum | cut -c1-12)
+cat >"$out/PROVENANCE.md" <<PROV
+# Provenance of results/k40-thesis/
+
+Computed, not measured: every number here is derived by warpmodel from the thesis's printed K40
+inputs (model/data/k40-thesis.device.json, model/data/stencil-order2-k40-thesis.kernel.json; each
+value there names its source equation or table in seeds/000 chapter 4). No GPU was used.
+
+- code: model/, support/ and cli/ with content hash ${code_hash} (sha256 over their files' sha256 sums, sorted by path)
+- commands: scripts/regenerate_results.sh (from scripts/run.sh), i.e. \`warpmodel reproduce-thesis --format markdown|csv|json\`,
+  \`warpmodel predict --model all --format csv\`, \`warpmodel sweep --top 20 --format csv\` on the files above,
+  and \`scripts/plot_thesis.py reproduction.json\`
+PROV
+echo "regenerate: wrote $out/"
+
+# Validation tables and plots from the committed measurements of each GPU (warpmodel validate --from).
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/validation-measurements.json" ] && [ -f "$dir/device.json" ]; then
+    $bin validate --from "$dir" >/dev/null
+    python3 scripts/plot_validation.py "$dir/validation.csv"
+    echo "regenerate: wrote $dir/validation.*"
+  fi
+done
