@@ -465,9 +465,9 @@ json parse_json_text(const std::string& text, const std::string& origin) {
   check_json_nesting(text, origin, kMaxJsonDepth);
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e99999
     std::string what = e.what();
-    if (auto pos = what.find("parse error"); pos != std::string::npos) what = what.substr(pos);
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
     throw InputError(origin + ": not valid JSON: " + what);
   }
 }
