@@ -12,8 +12,11 @@
 // (results/h200/cupti-probes/kernel-replay.md). What still differs with the same cache state
 // (DRAM writes of kernels that leave output dirty in L2, shared-store bank conflicts, cycles with
 // the clocks left alone) is in results/h200/cupti-vs-ncu.md and README "CUPTI collection".
-// Counters must agree within 0.5 %, percentages within 1 percentage point: the test fails while
-// they do not.
+// Each tool runs every workload 3 times, each run a process of its own; the medians must agree
+// within max(0.5 % for counters or 1 pp for percentages, 3 x the larger run-to-run spread of the two
+// tools) (issue 14; ncu_compare.hpp says why). The workloads write far more than L2 holds (the copy
+// 1 GiB, the stencil 512 MiB), so the write-backs still in flight when a range closes, which the
+// two tools count differently, are a small part of their DRAM writes.
 // WARPMODEL_NCU_WORKLOADS: ';'-separated workload arguments (default: copy, one stencil and one ADI
 // kernel where built). WARPMODEL_CUPTI_NCU_OUT: a folder for cupti-vs-ncu.json/.md and the raw runs
 // (default: a temporary one). Skipped where ncu is not installed.
@@ -30,6 +33,7 @@
 #include "warpmodel/cupti/profile_report.hpp"
 #include "warpmodel/json_io.hpp"
 #include "run_command.hpp"
+#include "warpmodel/support/text.hpp"
 
 namespace fs = std::filesystem;
 namespace wc = warpmodel::cupti;
@@ -51,13 +55,6 @@ std::string find_ncu() {
   return "";
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> workloads() {
   if (const char* e = std::getenv("WARPMODEL_NCU_WORKLOADS"); e && *e) {
     std::vector<std::string> v;
@@ -72,9 +69,9 @@ std::vector<std::string> workloads() {
     }
     return v;
   }
-  std::vector<std::string> v = {"--kernel copy --size 16777216"};
+  std::vector<std::string> v = {"--kernel copy --size 268435456"};
 #ifdef WARPMODEL_HAVE_STENCIL_WORKLOAD
-  v.push_back("--kernel stencil --variant shared --order 8 --size 256");
+  v.push_back("--kernel stencil --variant shared --order 8 --size 512");
 #endif
 #ifdef WARPMODEL_HAVE_ADI_WORKLOAD
   v.push_back("--kernel adi --variant thread-per-line --kernel-name solve-x --size 2048");
@@ -100,12 +97,12 @@ TEST(CuptiVsNcu, TheModelSetAgrees) {
     const fs::path prefix = out / ("cupti-" + n);
     const std::string cupti_cmd =
         bin + " profile " + args + " --metrics model --timing-runs 1 --replay user --flush-l2 -o " + prefix.string();
-    const CommandResult c = run(cupti_cmd);
-    ASSERT_EQ(c.code, 0) << cupti_cmd << "\n" << c.out;
-    // A second run of each tool: each metric's run-to-run spread, against which timing metrics
-    // are judged (CUPTI's) and the reader judges the rest (ncu's).
-    const CommandResult again = run(cupti_cmd + "-repeat");
-    ASSERT_EQ(again.code, 0) << cupti_cmd << "-repeat\n" << again.out;
+    // Three runs of each tool: each metric's run-to-run spread sets its tolerance.
+    const std::vector<std::string> runs = {"", "-repeat", "-repeat2"};
+    for (const std::string& suffix : runs) {
+      const CommandResult c = run(cupti_cmd + suffix);
+      ASSERT_EQ(c.code, 0) << cupti_cmd << suffix << "\n" << c.out;
+    }
     const wc::ProfileReport report =
         wc::profile_report_from_json(warpmodel::read_json_file(prefix.string() + ".json"), prefix.string() + ".json");
     ASSERT_TRUE(report.collection.l2_flushed_before_each_pass);
@@ -117,11 +114,11 @@ TEST(CuptiVsNcu, TheModelSetAgrees) {
     const std::string launches = " profile " + args + " --launch-only --flush-l2";
     warpmodel::write_file_atomically(out / ("ncu-" + n + ".command.txt"),
                                      "ncu" + ncu_options + "<the model set> warpmodel" + launches + "\n");
-    for (const std::string suffix : {"", "-repeat"}) {
+    for (const std::string& suffix : runs) {
       const fs::path ncu_csv = out / ("ncu-" + n + suffix + ".csv");
       const std::string ncu_cmd = ncu + ncu_options + metrics + " --log-file " + ncu_csv.string() + " " + bin + launches;
       const CommandResult r = run(ncu_cmd);
-      ASSERT_EQ(r.code, 0) << ncu_cmd << "\n" << r.out << read_file(ncu_csv);
+      ASSERT_EQ(r.code, 0) << ncu_cmd << "\n" << r.out << warpmodel::support::read_text_file(ncu_csv).value_or("");
     }
   }
   // The comparison itself is the library's (also `warpmodel compare-ncu --from DIR`).

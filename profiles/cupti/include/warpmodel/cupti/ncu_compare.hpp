@@ -31,59 +31,65 @@ std::vector<NcuKernelRow> parse_ncu_raw_csv(const std::string& text, const std::
 // difference in percentage points, anything else by its relative difference in percent.
 bool is_percentage_metric(const std::string& metric);
 // Whether a metric measures time rather than work (cycles, durations, rates, percent of elapsed
-// peak): with clocks left alone (`--clock-control none`) such a value moves from run to run, so
-// two tools cannot agree on it more closely than one tool agrees with itself.
+// peak): with clocks left alone (`--clock-control none`) such a value moves from run to run.
 bool is_timing_metric(const std::string& metric);
 
 // The function's identifier without namespaces, return type, template and call arguments:
 // "void ns::shared_kernel<4>(P)" and "shared_kernel<4>(P)" -> "shared_kernel".
 std::string kernel_identifier(const std::string& name);
 
+// How the two tools are judged (issue 14): each tool profiles the workload several times (>= 3);
+// a metric's value per tool is the median of its runs and its spread is max - min over them (in
+// percent of the median, or percentage points for percentages). The tools agree on a metric when
+//   |median(CUPTI) - median(ncu)| <= max(base tolerance, 3 x the larger of the two spreads),
+// the base tolerance being 0.5 % for counters and 1 pp for percentages. The spread is what one tool
+// cannot repeat from process to process (clocks left alone, physical pages, the write-backs still
+// in flight when a range closes), so two tools cannot be asked to agree more closely than that.
+// With fewer than 3 runs of either tool no spread is derived and the base tolerance alone applies.
+inline constexpr int kRunsForSpread = 3;
+inline constexpr double kSpreadFactor = 3.0;
+
 struct MetricAgreement {
   std::size_t launch_index = 0;
   std::string kernel;       // demangled (shortened to the function name)
   std::string metric;
   bool percentage = false;  // compared in percentage points
-  double cupti = 0, ncu = 0;
+  bool timing = false;      // is_timing_metric (reported; judged by the same rule)
+  double cupti = 0, ncu = 0;  // medians over each tool's runs
   double difference = 0;    // |cupti - ncu| in pp for percentages, else 100 |cupti - ncu| / |ncu| (0 when both are 0)
-  double tolerance = 0;
-  bool within_tolerance = false;  // the issue's criterion: difference <= tolerance
-  bool timing = false;            // is_timing_metric
-  double repeat_difference = -1;  // the same difference between two CUPTI runs (-1: not measured)
-  double ncu_repeat_difference = -1;  // ... and between two ncu runs (-1: not measured); for the reader only
-  // Agrees: within tolerance, or (timing metrics only) within twice the CUPTI run-to-run difference.
-  bool ok = false;
+  double base_tolerance = 0;
+  double cupti_spread = -1, ncu_spread = -1;  // max - min over the runs (% or pp); -1: fewer than 2 runs
+  int cupti_runs = 0, ncu_runs = 0;
+  double tolerance = 0;     // max(base, 3 x the larger spread) with >= 3 runs of each tool, else base
+  bool ok = false;          // difference <= tolerance
 };
 
 struct Comparison {
   std::string workload;
   std::vector<MetricAgreement> rows;
-  std::vector<std::string> problems;   // unmatched launches, missing metrics
+  std::vector<std::string> problems;   // unmatched launches, missing metrics, runs that disagree on the kernels
   double max_counter_difference_pct = 0;     // work counters (not timing)
   double max_percentage_difference_pp = 0;   // percentages (not timing)
   double max_timing_difference_pct = 0;      // timing metrics, relative (percentages in pp)
   bool all_ok() const;
 };
 
-// Matches ncu's rows to the report's launches in order (ncu profiles exactly the workload's
-// launches: `--profile-from-start off` with cudaProfilerStart/Stop around them) and checks that
-// the mangled names agree; compares every metric the report collected.
-// `repeat`, when given, is a second CUPTI run of the same workload: its difference from `cupti`
-// is each metric's run-to-run spread (the timing rule above uses it). `ncu_repeat`, when given, is
-// a second ncu run: its spread is reported beside, and judges nothing.
-Comparison compare_with_ncu(const ProfileReport& cupti, const std::vector<NcuKernelRow>& ncu,
-                            double counter_tolerance_pct = 0.5, double percentage_tolerance_pp = 1.0,
-                            const ProfileReport* repeat = nullptr, const std::vector<NcuKernelRow>* ncu_repeat = nullptr);
+// Matches ncu's rows to the reports' launches in order (ncu profiles exactly the workload's
+// launches: `--profile-from-start off` with cudaProfilerStart/Stop around them), checks that the
+// names agree, and compares every metric the first CUPTI run collected by the rule above.
+// `cupti_runs` and `ncu_runs` each hold at least one run of the same workload.
+Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const std::vector<std::vector<NcuKernelRow>>& ncu_runs,
+                            double counter_tolerance_pct = 0.5, double percentage_tolerance_pp = 1.0);
 
 nlohmann::json to_json(const Comparison& c);
 // A markdown section: header with the workload, a table (launch, kernel, metric, CUPTI, ncu,
 // difference, tolerance, agrees) and the maxima.
 std::string comparison_markdown(const Comparison& c);
 
-// A comparison folder, as the gpu test CuptiVsNcu writes it: for i = 0, 1, ...: cupti-i.json and
-// cupti-i-repeat.json (warpmodel profile, twice), ncu-i.csv and ncu-i-repeat.csv (ncu's raw page,
-// twice), ncu-i.command.txt (the ncu command line as run), and ncu-version.txt. The repeats and the
-// command file are optional (older folders lack them).
+// A comparison folder, as the gpu test CuptiVsNcu writes it: for i = 0, 1, ...: cupti-i.json and its
+// repeats cupti-i-repeat.json, cupti-i-repeat2.json, ... (warpmodel profile), ncu-i.csv and
+// ncu-i-repeat*.csv (ncu's raw page), ncu-i.command.txt (the ncu command line as run), and
+// ncu-version.txt. The repeats and the command file are optional (older folders lack them).
 // Returns the document of results/h200/cupti-vs-ncu.md and its JSON twin; throws
 // warpmodel::InputError when the folder holds no cupti-0.json or a file is unreadable.
 struct ComparisonDocument {
