@@ -55,7 +55,7 @@ Prediction predict_gpuperf_2012(const DeviceProfile& device, const KernelProfile
   in.avg_dram_lat = eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request, in.delta);  // 4.10
   // eq 4.9 has one cache level. The paper's cache is the L1 (Fermi caches global loads there),
   // so hit_lat is the L1 hit latency and misses pay the DRAM latency; L2 hits are not modelled.
-  in.amat = eq::amat_one_level(in.avg_dram_lat, kernel.l1_miss_ratio, device.l1_hit_latency_cycles);
+  in.amat = eq::amat_one_level(device.l1_hit_latency_cycles, kernel.l1_miss_ratio, in.avg_dram_lat);
   const double per_sm = p.occupancy.total_warps / p.occupancy.active_sms;
   const double itilp = eq::itilp(in.ilp, p.occupancy.n,
                                  eq::itilp_max(device.fp_latency_cycles, device.warp_size(), device.simd_width));

@@ -138,7 +138,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   if (!kernel.global_load_inst_per_warp)
     p.notes.push_back("hopper: no instructions_per_warp.global_load; every memory instruction counted as a load");
   p.mlp = std::min(kernel.mlp, std::max(1.0, loads));
-  p.avg_inst_lat = stall_per_inst;  // the clocks per instruction H.4 charges
+  p.stall_cycles_per_inst = stall_per_inst;  // the clocks per instruction H.4 charges
   p.departure_delay = device.departure_delay_coalesced_cycles;
   p.avg_dram_lat = hopper_eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request,
                                            p.departure_delay);  // H.5
@@ -160,7 +160,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const WaveTerms full =
       wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, occ.n, occ.active_sms);
   p.t_issue = full.issue;
-  p.t_sfu_pipe = full.sfu;
+  p.t_sfu = full.sfu;
   p.t_schedule = full.schedule;
   p.t_mem_latency = full.mem_latency;
   p.t_l1_data = full.l1;
@@ -179,8 +179,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (split.full_waves == 0) p.bound = last.bound;
   }
   p.model_case = full.data > full.pipe ? ModelCase::MemoryBound : ModelCase::ComputeBound;
-  p.cycles = hopper_eq::cycles(cal.launch_cycles, cal.scale, cal.wave_cycles, cal.barrier_cycles, p.full_waves,
-                               p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp);  // H.12
+  p.cycles = hopper_eq::cycles(cal, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp);  // H.12
   p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
   return p;
 }

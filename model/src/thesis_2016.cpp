@@ -51,9 +51,9 @@ Prediction predict_thesis_2016(const DeviceProfile& device, const KernelProfile&
   // "miss_ratio_l2" is 1 - l1_cache_global_hit_rate (the L1 miss ratio, 100% on the K40) and its
   // "miss_ratio_l1" is 1 - l2_l1_read_hit_rate (the L2 miss ratio, 5%). Read by the printed names
   // instead, eq 4.37 would give 265.95 cycles, not the printed 498.7 (see tests/model/test_thesis.cpp).
-  in.amat = eq::amat_two_level_thesis(in.avg_dram_lat, /*miss_ratio_l2=*/kernel.l1_miss_ratio,
-                                      device.l2_hit_latency_cycles, /*miss_ratio_l1=*/kernel.l2_miss_ratio,
-                                      device.l1_hit_latency_cycles);
+  in.amat = eq::amat_two_level_thesis(device.l1_hit_latency_cycles, /*miss_ratio_l1=*/kernel.l2_miss_ratio,
+                                      device.l2_hit_latency_cycles, /*miss_ratio_l2=*/kernel.l1_miss_ratio,
+                                      in.avg_dram_lat);
   in.serial = {};  // eq 4.23: W_serial = 0
 
   detail::evaluate_mwp_cwp(device, kernel, in, p);

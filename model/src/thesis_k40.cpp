@@ -52,9 +52,9 @@ std::vector<ThesisRow> worked_example_rows(const DeviceProfile& d, const KernelP
   const double eq426_ilp = eq::ilp_eq_4_26(*k.static_instructions, *k.basic_blocks);
   const double table43_div_1w = 206, table43_div_32w = 222;
   const double bw_at_text_clock = eq::bw_per_warp_gbs(1.11, eq::transaction_size(k.data_size_bytes, warp), p.avg_dram_lat);
-  const double amat_by_printed_names = eq::amat_two_level_thesis(p.avg_dram_lat, /*miss_ratio_l2=*/k.l2_miss_ratio,
-                                                                 d.l2_hit_latency_cycles, /*miss_ratio_l1=*/k.l1_miss_ratio,
-                                                                 d.l1_hit_latency_cycles);
+  const double amat_by_printed_names = eq::amat_two_level_thesis(d.l1_hit_latency_cycles, /*miss_ratio_l1=*/k.l1_miss_ratio,
+                                                                 d.l2_hit_latency_cycles, /*miss_ratio_l2=*/k.l2_miss_ratio,
+                                                                 p.avg_dram_lat);
   // eq 4.44 as printed: (376.875 + 414.375) / 414.375, where 414.375 = 75 x 221 / 40.
   const double comp_cycles_at_221 = eq::comp_cycles(k.inst_per_warp, 221, p.itilp);
   const double cwp_full_as_printed = (p.comp_cycles + comp_cycles_at_221) / comp_cycles_at_221;

@@ -25,7 +25,7 @@ TEST(Hopper, ComputeBoundTermsByHand) {
   EXPECT_EQ(p.last_wave_sms, 100);
   EXPECT_EQ(p.last_wave_warps_per_sm, 16);
   EXPECT_DOUBLE_EQ(p.t_issue, 1600);        // H.2: ceil(64/4) x 100
-  EXPECT_DOUBLE_EQ(p.t_sfu_pipe, 256);      // H.3: 16 x 2 x 32 / (16/4)
+  EXPECT_DOUBLE_EQ(p.t_sfu, 256);      // H.3: 16 x 2 x 32 / (16/4)
   // H.4 without control bits in the profile: 100 x max(1, lat_dep / ILP) = 100 x 4 / 2
   EXPECT_DOUBLE_EQ(p.t_schedule, 200);
   EXPECT_DOUBLE_EQ(p.avg_dram_lat, 600);    // H.5: one line per request, no departure term

@@ -32,7 +32,7 @@ TEST_P(EveryVariant, FinitePositiveAndBounded) {
       ASSERT_GE(p.mwp, 0);
     }
     if (!std::isnan(p.t_wave)) {  // hopper: a wave lasts at least as long as each of its bounds (H.10-H.11)
-      for (double term : {p.t_issue, p.t_sfu_pipe, p.t_schedule, p.t_mem_latency, p.t_l1_data, p.t_l2_bandwidth,
+      for (double term : {p.t_issue, p.t_sfu, p.t_schedule, p.t_mem_latency, p.t_l1_data, p.t_l2_bandwidth,
                           p.t_dram_bandwidth, p.t_warp, p.t_pipe, p.t_data})
         ASSERT_LE(term, p.t_wave * (1 + kRelTol)) << "case " << i;
       ASSERT_GE(p.t_wave, 0);

@@ -52,9 +52,9 @@ TEST(Thesis, ItilpMaxReadings) {
 
 // eq 4.24's printed names against the metrics section 4.5.2 e-f assigns: only the latter gives 498.7.
 TEST(Thesis, Eq424ReadingThatReproducesAmat) {
-  EXPECT_NEAR(eq::amat_two_level_thesis(459, /*miss_ratio_l2=*/1.0, 214, /*miss_ratio_l1=*/0.05, 29), 498.7, 1e-9);
-  EXPECT_NEAR(eq::amat_two_level_thesis(459, /*miss_ratio_l2=*/0.05, 214, /*miss_ratio_l1=*/1.0, 29), 265.95, 1e-9);
-  EXPECT_NEAR(eq::amat_hierarchical(459, 1.0, 0.05, 29, 214), 265.95, 1e-9);
+  EXPECT_NEAR(eq::amat_two_level_thesis(29, /*miss_ratio_l1=*/0.05, 214, /*miss_ratio_l2=*/1.0, 459), 498.7, 1e-9);
+  EXPECT_NEAR(eq::amat_two_level_thesis(29, /*miss_ratio_l1=*/1.0, 214, /*miss_ratio_l2=*/0.05, 459), 265.95, 1e-9);
+  EXPECT_NEAR(eq::amat_hierarchical(29, 1.0, 214, 0.05, 459), 265.95, 1e-9);
 }
 
 // eq 4.33: 86/18 = 4.78 is rounded to 5. Without the rounding the thesis's T_comp is not reached.

@@ -38,8 +38,11 @@ inline double t_mem(double mem_inst, double total_warps, double active_sms, doub
   return mem_inst * total_warps / (active_sms * itmlp) * amat;
 }
 
+// The AMAT functions take their arguments level by level, outwards: (hit_lat_l1, miss_l1,
+// [hit_lat_l2, miss_l2,] avg_DRAM_lat), whatever order the printed equation writes its terms in.
+
 // (4.9) AMAT = avg_DRAM_lat x miss_ratio + hit_lat   (one cache level)
-inline double amat_one_level(double avg_dram_lat, double miss_ratio, double hit_lat) {
+inline double amat_one_level(double hit_lat, double miss_ratio, double avg_dram_lat) {
   return avg_dram_lat * miss_ratio + hit_lat;
 }
 
@@ -96,15 +99,15 @@ inline double f_overlap(double n, double zeta_value) { return (n - zeta_value) /
 
 // (4.24) the thesis's two-level AMAT, as printed:
 //   AMAT = avg_DRAM_lat x miss_ratio_l2 + hit_lat_l2 x miss_ratio_l1 + hit_lat_l1
-inline double amat_two_level_thesis(double avg_dram_lat, double miss_ratio_l2, double hit_lat_l2, double miss_ratio_l1,
-                                    double hit_lat_l1) {
+inline double amat_two_level_thesis(double hit_lat_l1, double miss_ratio_l1, double hit_lat_l2, double miss_ratio_l2,
+                                    double avg_dram_lat) {
   return avg_dram_lat * miss_ratio_l2 + hit_lat_l2 * miss_ratio_l1 + hit_lat_l1;
 }
 
 // A strictly hierarchical two-level AMAT (not in the thesis; shown beside eq 4.24 for contrast):
 //   AMAT = hit_lat_l1 + miss_l1 x (hit_lat_l2 + miss_l2 x avg_DRAM_lat)
-inline double amat_hierarchical(double avg_dram_lat, double l1_miss, double l2_miss, double hit_lat_l1,
-                                double hit_lat_l2) {
+inline double amat_hierarchical(double hit_lat_l1, double l1_miss, double hit_lat_l2, double l2_miss,
+                                double avg_dram_lat) {
   return hit_lat_l1 + l1_miss * (hit_lat_l2 + l2_miss * avg_dram_lat);
 }
 

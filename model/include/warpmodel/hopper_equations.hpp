@@ -59,6 +59,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "warpmodel/device_profile.hpp"
+
 namespace warpmodel::hopper_eq {
 
 // H.1 Waves. A wave holds `blocks_per_sm` blocks on each of `active_sms` SMs.
@@ -164,11 +166,11 @@ inline double t_wave(double t_warp, double t_pipe, double t_data) {
 // H.12 cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial)) + wave_cycles x waves
 //              + barrier_cycles x waves x #sync,   waves = full_waves + (1 if there is a partial wave)
 inline double waves(double full_waves, double t_partial_wave) { return full_waves + (t_partial_wave > 0 ? 1.0 : 0.0); }
-inline double cycles(double launch_cycles, double scale, double wave_cycles, double barrier_cycles, double full_waves,
-                     double t_full_wave, double t_partial_wave, double sync_inst) {
+inline double cycles(const DeviceProfile::HopperCalibration& c, double full_waves, double t_full_wave,
+                     double t_partial_wave, double sync_inst) {
   const double w = waves(full_waves, t_partial_wave);
-  return launch_cycles + scale * (full_waves * t_full_wave + t_partial_wave) + wave_cycles * w +
-         barrier_cycles * w * sync_inst;
+  return c.launch_cycles + c.scale * (full_waves * t_full_wave + t_partial_wave) + c.wave_cycles * w +
+         c.barrier_cycles * w * sync_inst;
 }
 
 }  // namespace warpmodel::hopper_eq

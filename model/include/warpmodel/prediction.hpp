@@ -3,6 +3,7 @@
 #pragma once
 
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,7 +95,8 @@ struct Prediction {
   double last_wave_warps_per_sm = kUnused;  // H.1: warps on the busiest SM of the partial wave (0: none)
   double last_wave_sms = kUnused;         // H.1: SMs the partial wave occupies
   double t_issue = kUnused;               // H.2
-  double t_sfu_pipe = kUnused;            // H.3
+  double stall_cycles_per_inst = kUnused;  // H.4: clocks one warp waits after each instruction
+  double t_sfu = kUnused;                 // H.3
   double t_schedule = kUnused;            // H.4: one warp's instructions at the compiler's stall counts
   double t_mem_latency = kUnused;         // H.6
   double t_l1_data = kUnused;             // H.7
@@ -104,7 +106,7 @@ struct Prediction {
   double t_pipe = kUnused;                // H.10: the issue slots, max(T_issue, T_sfu)
   double t_data = kUnused;                // H.10: the narrowest memory level, max(T_l1, T_l2, T_dram)
   double t_wave = kUnused;                // H.11: one full wave
-  double t_last_wave = kUnused;           // H.11: the partial wave
+  double t_last_wave = kUnused;           // H.11: the partial wave (0: none)
   std::string bound;                      // the term that sets t_wave ("dram bandwidth", ...)
 
   ModelCase model_case = ModelCase::ComputeBound;
@@ -114,5 +116,16 @@ struct Prediction {
   // Readings or fallbacks this evaluation took that a reader should know about.
   std::vector<std::string> notes;
 };
+
+// Every numeric term of a Prediction, once: its JSON/CSV key, the label of the printed table, the
+// equation it comes from, and the member. The table, JSON and CSV writers all read this list, so
+// a term added to Prediction is added here and appears everywhere under one name.
+struct PredictionTerm {
+  const char* key;       // JSON "terms" key and CSV column: "ITILP", "T_issue"
+  const char* label;     // row label of the printed table: "ITILP", "T_issue"
+  const char* equation;  // "4.4", "H.2", "HK" (Hong & Kim), "" (an input shown for reference)
+  double Prediction::*member;
+};
+std::span<const PredictionTerm> prediction_terms();
 
 }  // namespace warpmodel
