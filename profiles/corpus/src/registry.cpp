@@ -55,31 +55,35 @@ std::vector<KernelDecl> make_kernels() {
        {"LDG.E.64", "STG.E.64", "DFMA"}});
 
   // ---------------------------------------------------------------- naive loops through aliasing pointers
-  // 1024^3: 1.1e9 iterations, each a load of A and B and a store of C (no __restrict__): 4.3 GB of
-  // stores into L2 at ~6 TB/s, ~0.7 ms.
+  // 1024^3: 3.4e7 warp iterations, each a load of A and B and a store of C (no __restrict__): 4.3 GB
+  // stored and as much loaded through L2 (~5 TB/s): ~1.7 ms.
   add({"gemm-naive-f32", "naive-loop",
        "a load and a store of C per k iteration (aliasing pointers): L1/L2 store traffic, K-long dependent chain", "f32",
        ns + "gemm_naive_f32", gemm_extents, ThreadSpace::xy, 1, false, false,
        {cube("256^3", 256), cube("512^3", 512), cube("1024^3", 1024)}, kShapes2d, {"loop:LDG", "loop:STG"}});
-  // 1024^3: twice the store bytes of f32, ~1.5 ms.
+  // 768^3: 1.4e7 warp iterations, each 256 bytes stored and 256 loaded through L2 (~5 TB/s): ~1.4 ms.
   add({"gemm-naive-f64", "naive-loop", "as gemm-naive-f32 with 8-byte elements and DFMA", "f64", ns + "gemm_naive_f64",
-       gemm_extents, ThreadSpace::xy, 1, false, false, {cube("256^3", 256), cube("512^3", 512), cube("1024^3", 1024)},
+       gemm_extents, ThreadSpace::xy, 1, false, false, {cube("256^3", 256), cube("512^3", 512), cube("768^3", 768)},
        kShapes2d, {"loop:LDG.E.64", "loop:STG.E.64", "DFMA|DMUL"}});
-  // 1024^3: 1.1e9 iterations; A[j][k] is a different row per lane (32 sectors per warp load), ~1 ms.
+  // 768^3: 1.4e7 warp iterations; A[j][k] is a different row per lane: ~32 L1 wavefronts per
+  // warp load, 4.5e8 in all over 132 SMs: ~1.7 ms.
   add({"syrk-naive-f32", "naive-loop",
        "C += alpha A A^T in memory: a column-strided (uncoalesced) load and a store of C per k iteration", "f32",
        ns + "syrk_naive_f32", "C is ny x nx (N x N, nx = ny), A is N x nz", ThreadSpace::xy, 1, false, false,
-       {cube("256^3", 256), cube("512^3", 512), cube("1024^3", 1024)}, kShapes2d, {"loop:LDG", "loop:STG"}});
+       {cube("256^3", 256), cube("512^3", 512), cube("768^3", 768)}, kShapes2d, {"loop:LDG", "loop:STG"}});
   // 8192^2: 8192 threads (2 warps per SM) each 8192 iterations of ~100 clocks (L1 hit, a miss per
   // 8 columns, the store): ~0.4 ms.
   add({"gemv-naive-f32", "naive-loop",
        "y[i] += A[i][j] x[j] in memory, thread per row: uncoalesced row walk, a store per iteration, few warps", "f32",
        ns + "gemv_naive_f32", rows_columns, ThreadSpace::y, 1, false, false,
        {square("1024^2", 1024), square("4096^2", 4096), square("8192^2", 8192)}, kShapes1d, {"loop:LDG", "loop:STG"}});
-  // 8192^2: coalesced column walk, 256 MB read by 8192 threads with a store per iteration: ~0.3 ms.
-  add({"gemvt-naive-f32", "naive-loop", "y[j] += A[i][j] x[i] in memory, thread per column (coalesced), a store per iteration",
-       "f32", ns + "gemvt_naive_f32", rows_columns, ThreadSpace::x, 1, false, false,
-       {square("1024^2", 1024), square("4096^2", 4096), square("8192^2", 8192)}, kShapes1d, {"loop:LDG", "loop:STG"}});
+  // 2048 x 16384: coalesced column walk, but the store keeps the next row's load behind this one's
+  // result: 2048 dependent DRAM round trips (~800 clocks): ~0.8 ms.
+  add({"gemvt-naive-f32", "naive-loop",
+       "y[j] += A[i][j] x[i] in memory, thread per column (coalesced): a DRAM round trip per row, latency bound", "f32",
+       ns + "gemvt_naive_f32", rows_columns, ThreadSpace::x, 1, false, false,
+       {matrix("128x4096", 128, 4096), matrix("512x8192", 512, 8192), matrix("2048x16384", 2048, 16384)}, kShapes1d,
+       {"loop:LDG", "loop:STG"}});
   // 2048 x 16384: 512 warps, 2048 dependent iterations of a DRAM load (~700 clocks) each: ~0.7 ms.
   add({"colmean-naive-f32", "naive-loop",
        "mean[j] += data[i][j] in memory, thread per column: a DRAM round trip per row, latency bound", "f32",
@@ -108,7 +112,7 @@ std::vector<KernelDecl> make_kernels() {
        {square("2048^2", 2048), square("4096^2", 4096), square("8192^2", 8192)}, kShapes1d, {"loop:LDG", "SHFL"}});
 
   // ---------------------------------------------------------------- shared-memory tiled GEMM
-  // 2048^3: 17 GFLOP at ~15 TFLOP/s (two shared loads per FFMA): ~1.1 ms.
+  // 2048^3: 17 GFLOP; two shared loads per warp FFMA hold it to ~8-15 TFLOP/s: 1.1-2.1 ms.
   add({"gemm-tiled-f32", "tiled-gemm",
        "shared-memory tiles (block rows x 32 of A, 32 x block columns of B): shared bandwidth and barriers", "f32",
        ns + "gemm_tiled_f32", gemm_extents, ThreadSpace::xy, 1, false, false,
@@ -270,15 +274,16 @@ std::vector<KernelDecl> make_kernels() {
        "a 64-entry per-thread histogram indexed by data: the array lives in local memory (LDL/STL)", "u32",
        ns + "local_hist_u32", "nx = threads (8 key words each)", ThreadSpace::x, 1, false, false,
        {elements("256K", 256 * K), elements("1M", M), elements("4M", 4 * M)}, kShapes1d, {"LDL", "STL"}});
-  // 4M threads x 16 rounds x 48 FFMA: 6.4 GFLOP: 0.1 ms; 256 MB read: 65 us.
+  // 2M threads x 16 rounds x 48 FFMA: 3.2 GFLOP: 55 us; 128 MB read: 35 us.
   add({"regpressure-f32", "local-memory", "48 accumulators live across a loop: ~60 registers, no spills", "f32",
        ns + "regpressure_f32", "nx = threads (16 inputs each)", ThreadSpace::x, 1, false, false,
-       {elements("256K", 256 * K), elements("1M", M), elements("4M", 4 * M)}, kShapes1d, {"FFMA", "!STL"}});
-  // The same work capped at 32 registers: the accumulators spill, an LDL/STL pair per FFMA: ~1 ms.
+       {elements("256K", 256 * K), elements("1M", M), elements("2M", 2 * M)}, kShapes1d, {"FFMA", "!STL"}});
+  // The same work capped at 32 registers: ~24 accumulators spill, an LDL/STL pair each per round
+  // (6.4 GB of local traffic at 2M, much of it through L2): ~1.3 ms.
   add({"regpressure-spill-f32", "local-memory",
        "regpressure-f32 capped at 32 registers (__maxnreg__): spills to local memory in the loop", "f32",
        ns + "regpressure_spill_f32", "nx = threads (16 inputs each)", ThreadSpace::x, 1, false, false,
-       {elements("256K", 256 * K), elements("1M", M), elements("4M", 4 * M)}, kShapes1d, {"loop:STL", "loop:LDL"}});
+       {elements("256K", 256 * K), elements("1M", M), elements("2M", 2 * M)}, kShapes1d, {"loop:STL", "loop:LDL"}});
 
   // ---------------------------------------------------------------- asynchronous copies
   // 64M: 512 MB: 0.13 ms.
