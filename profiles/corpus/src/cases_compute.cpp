@@ -193,6 +193,7 @@ class LocalHistCase : public Case {
   void launch(const gpu::Geometry& g) override { gpu::local_hist_u32(g, keys_.device(), mode_.device(), n_); }
   std::string verify() override {
     const auto mode = mode_.download();
+    if (auto bad = none_poisoned(mode, "mode"); !bad.empty()) return bad;
     Comparison cmp("mode", 0);
     for (auto i : sample_indices(mode.size())) {
       unsigned hist[64] = {};

@@ -64,6 +64,15 @@ std::string all_finite(const std::vector<T>& values, std::string_view what) {
   return "";
 }
 
+// The same for an integer output: "" when no element still holds the poison (all bits set).
+inline std::string none_poisoned(const std::vector<std::uint32_t>& values, std::string_view what) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] == 0xFFFFFFFFu)
+      return std::string(what) + "[" + std::to_string(i) + "] = 0xFFFFFFFF (of " + std::to_string(values.size()) +
+             "; poisoned before the launch: never written?)";
+  return "";
+}
+
 // Allocates `count` elements, refusing buffers the kernels' int indices cannot address.
 template <class T>
 cuda::DeviceBuffer<T> allocate(std::size_t count) {
