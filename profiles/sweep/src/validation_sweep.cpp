@@ -284,9 +284,11 @@ void corpus_sweep(Context& cx) {
         const corpus::Size& size = k->sizes[si];
         const corpus::Shape shape = k->shapes[hi];
         const std::string what = "corpus " + k->name + ", " + size.label + ", " + shape.label();
+        const std::size_t before = cx.cases.size();
+        // Drops what measure() appended for this configuration (it is not kept unverified).
+        auto drop = [&] { cx.cases.erase(cx.cases.begin() + static_cast<std::ptrdiff_t>(before), cx.cases.end()); };
         try {
           const auto w = corpus::make_corpus_workload(*k, size, shape);
-          const std::size_t before = cx.cases.size();
           const json label = {{"family", "corpus"},
                               {"class", k->klass},
                               {"kernel", k->name},
@@ -294,7 +296,7 @@ void corpus_sweep(Context& cx) {
                               {"shape", shape.label()}};
           measure(cx, *w, {label}, corpus::domain(*k, size));
           if (const std::string verdict = w->verify(); !verdict.empty()) {
-            cx.cases.erase(cx.cases.begin() + static_cast<std::ptrdiff_t>(before), cx.cases.end());
+            drop();
             cx.skipped.push_back(what + ": outputs wrong, not kept: " + verdict);
             cx.log(what + ": OUTPUTS WRONG, not kept: " + verdict);
             wrong.push_back(what);
@@ -309,6 +311,7 @@ void corpus_sweep(Context& cx) {
         } catch (const cupti::OtherClientError&) {
           throw;
         } catch (const std::exception& e) {
+          drop();
           cx.skipped.push_back(what + ": failed, not measured: " + e.what());
           cx.log(what + ": FAILED, not measured: " + e.what());
           ++failed;
