@@ -285,14 +285,18 @@ void add_profile_commands(CLI::App& app, Action& action) {
   CLI::App* prof = app.add_subcommand(
       "profile", "collect hardware metrics per kernel launch with CUPTI's Range Profiler, write PREFIX.json and "
                  "PREFIX.csv (GPU subcommand)");
-  prof->add_option("--kernel", p->kernel, "workload: copy, saxpy, barrier (built-in test kernels), stencil, adi")
+  prof->add_option("--kernel", p->kernel,
+                   "workload: copy, saxpy, barrier (built-in test kernels), stencil, adi, corpus (profiles/corpus)")
       ->required();
-  prof->add_option("--size", p->size, "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N (adi)");
+  prof->add_option("--size", p->size,
+                   "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N (adi), a size label or "
+                   "small/medium/large (corpus)");
   prof->add_option("--block", p->block, "block shape, e.g. 256 or 32x8");
   prof->add_option("--order", p->order, "stencil: spatial order(s): 8, a list 2,4,8 or all");
   prof->add_option("--variant", p->variant,
-                   "stencil/adi: kernel variant(s), a list or all (stencil: naive, readonly, shared, intz, intz-reg, "
-                   "intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr)");
+                   "stencil/adi/corpus: kernel variant(s), a list or all (stencil: naive, readonly, shared, intz, "
+                   "intz-reg, intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr; "
+                   "corpus: kernel names, profiles/corpus/README.md)");
   prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x); default every kernel of a step");
   prof->add_option("--precision", p->precision, "adi: single or double");
   prof->add_option("--copies", p->copies, "copy: launches of the kernel (default 1)")->check(at_least(1));

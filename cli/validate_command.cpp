@@ -146,6 +146,11 @@ int measure(ValidateOptions o) {
     plan.warps_per_sm = {8, 16};
     plan.adi_sizes = {256};
     plan.adi_variants = {"thread-per-line", "block-per-line/cr-pcr"};
+    // A kernel of each kind of limiter the corpus adds, smallest size, two shapes.
+    plan.corpus_kernels = {"copy-f32",          "gemm-naive-f32",        "gemm-tiled-bt-f32", "reduce-atomic-f32",
+                           "stencil1d-tma-f32", "regpressure-spill-f32", "pointer-chase-u32"};
+    plan.corpus_sizes = 1;
+    plan.corpus_shapes = 2;
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);

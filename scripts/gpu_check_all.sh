@@ -25,5 +25,6 @@ run "$bin" run-adi --size 2048 --steps 100 --variant thread-per-line --precision
 run "$bin" run-adi --size 1024 --steps 100 --variant block-per-line --solver cr-pcr --precision double --check
 run "$bin" run-stencil --order 8 --variant intz-reg --size 512x512x512 --steps 100 --block 32x8x1
 run "$bin" profile --kernel stencil --order 2 --variant naive --size 128 --metrics model --output "$out/profile-stencil"
+run "$bin" profile --kernel corpus --variant all --size small --metrics model --output "$out/profile-corpus"
 grep -E "tests passed|exit:|Skipped|Failed|\*\*\*" "$log" | tail -40
 echo "total: $(( $(date +%s) - t0 )) s"

@@ -10,6 +10,9 @@
 #ifdef WARPMODEL_HAVE_ADI_WORKLOAD
 #include "adi_workload.hpp"
 #endif
+#ifdef WARPMODEL_HAVE_CORPUS_WORKLOAD
+#include "corpus_workload.hpp"
+#endif
 
 namespace warpmodel::cupti {
 
@@ -61,6 +64,9 @@ std::vector<std::string> workload_kinds() {
 #ifdef WARPMODEL_HAVE_ADI_WORKLOAD
   k.push_back("adi");
 #endif
+#ifdef WARPMODEL_HAVE_CORPUS_WORKLOAD
+  k.push_back("corpus");
+#endif
   return k;
 }
 
@@ -88,6 +94,9 @@ std::unique_ptr<Workload> make_workload(const WorkloadRequest& r) {
 #endif
 #ifdef WARPMODEL_HAVE_ADI_WORKLOAD
   if (r.kernel == "adi") return make_adi_workload(r);
+#endif
+#ifdef WARPMODEL_HAVE_CORPUS_WORKLOAD
+  if (r.kernel == "corpus") return make_corpus_request_workload(r);
 #endif
   std::string known;
   for (const auto& k : workload_kinds()) known += (known.empty() ? "" : ", ") + k;

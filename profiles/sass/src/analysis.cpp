@@ -214,7 +214,8 @@ std::vector<std::uint32_t> leader_offsets(const std::vector<Instruction>& instru
     const Instruction& i = instructions[k];
     const std::string b = i.base();
     if (in(kBlockEnders, b) && k + 1 < instructions.size()) leaders.insert(instructions[k + 1].offset);
-    if (i.target && (b == "BRA" || b == "BRX" || b == "JMP" || b == "CALL" || b == "BSSY") && present.count(*i.target))
+    if (i.target && (b == "BRA" || b == "BRX" || b == "JMP" || b == "CALL" || b == "BSSY" || b == "WARPSYNC") &&
+        present.count(*i.target))
       leaders.insert(*i.target);
   }
   return {leaders.begin(), leaders.end()};

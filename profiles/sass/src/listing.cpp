@@ -41,9 +41,11 @@ std::vector<std::string> split_operands(const std::string& text) {
 }
 
 // Opcodes whose operands name a code address: branches, calls and the reconvergence point of BSSY.
-bool names_code_address(const std::string& base) {
+// WARPSYNC.COLLECTIVE names where its collective ends ("WARPSYNC.COLLECTIVE R9, 0x4c0": the slow path
+// of a warp shuffle the compiler cannot prove converged); plain WARPSYNC takes a mask, not an address.
+bool names_code_address(const std::string& base, const std::string& opcode) {
   return base == "BRA" || base == "BRX" || base == "JMP" || base == "CALL" || base == "BSSY" || base == "BREAK" ||
-         base == "BPT";
+         base == "BPT" || opcode == "WARPSYNC.COLLECTIVE";
 }
 
 // Parses the body of an instruction line after "/*0120*/". Returns false when it is not one.
@@ -70,7 +72,7 @@ bool parse_instruction(std::uint32_t offset, const std::string& rest, Instructio
   std::getline(words, operands);
   out.operands = split_operands(operands);
   unresolved_label.clear();
-  if (names_code_address(out.base())) {
+  if (names_code_address(out.base(), out.opcode)) {
     // Targets: "0x1d0" (cuobjdump) or "`(.L_x_1)" (nvdisasm); the last operand that is one.
     for (auto it = out.operands.rbegin(); it != out.operands.rend(); ++it) {
       const std::string& o = *it;

@@ -1,14 +1,19 @@
 #include "warpmodel/sweep/validation_sweep.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "warpmodel/adi/gpu_solver.hpp"
 #include "warpmodel/adi/state.hpp"
+#include "warpmodel/corpus/corpus.hpp"
+#include "warpmodel/corpus/workload.hpp"
 #include "warpmodel/cupti/profiler.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/sass/merge.hpp"
@@ -96,8 +101,11 @@ sass::CounterLaunch counters_of(const cupti::LaunchRecord& r) {
   return c;
 }
 
-// Profiles the workload and appends one validation case per launch.
-void measure(Context& cx, cupti::Workload& w, const std::vector<json>& labels) {
+// Profiles the workload and appends one validation case per launch. `domain`, when given, is the
+// thread space every launch covers: it becomes the profile's launch.domain, from which `sweep`
+// re-derives the grid of other block shapes.
+void measure(Context& cx, cupti::Workload& w, const std::vector<json>& labels,
+             const std::optional<Dim3>& domain = std::nullopt) {
   cupti::ProfileOptions o;
   o.plan = cx.metrics;
   o.mode = cupti::RangeMode::Auto;
@@ -122,6 +130,10 @@ void measure(Context& cx, cupti::Workload& w, const std::vector<json>& labels) {
     in.counters_origin = "CUPTI (warpmodel validate --measure)";
     in.max_warps_per_sm = 64;  // sm_90
     KernelProfile profile = sass::make_kernel_profile(in);
+    if (domain) {
+      profile.launch.domain = *domain;
+      profile.sources["launch.domain"] = "the corpus registry (profiles/corpus): one thread per point";
+    }
     profile.name = labels[i]["kernel"].get<std::string>() + ", " + labels[i]["size"].get<std::string>() + ", " +
                    labels[i]["shape"].get<std::string>();
     json c = labels[i];
@@ -254,6 +266,64 @@ void adi_sweep(Context& cx) {
   }
 }
 
+// Every corpus kernel x size x declared shape (profiles/corpus), one workload alive at a time. A
+// case whose outputs are wrong after profiling is not kept; it goes to `skipped` with the verdict,
+// as does one that cannot launch or fails on the device. Missing GPU or profiling permission
+// still ends the sweep.
+void corpus_sweep(Context& cx) {
+  if (!cx.plan.corpus) return;
+  std::string list;
+  for (const auto& name : cx.plan.corpus_kernels) list += (list.empty() ? "" : ",") + name;
+  const std::vector<const corpus::KernelDecl*> kernels = corpus::select_kernels(list.empty() ? "all" : list);
+  auto first = [](std::size_t all, std::size_t limit) { return limit == 0 ? all : std::min(all, limit); };
+  std::size_t measured = 0, failed = 0;
+  std::vector<std::string> wrong;
+  for (const corpus::KernelDecl* k : kernels) {
+    for (std::size_t si = 0; si < first(k->sizes.size(), cx.plan.corpus_sizes); ++si) {
+      for (std::size_t hi = 0; hi < first(k->shapes.size(), cx.plan.corpus_shapes); ++hi) {
+        const corpus::Size& size = k->sizes[si];
+        const corpus::Shape shape = k->shapes[hi];
+        const std::string what = "corpus " + k->name + ", " + size.label + ", " + shape.label();
+        const std::size_t before = cx.cases.size();
+        // Drops what measure() appended for this configuration (it is not kept unverified).
+        auto drop = [&] { cx.cases.erase(cx.cases.begin() + static_cast<std::ptrdiff_t>(before), cx.cases.end()); };
+        try {
+          const auto w = corpus::make_corpus_workload(*k, size, shape);
+          const json label = {{"family", "corpus"},
+                              {"class", k->klass},
+                              {"kernel", k->name},
+                              {"size", size.label},
+                              {"shape", shape.label()}};
+          measure(cx, *w, {label}, corpus::domain(*k, size));
+          if (const std::string verdict = w->verify(); !verdict.empty()) {
+            drop();
+            cx.skipped.push_back(what + ": outputs wrong, not kept: " + verdict);
+            cx.log(what + ": OUTPUTS WRONG, not kept: " + verdict);
+            wrong.push_back(what);
+            continue;
+          }
+          ++measured;
+          cx.log(what + ": measured");
+        } catch (const cupti::NoGpuError&) {
+          throw;
+        } catch (const cupti::PermissionError&) {
+          throw;
+        } catch (const cupti::OtherClientError&) {
+          throw;
+        } catch (const std::exception& e) {
+          drop();
+          cx.skipped.push_back(what + ": failed, not measured: " + e.what());
+          cx.log(what + ": FAILED, not measured: " + e.what());
+          ++failed;
+        }
+      }
+    }
+  }
+  cx.log("corpus: " + std::to_string(measured) + " launches measured, " + std::to_string(wrong.size()) +
+         " with wrong outputs, " + std::to_string(failed) + " failed (all listed under skipped)");
+  for (const auto& w : wrong) cx.log("corpus: outputs wrong, not kept: " + w);
+}
+
 // The commit the program was built from: WARPMODEL_GIT_COMMIT when the caller sets it (a copied
 // tree's git metadata can be stale, as on the device machine), else the one configured at build time.
 std::string commit_of_sources() {
@@ -274,6 +344,7 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
       std::to_string(cx.metrics.collect.size()));
   stencil_sweep(cx);
   adi_sweep(cx);
+  corpus_sweep(cx);
 
   SweepOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,5 +1,5 @@
 // Builds a Workload from command-line style arguments: the built-in test kernels (copy, saxpy,
-// barrier) and, where their libraries are built, the stencil and ADI kernel families.
+// barrier) and, where their libraries are built, the stencil, ADI and corpus kernel families.
 #pragma once
 
 #include <memory>
@@ -11,13 +11,14 @@
 namespace warpmodel::cupti {
 
 struct WorkloadRequest {
-  std::string kernel;      // copy, saxpy, barrier, stencil, adi
-  std::string size;        // copy/saxpy/barrier: elements; stencil: N or NXxNYxNZ; adi: N (N x N grid)
+  std::string kernel;      // copy, saxpy, barrier, stencil, adi, corpus
+  std::string size;        // copy/saxpy/barrier: elements; stencil: N or NXxNYxNZ; adi: N (N x N grid);
+                           // corpus: a size label of each kernel, or small, medium, large
   std::string block;       // "256" or "32x8" ("" = the family's default)
   int copies = 1;          // copy: launches of the same kernel
   int barriers = 32;       // barrier: __syncthreads per thread (0, 1, 8, 32)
   std::string order;       // stencil: spatial order, a list "2,4" or "all" ("" = the family's default)
-  std::string variant;     // stencil / adi variant, a list or "all" ("" = default)
+  std::string variant;     // stencil / adi variant, corpus kernel: a list or "all" ("" = default)
   std::string adi_kernel;  // adi: which kernel (e.g. solve-x; "" = every kernel of one step)
   std::string precision;   // adi: single or double ("" = default)
 };

@@ -12,7 +12,7 @@
 //   from nvdisasm's basic-block CFG (`-bbcfg`) when it is available. (In nvdisasm 13.x `-cfg` draws
 //   hyperblocks, several basic blocks per node: 3 nodes for the order-2 naive stencil against 5
 //   basic blocks; eq 4.26 counts basic blocks, so `-bbcfg` is the one read.) Else from leaders: the first
-//   instruction, every branch/call/BSSY target, and the instruction after every BRA, BRX, JMP,
+//   instruction, every branch/call/BSSY/WARPSYNC.COLLECTIVE target, and the instruction after every BRA, BRX, JMP,
 //   JMX, CALL, RET, EXIT, BSYNC, BREAK, KILL, BPT (predicated or not). On every kernel of the
 //   project the two agree (tests/profiles/sass), which is how the leader rule was fixed: nvdisasm
 //   also ends a block at BSYNC and starts one at the BSSY reconvergence label.

@@ -23,7 +23,7 @@ struct Instruction {
   std::string guard;                  // guard predicate as printed: "@!P0", "@PT", or "" (none)
   std::string opcode;                 // with its modifiers: "STG.E.64"
   std::vector<std::string> operands;  // split at top-level commas: {"desc[UR6][R4.64]", "R2"}
-  // Branch/call/BSSY target, when the operands name one (hex address or resolved nvdisasm label).
+  // Branch/call/BSSY/WARPSYNC.COLLECTIVE target, when the operands name one (hex address or resolved nvdisasm label).
   std::optional<std::uint32_t> target;
   // sm_70 and later: the stall count of the instruction's control bits (bits 105-108 of the 128-bit
   // encoding, bits 41-44 of its second 64-bit word): the clocks ptxas makes the warp wait before

@@ -1,11 +1,12 @@
-// The measurement half of `warpmodel validate` (issue 7): runs the stencil and ADI kernels over the
-// validation configurations on the GPU and records, per launch, the kernel duration (CUPTI Activity
-// API), the SM clock, sm__cycles_elapsed and the kernel profile the model reads (static SASS
-// analysis of this binary merged with the CUPTI `model` counters, profiles/sass merge.hpp). The
-// result is a warpmodel.validation-measurements/1 document (model/include/warpmodel/json_io.hpp),
-// which `validate --from` turns into tables without a GPU.
+// The measurement half of `warpmodel validate` (issue 7): runs the stencil, ADI and corpus kernels
+// over the validation configurations on the GPU and records, per launch, the kernel duration
+// (CUPTI Activity API), the SM clock, sm__cycles_elapsed and the kernel profile the model reads
+// (static SASS analysis of this binary merged with the CUPTI `model` counters, profiles/sass
+// merge.hpp). The result is a warpmodel.validation-measurements/1 document
+// (model/include/warpmodel/json_io.hpp), which `validate --from` turns into tables without a GPU.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,12 +30,17 @@ struct SweepPlan {
   std::vector<int> adi_sizes{256, 1024, 2048};
   std::vector<std::string> adi_variants{"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr"};
   std::vector<std::string> adi_precisions{"double", "single"};
+  // Corpus (profiles/corpus), after the stencils and ADI: every kernel x size x declared shape.
+  bool corpus = true;
+  std::vector<std::string> corpus_kernels;  // empty: all
+  std::size_t corpus_sizes = 0;             // each kernel's first (smallest) sizes only; 0: all
+  std::size_t corpus_shapes = 0;            // each kernel's first declared shapes only; 0: all
   int timing_runs = 5;
 };
 
 struct SweepOutcome {
   nlohmann::json measurements;        // warpmodel.validation-measurements/1
-  std::vector<std::string> skipped;   // configurations that cannot be launched, with the reason
+  std::vector<std::string> skipped;   // configurations not measured (cannot launch, or outputs wrong), with the reason
   double seconds = 0;
 };
 
