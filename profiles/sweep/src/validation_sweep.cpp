@@ -21,6 +21,7 @@
 #include "warpmodel/stencils/acoustic.hpp"
 #include "warpmodel/stencils/gpu/propagator.hpp"
 #include "warpmodel/stencils/launch_plan.hpp"
+#include "warpmodel/support/cuda.hpp"
 
 namespace warpmodel::sweep {
 namespace {
@@ -304,7 +305,7 @@ void corpus_sweep(Context& cx) {
           }
           ++measured;
           cx.log(what + ": measured");
-        } catch (const cupti::NoGpuError&) {
+        } catch (const support::cuda::NoGpuError&) {
           throw;
         } catch (const cupti::PermissionError&) {
           throw;
