@@ -29,6 +29,7 @@ struct ValidateOptions {
   std::string from;     // analyse committed measurements
   std::string measure;  // measure on the GPU into this folder, then analyse
   bool quick = false;   // --measure: a few configurations only (a smoke run)
+  std::vector<std::string> families;  // --measure: which sweeps (stencil, adi, corpus); empty: all
   std::string output;   // default: the measurements' folder
   std::string command;
 };
@@ -152,13 +153,28 @@ int measure(ValidateOptions o) {
     plan.corpus_sizes = 1;
     plan.corpus_shapes = 2;
   }
+  // --families: the others are not measured, and their cases are kept from the folder's file.
+  const std::vector<std::string> all_families = {"stencil", "adi", "corpus"};
+  for (const auto& f : o.families)
+    if (std::find(all_families.begin(), all_families.end(), f) == all_families.end())
+      throw InputError("--families: unknown family '" + f + "' (known: stencil, adi, corpus)");
+  auto measured = [&](const std::string& f) {
+    return o.families.empty() || std::find(o.families.begin(), o.families.end(), f) != o.families.end();
+  };
+  if (!measured("stencil")) plan.stencil_sizes.clear();
+  if (!measured("adi")) plan.adi_sizes.clear();
+  if (!measured("corpus")) plan.corpus = false;
+  const fs::path measurements_path = dir / "validation-measurements.json";
+  nlohmann::json kept;  // the existing file, when only some families are measured
+  if (!o.families.empty() && fs::exists(measurements_path)) kept = read_json_file(measurements_path);
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   try {
-    const sweep::SweepOutcome out = sweep::run_validation_sweep(
+    sweep::SweepOutcome out = sweep::run_validation_sweep(
         plan, ec ? std::string("/proc/self/exe") : self.string(), o.command,
         [](const std::string& line) { std::cerr << "validate: " << line << "\n"; });
-    write_file_atomically(dir / "validation-measurements.json", out.measurements.dump(1) + "\n");
+    if (!kept.is_null()) out.measurements = sweep::merge_measurements(kept, out.measurements, o.families);
+    write_file_atomically(measurements_path, out.measurements.dump(1) + "\n");
     std::cerr << "validate: " << out.measurements["cases"].size() << " launches measured in "
               << format_number(out.seconds, 4) << " s (" << out.skipped.size() << " configurations skipped)\n";
   } catch (const support::cuda::NoGpuError& e) {
@@ -198,6 +214,10 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--measure", o->measure,
                   "measure on the GPU into this folder (it must hold the GPU's device.json), then analyse");
   cmd->add_flag("--quick", o->quick, "with --measure: a few configurations only (a smoke run)");
+  cmd->add_option("--families", o->families,
+                  "with --measure: only these sweeps (stencil, adi, corpus; comma-separated); the other families' cases "
+                  "are kept from the folder's validation-measurements.json")
+      ->delimiter(',');
   cmd->add_option("-o,--output", o->output, "folder for validation.{md,csv,tex,json} (default: the --from folder)");
   cmd->callback([&action, o] {
     o->command = support::this_process_command_line();

@@ -400,7 +400,9 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
 std::vector<ValidationCase> validation_cases_from_json(const json& j, const std::string& origin) {
   ObjectReader top(j, origin, "");
   check_schema(top, kValidationSchema);
-  top.string_map("provenance");
+  // Provenance: free-form (strings, numbers, and the earlier parts of a merged sweep); the analysis
+  // copies it as it is.
+  (void)top.optional_object("provenance");
   top.ignore("skipped");  // configurations the sweep could not launch, with the reason (free-form)
   const json& list = top.at("cases");
   if (!list.is_array() || list.empty()) top.fail("cases", "expected a non-empty array of measured launches");

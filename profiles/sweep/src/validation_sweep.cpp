@@ -64,17 +64,9 @@ struct Context {
   std::string gpu_name;
 };
 
-// Counters beyond the `model` set. The first group feeds the kernel profile (merge.hpp): async
-// copies (LDGSTS, TMA loads are not op_global_ld), L2 traffic, shared-memory wavefronts. The stall
-// reasons are diagnostics only: kept raw in each case to explain where a kernel's time goes, never
+// Counters beyond the `model` set (which holds everything a model reads, issue 12): the stall
+// reasons, diagnostics only: kept raw in each case to explain where a kernel's time goes, never
 // read by a model (that would predict the time from a measurement of it).
-const std::vector<std::string> kExtraMetrics = {
-    "sm__cycles_elapsed.max",
-    "smsp__inst_executed_op_ldgsts.sum",
-    "smsp__inst_executed_op_tma_ld.sum",
-    "lts__t_bytes.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-};
 const std::vector<std::string> kStallReasons = {"long_scoreboard", "barrier",      "short_scoreboard", "wait",
                                                 "math_pipe_throttle", "lg_throttle", "mio_throttle",  "not_selected",
                                                 "selected",        "drain",        "membar",           "no_instruction",
@@ -82,7 +74,6 @@ const std::vector<std::string> kStallReasons = {"long_scoreboard", "barrier",   
 
 std::vector<std::string> sweep_metrics() {
   std::vector<std::string> request{"model"};
-  request.insert(request.end(), kExtraMetrics.begin(), kExtraMetrics.end());
   for (const auto& r : kStallReasons) request.push_back("smsp__average_warps_issue_stalled_" + r + "_per_issue_active.ratio");
   return request;
 }
@@ -197,7 +188,7 @@ void stencil_sweep(Context& cx) {
             l.block = {shape.x, shape.y, 1};
             l.nx = l.ny = l.nz = static_cast<std::size_t>(n);
             const std::string shape_name = st::to_string(l.block) + " @" + std::to_string(warps) + " warps/SM";
-            const std::string what = variant + " order " + std::to_string(order) + ", " + size + ", " + shape_name;
+            const std::string what = "stencil " + variant + " order " + std::to_string(order) + ", " + size + ", " + shape_name;
             const int warps_per_block = static_cast<int>(l.block.volume() / 32);
             if (warps % warps_per_block != 0) {
               cx.skipped.push_back(what + ": " + std::to_string(warps) + " warps is not a whole number of blocks");
@@ -372,6 +363,45 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
                       {"skipped", skipped}};
   out.skipped = cx.skipped;
   return out;
+}
+
+json merge_measurements(const json& earlier, const json& fresh, const std::vector<std::string>& families) {
+  auto is_new_family = [&](const json& c) {
+    const std::string f = c.contains("family") && c.at("family").is_string() ? c.at("family").get<std::string>() : "";
+    return std::find(families.begin(), families.end(), f) != families.end();
+  };
+  json merged = fresh;
+  json cases = json::array();
+  std::vector<std::string> kept_families;
+  if (earlier.contains("cases") && earlier.at("cases").is_array())
+    for (const auto& c : earlier.at("cases"))
+      if (!is_new_family(c)) {
+        cases.push_back(c);
+        const std::string f = c.value("family", "");
+        if (std::find(kept_families.begin(), kept_families.end(), f) == kept_families.end()) kept_families.push_back(f);
+      }
+  for (const auto& c : fresh.at("cases")) cases.push_back(c);
+  merged["cases"] = cases;
+  json skipped = fresh.contains("skipped") ? fresh.at("skipped") : json::array();
+  if (earlier.contains("skipped") && earlier.at("skipped").is_array())
+    for (const auto& s : earlier.at("skipped"))
+      // Each entry starts with its family ("stencil ...", "adi ...", "corpus ...").
+      if (s.is_string() && !std::any_of(families.begin(), families.end(),
+                                        [&](const std::string& f) { return s.get<std::string>().rfind(f + " ", 0) == 0; }))
+        skipped.push_back(s);
+  merged["skipped"] = skipped;
+  json parts = json::array();
+  if (earlier.contains("provenance") && earlier.at("provenance").is_object()) {
+    json earlier_provenance = earlier.at("provenance");
+    json older = earlier_provenance.contains("earlier_parts") ? earlier_provenance.at("earlier_parts") : json::array();
+    earlier_provenance.erase("earlier_parts");
+    earlier_provenance["families_kept"] = kept_families;
+    parts.push_back(earlier_provenance);
+    for (const auto& p : older) parts.push_back(p);
+  }
+  merged["provenance"]["families_measured"] = families;
+  merged["provenance"]["earlier_parts"] = parts;
+  return merged;
 }
 
 }  // namespace warpmodel::sweep

@@ -49,4 +49,11 @@ struct SweepOutcome {
 SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& binary, const std::string& command,
                                   const std::function<void(const std::string&)>& log);
 
+// A measurement file from a sweep of some families only (`validate --measure --families`), merged
+// into an earlier one: the earlier file's cases of the other families are kept, the new ones
+// replace those of `families`; the provenance is the new run's, with the earlier run's under
+// "earlier_parts" (and the families each part measured). Plain JSON, no GPU.
+nlohmann::json merge_measurements(const nlohmann::json& earlier, const nlohmann::json& fresh,
+                                  const std::vector<std::string>& families);
+
 }  // namespace warpmodel::sweep
