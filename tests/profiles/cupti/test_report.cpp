@@ -133,14 +133,14 @@ TEST(Report, CsvIsLongFormOneRowPerLaunchAndMetric) {
 }
 
 TEST(NcuCompare, ParsesTheRawPage) {
-  const auto rows = wc::parse_ncu_raw_csv(ncu_csv(1e6, 12.5, "_Z4copyv"), "ncu.csv");
+  const auto rows = wc::parse_ncu_csv(ncu_csv(1e6, 12.5, "_Z4copyv"), "ncu.csv").launches;
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].kernel_name, "_Z4copyv");
   EXPECT_DOUBLE_EQ(rows[0].metrics.at("smsp__warps_launched.sum"), 1e6);
   EXPECT_DOUBLE_EQ(rows[0].metrics.at("lts__t_sector_hit_rate.pct"), 12.5);
   EXPECT_EQ(rows[0].units.at("lts__t_sector_hit_rate.pct"), "%");
   EXPECT_EQ(rows[0].metrics.count("Block Size"), 0u);
-  EXPECT_THROW(wc::parse_ncu_raw_csv("==PROF== no kernels were profiled\n", "ncu.csv"), warpmodel::InputError);
+  EXPECT_THROW(wc::parse_ncu_csv("==PROF== no kernels were profiled\n", "ncu.csv"), warpmodel::InputError);
 }
 
 TEST(NcuCompare, CountersByRelativeDifferencePercentagesByPoints) {
@@ -148,13 +148,13 @@ TEST(NcuCompare, CountersByRelativeDifferencePercentagesByPoints) {
   r.launches[0].metrics["lts__t_sector_hit_rate.pct"] = 12.0;
   const std::string kernel = r.launches[0].kernel;
   // 32 vs 32: 0 %; 12.0 vs 12.5 %: 0.5 pp -> both agree.
-  auto c = wc::compare_with_ncu(r, wc::parse_ncu_raw_csv(ncu_csv(32, 12.5, kernel), "ncu"));
+  auto c = wc::compare_with_ncu(r, wc::parse_ncu_csv(ncu_csv(32, 12.5, kernel), "ncu").launches);
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_TRUE(c.all_ok()) << wc::comparison_markdown(c);
   EXPECT_DOUBLE_EQ(c.max_percentage_difference_pp, 0.5);
   EXPECT_DOUBLE_EQ(c.max_counter_difference_pct, 0.0);
   // 12.0 vs 13.5: 1.5 pp -> fails; 32 vs 31: 3.2 % -> fails.
-  c = wc::compare_with_ncu(r, wc::parse_ncu_raw_csv(ncu_csv(31, 13.5, kernel), "ncu"));
+  c = wc::compare_with_ncu(r, wc::parse_ncu_csv(ncu_csv(31, 13.5, kernel), "ncu").launches);
   EXPECT_FALSE(c.all_ok());
   for (const auto& a : c.rows) EXPECT_FALSE(a.ok) << a.metric;
   EXPECT_NEAR(c.max_counter_difference_pct, 100.0 / 31.0, 1e-9);
@@ -170,10 +170,10 @@ TEST(NcuCompare, TimingMetricsMayDifferByTheirOwnRunToRunSpread) {
   auto repeat = r;
   const std::string kernel = r.launches[0].kernel;
   auto ncu = [&](double cycles) {
-    return wc::parse_ncu_raw_csv(
+    return wc::parse_ncu_csv(
         "\"ID\",\"Kernel Name\",\"sm__cycles_elapsed.max\"\n\"\",\"\",\"cycle\"\n\"0\",\"" + kernel + "\",\"" +
             std::to_string(cycles) + "\"\n",
-        "ncu");
+        "ncu").launches;
   };
   EXPECT_TRUE(wc::is_timing_metric("sm__cycles_elapsed.max"));
   EXPECT_TRUE(wc::is_timing_metric("gpu__time_duration.sum"));
@@ -195,7 +195,7 @@ TEST(NcuCompare, TimingMetricsMayDifferByTheirOwnRunToRunSpread) {
   // Work counters never get the run-to-run allowance.
   r.launches[0].metrics = {{"smsp__warps_launched.sum", 1000}};
   repeat.launches[0].metrics = {{"smsp__warps_launched.sum", 1100}};
-  EXPECT_FALSE(wc::compare_with_ncu(r, wc::parse_ncu_raw_csv(ncu_csv(1030, 0, kernel), "ncu"), 0.5, 1.0, &repeat)
+  EXPECT_FALSE(wc::compare_with_ncu(r, wc::parse_ncu_csv(ncu_csv(1030, 0, kernel), "ncu").launches, 0.5, 1.0, &repeat)
                    .rows.back()
                    .ok);
 }
@@ -204,8 +204,8 @@ TEST(NcuCompare, NcusOwnRepeatIsReportedAndJudgesNothing) {
   auto r = sample_report();
   r.launches[0].metrics = {{"smsp__warps_launched.sum", 100}};
   const std::string kernel = r.launches[0].kernel;
-  const auto first = wc::parse_ncu_raw_csv(ncu_csv(103, 0, kernel), "ncu");
-  const auto second = wc::parse_ncu_raw_csv(ncu_csv(100, 0, kernel), "ncu");
+  const auto first = wc::parse_ncu_csv(ncu_csv(103, 0, kernel), "ncu").launches;
+  const auto second = wc::parse_ncu_csv(ncu_csv(100, 0, kernel), "ncu").launches;
   // 100 vs 103: 2.9 %; ncu's second run differs from its first by 2.9 % too, which excuses nothing.
   const auto c = wc::compare_with_ncu(r, first, 0.5, 1.0, nullptr, &second);
   ASSERT_EQ(c.rows.size(), 1u);
@@ -214,7 +214,7 @@ TEST(NcuCompare, NcusOwnRepeatIsReportedAndJudgesNothing) {
   EXPECT_NE(wc::comparison_markdown(c).find("| ncu run to run |"), std::string::npos);
   EXPECT_NEAR(wc::to_json(c).at("rows").at(0).at("ncu_repeat_difference").get<double>(), 300.0 / 103.0, 1e-9);
   // A repeat that profiled other kernels is a problem, not a silent partial comparison.
-  const auto other = wc::parse_ncu_raw_csv("==PROF== no kernels\n\"ID\",\"Kernel Name\"\n\"\",\"\"\n", "ncu");
+  const auto other = wc::parse_ncu_csv("==PROF== no kernels\n\"ID\",\"Kernel Name\"\n\"\",\"\"\n", "ncu").launches;
   EXPECT_FALSE(wc::compare_with_ncu(r, second, 0.5, 1.0, nullptr, &other).problems.empty());
 }
 
@@ -280,7 +280,7 @@ TEST(NcuCompare, TheMeasuredCopyComparison) {
 
 TEST(NcuCompare, MismatchedKernelsAndCountsAreProblems) {
   const auto r = sample_report();
-  auto c = wc::compare_with_ncu(r, wc::parse_ncu_raw_csv(ncu_csv(32, 12.5, "_Z5otherv"), "ncu"));
+  auto c = wc::compare_with_ncu(r, wc::parse_ncu_csv(ncu_csv(32, 12.5, "_Z5otherv"), "ncu").launches);
   EXPECT_FALSE(c.all_ok());
   ASSERT_FALSE(c.problems.empty());
   EXPECT_NE(c.problems[0].find("is not"), std::string::npos);

@@ -1,6 +1,6 @@
-// Cross-check of the project's CUPTI values against Nsight Compute's: parse ncu's raw CSV page
-// (`ncu --csv --page raw --print-units base`), match its kernels to a ProfileReport's launches,
-// and compare metric by metric. Plain C++, no CUPTI; tested on committed ncu output.
+// Cross-check of the project's CUPTI values against Nsight Compute's: ncu's CSV (read by
+// ncu_csv.hpp, the one reader of ncu output), matched launch by launch to a ProfileReport's, and
+// compared metric by metric. Plain C++, no CUPTI; tested on committed ncu output.
 #pragma once
 
 #include <filesystem>
@@ -10,22 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "warpmodel/cupti/ncu_csv.hpp"
 #include "warpmodel/cupti/profile_report.hpp"
 
 namespace warpmodel::cupti {
-
-// One kernel row of ncu's raw page.
-struct NcuKernelRow {
-  std::string id;           // ncu's "ID" column
-  std::string kernel_name;  // "Kernel Name" (mangled with --kernel-name-base mangled)
-  std::map<std::string, double> metrics;     // metric -> value (base units)
-  std::map<std::string, std::string> units;  // metric -> unit row
-};
-
-// Parses the CSV text ncu writes (header row "ID",...; a units row; one row per kernel). Lines
-// before the header (==PROF== messages) are skipped; numbers may carry thousands separators.
-// Throws warpmodel::InputError when no header is found or a row is short.
-std::vector<NcuKernelRow> parse_ncu_raw_csv(const std::string& text, const std::string& origin);
 
 // How a metric is compared: a percentage (name ends in ".pct" or holds "pct_of_peak") by its
 // difference in percentage points, anything else by its relative difference in percent.
@@ -71,9 +59,9 @@ struct Comparison {
 // `repeat`, when given, is a second CUPTI run of the same workload: its difference from `cupti`
 // is each metric's run-to-run spread (the timing rule above uses it). `ncu_repeat`, when given, is
 // a second ncu run: its spread is reported beside, and judges nothing.
-Comparison compare_with_ncu(const ProfileReport& cupti, const std::vector<NcuKernelRow>& ncu,
+Comparison compare_with_ncu(const ProfileReport& cupti, const std::vector<NcuLaunch>& ncu,
                             double counter_tolerance_pct = 0.5, double percentage_tolerance_pp = 1.0,
-                            const ProfileReport* repeat = nullptr, const std::vector<NcuKernelRow>* ncu_repeat = nullptr);
+                            const ProfileReport* repeat = nullptr, const std::vector<NcuLaunch>* ncu_repeat = nullptr);
 
 nlohmann::json to_json(const Comparison& c);
 // A markdown section: header with the workload, a table (launch, kernel, metric, CUPTI, ncu,

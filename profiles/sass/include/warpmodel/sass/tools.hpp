@@ -51,6 +51,12 @@ struct BinaryAnalysis {
 // holds no cubin. `timeout_seconds` bounds each tool run.
 BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds = 120);
 
+// Every .cubin file of a folder (the PREFIX.cubins folder `warpmodel profile -- APP` keeps: the
+// cubins of every module the application loaded, its libraries' and JIT-compiled PTX included),
+// in numeric order of their names. Throws ToolMissing, or AnalysisError when the folder is not
+// readable or holds no cubin.
+BinaryAnalysis analyse_cubin_folder(const std::string& folder, int timeout_seconds = 120);
+
 // Analyses dumps made earlier (fixtures, or text from another machine).
 std::vector<KernelStatics> analyse_dump(const CubinDump& dump);
 
