@@ -23,6 +23,8 @@
 #include "warpmodel/cupti/profile_report.hpp"
 #include "warpmodel/cupti/workload.hpp"
 
+struct CUctx_st;  // CUcontext, without including cuda.h here
+
 namespace warpmodel::cupti {
 
 // Counters not permitted to this user (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES). what(): one line with
@@ -75,6 +77,9 @@ class ChipMetrics {
   // The chip of CUDA device `device`, with its counter availability image (needs the GPU and
   // profiling permission).
   static ChipMetrics for_device(int device);
+  // The same for a context that exists already (the CUDA driver API only; no runtime): what the
+  // injected library uses for each context of the profiled application.
+  static ChipMetrics for_context(CUctx_st* context, int device_index);
   static std::vector<std::string> supported_chips();
 
   const std::string& chip() const { return chip_; }
