@@ -162,7 +162,8 @@ ApplicationProfile assemble_application_profile(const std::string& records, cons
       if (event == "process") {
         saw_process = true;
         if (r.provenance.cupti_version.empty()) r.provenance.cupti_version = e.value("cupti_version", std::string());
-        if (r.provenance.driver.empty()) r.provenance.driver = driver_text(e.value("driver_version", 0));
+        // The CUDA version the driver supports (the parent adds NVML's driver version).
+        if (r.provenance.cuda.empty()) r.provenance.cuda = driver_text(e.value("driver_version", 0));
       } else if (event == "device") {
         const std::string name = e.value("name", std::string());
         devices.insert(name + " (device " + std::to_string(e.value("device", 0)) + ")");
@@ -278,6 +279,13 @@ ApplicationProfile assemble_application_profile(const std::string& records, cons
   r.provenance.commit = support::source_commit();
   r.provenance.command = in.command;
   return out;
+}
+
+std::string application_other_client_message(const std::string& detail) {
+  return "another CUPTI client holds the GPU's profiler (" + detail +
+         "): `warpmodel profile -- APP` injects its own, so do not run it under ncu, nsys or another profiler; to "
+         "use ncu instead, run `ncu --csv --log-file R.csv --metrics ... APP` and `warpmodel import-ncu R.csv -o "
+         "PROFILE.json --binary APP`";
 }
 
 std::string resolve_application(const std::string& app) {

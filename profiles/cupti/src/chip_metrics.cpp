@@ -40,7 +40,7 @@ std::string other_client_message(const std::string& detail) {
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
     case CUPTI_ERROR_HARDWARE_BUSY:
-      throw OtherClientError(other_client_message(call + " returned " + text));
+      throw OtherClientError(other_client_message(call + " returned " + text), call + " returned " + text);
     default:
       throw CuptiError(call + " failed: " + text);
   }

@@ -124,6 +124,10 @@ struct ApplicationProfile {
 ApplicationProfile assemble_application_profile(const std::string& records, const ProcessOutcome& outcome,
                                                 const AssemblyInputs& inputs);
 
+// "another CUPTI client holds the GPU's profiler (<detail>): ..." with the way out for an
+// application (ncu's own CSV and import-ncu).
+std::string application_other_client_message(const std::string& detail);
+
 // Running APP.
 class ApplicationNotFound : public std::runtime_error {
  public:

@@ -34,9 +34,16 @@ class PermissionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 // Another CUPTI client (ncu, nsys, a second profiler) holds the GPU's profiler, or is injected.
+// detail(): what showed it (the call and CUPTI's result), for messages of other wording.
 class OtherClientError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  OtherClientError(const std::string& message, std::string detail)
+      : std::runtime_error(message), detail_(std::move(detail)) {}
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string detail_;
 };
 // The counter data did not hold every range: more kernels ran than ranges were configured.
 class RangeOverflowError : public std::runtime_error {
