@@ -79,7 +79,10 @@ int run_import_ncu(const ImportOptions& o) {
   std::vector<std::string> argv = {"warpmodel", "import-ncu", o.report, "-o", o.output};
   if (!o.binary.empty()) {
     argv.insert(argv.end(), {"--binary", o.binary});
-    for (const auto& k : analyse_kernels(o.binary, "", "import-ncu")) options.kernels.push_back({k.name, k.demangled});
+    const sass::BinaryAnalysis a = sass::analyse_binary(o.binary);
+    for (const auto& w : a.warnings) std::cerr << "warpmodel import-ncu: warning: " << w << "\n";
+    for (const auto& k : a.kernels) options.kernels.push_back({k.name, k.demangled});
+    for (const auto& k : a.ptx_only_kernels) options.kernels.push_back({k, sass::demangle(k)});
   }
   options.command = support::command_line(argv);
   const cupti::NcuImport imported = cupti::import_ncu(ncu, options);

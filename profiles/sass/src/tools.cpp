@@ -205,6 +205,22 @@ BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
                         (plain ? std::string() : " (cuobjdump: " + extract.err + ")"));
   }
   analyse_cubins(cubins, binary, cuobjdump, tmp.path, timeout_seconds, out);
+  // PTX entries without SASS: ".entry NAME(" lines of the embedded PTX.
+  const ToolRun ptx = run(quote(cuobjdump) + " -ptx " + quote(absolute), tmp.path, timeout_seconds);
+  if (ptx.status == 0) {
+    std::istringstream lines(ptx.out);
+    for (std::string line; std::getline(lines, line);) {
+      const auto entry = line.find(".entry ");
+      if (entry == std::string::npos) continue;
+      std::string name = line.substr(entry + 7);
+      name = name.substr(0, name.find_first_of("( \t"));
+      const bool has_sass = std::any_of(out.kernels.begin(), out.kernels.end(),
+                                        [&](const KernelStatics& k) { return k.name == name; });
+      if (!name.empty() && !has_sass &&
+          std::find(out.ptx_only_kernels.begin(), out.ptx_only_kernels.end(), name) == out.ptx_only_kernels.end())
+        out.ptx_only_kernels.push_back(name);
+    }
+  }
   return out;
 }
 

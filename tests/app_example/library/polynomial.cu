@@ -4,7 +4,7 @@
 #include "app_library.hpp"
 
 namespace app_library {
-namespace {
+
 
 __global__ void polynomial_kernel(float* __restrict__ data, long long n, int iterations, float c) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -13,8 +13,6 @@ __global__ void polynomial_kernel(float* __restrict__ data, long long n, int ite
   for (int k = 0; k < iterations; ++k) x = __fmaf_rn(x, 0.5f, c);
   data[i] = x;
 }
-
-}  // namespace
 
 cudaError_t polynomial(float* data, long long n, int iterations, float c) {
   constexpr int kBlock = 256;

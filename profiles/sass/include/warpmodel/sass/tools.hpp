@@ -44,6 +44,9 @@ struct BinaryAnalysis {
   std::string binary;
   std::vector<CubinDump> dumps;
   std::vector<KernelStatics> kernels;  // every kernel of every cubin, in order
+  // Kernels the binary holds as PTX only (`.entry` names of `cuobjdump -ptx` with no cubin
+  // function): the driver JIT-compiles them, so their SASS exists only at run time.
+  std::vector<std::string> ptx_only_kernels;
   std::vector<std::string> warnings;   // e.g. "nvdisasm not found: basic blocks from branch targets"
 };
 
