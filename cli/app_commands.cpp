@@ -162,11 +162,14 @@ int run_predict_app(const PredictAppOptions& o) {
       text += bullet + "model: " + prediction.model + "\n";
       text += bullet + "SASS: " + prediction.sass + "\n";
       text += bullet + "best block: the block shape `sweep` ranks first (grid re-derived from grid x block; per-warp "
-              "counts held at the profiled shape); predicted gain = 1 - its time / the profiled shape's\n\n";
+              "counts held at the profiled shape), \"none better\" below a 0.5 % predicted gain; predicted gain = 1 - "
+              "its time / the profiled shape's\n\n";
     }
     text += sass::app_prediction_table(prediction, format).render(format);
-    if (format != TableFormat::Csv)
-      for (const auto& n : prediction.notes) text += (format == TableFormat::Markdown ? "\n- note: " : "note: ") + n + "\n";
+    if (format != TableFormat::Csv) {
+      if (format == TableFormat::Markdown && !prediction.notes.empty()) text += "\n";
+      for (const auto& n : prediction.notes) text += (format == TableFormat::Markdown ? "- note: " : "note: ") + n + "\n";
+    }
   }
   if (o.output.empty())
     std::cout << text;

@@ -148,13 +148,16 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
     std::stable_sort(out.rows.begin(), out.rows.end(), [](const AppPredictionRow& a, const AppPredictionRow& b) {
       return a.total_measured_us > b.total_measured_us;
     });
-  // Once per kernel: the fields its counters could not feed (kernel-profile's sources say why).
+  // The fields the counters could not feed, once per set of fields, with the kernels concerned
+  // (kernel-profile's sources say which counter each lacked).
+  std::map<std::vector<std::string>, std::vector<std::string>> kernels_by_fields;
   std::set<std::string> listed;
   for (const auto& r : out.rows)
-    if (!r.static_fields.empty() && listed.insert(r.mangled).second)
-      notes.insert(r.kernel + ": static estimates for " + support::join(r.static_fields) +
-                   " (their counters are not in the profile; `kernel-profile --counters` lists the sources)");
+    if (!r.static_fields.empty() && listed.insert(r.mangled).second) kernels_by_fields[r.static_fields].push_back(r.kernel);
   out.notes.assign(notes.begin(), notes.end());
+  for (const auto& [fields, names] : kernels_by_fields)
+    out.notes.push_back("static estimates (their counters are not in the profile) for " + support::join(fields) + ": " +
+                        (names.size() == listed.size() && listed.size() > 1 ? "every kernel" : support::join(names)));
   return out;
 }
 

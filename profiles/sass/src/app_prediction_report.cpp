@@ -31,9 +31,13 @@ std::string raw(const std::optional<double>& v) {
   return buf;
 }
 
+// Below this predicted gain another shape is a tie within the model's resolution, not advice.
+constexpr double kMeaningfulGainPct = 0.5;
+
 std::string best_shape(const AppPredictionRow& r) {
   if (!r.best_block) return "-";
-  if (*r.best_block == r.block) return shape(*r.best_block) + " (as profiled)";
+  if (*r.best_block == r.block) return "as profiled";
+  if (r.gain_pct && *r.gain_pct < kMeaningfulGainPct) return "none better";
   return shape(*r.best_block) + " (grid " + shape(*r.best_grid) + ")";
 }
 
