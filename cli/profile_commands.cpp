@@ -313,7 +313,13 @@ int run_application_profile(const ProfileArgs& a) {
   in.records_origin = (staging.path / "records.jsonl").string();
   const auto records = support::read_text_file(staging.path / "records.jsonl");
   cupti::ApplicationProfile result = cupti::assemble_application_profile(records.value_or(""), outcome, in);
-  for (const auto& w : result.warnings) std::cerr << "warpmodel profile: warning: " << w << "\n";
+  // The first few warnings, then how many more (a busy multi-threaded APP can produce one per launch).
+  constexpr std::size_t kWarningsShown = 8;
+  for (std::size_t i = 0; i < result.warnings.size() && i < kWarningsShown; ++i)
+    std::cerr << "warpmodel profile: warning: " << result.warnings[i] << "\n";
+  if (result.warnings.size() > kWarningsShown)
+    std::cerr << "warpmodel profile: warning: ... and " << result.warnings.size() - kWarningsShown
+              << " more like these\n";
   using Status = cupti::ApplicationProfile::Status;
   switch (result.status) {
     case Status::Fatal:

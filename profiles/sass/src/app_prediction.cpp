@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/support/statistics.hpp"
@@ -87,6 +88,18 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
       lp.prediction.reset();
     }
     predicted.push_back(std::move(lp));
+  }
+  if (!predicted.empty() &&
+      std::none_of(predicted.begin(), predicted.end(), [](const LaunchPrediction& p) { return p.statics != nullptr; })) {
+    std::vector<std::string> wanted, have;
+    for (const auto& p : predicted)
+      if (const std::string n = short_kernel_name(p.launch->demangled.empty() ? p.launch->kernel : p.launch->demangled);
+          std::find(wanted.begin(), wanted.end(), n) == wanted.end())
+        wanted.push_back(n);
+    for (const auto& k : kernels) have.push_back(short_kernel_name(k.demangled));
+    throw InputError("none of the profile's kernels (" + support::join(wanted, ", ", 5) + ") is in " + sass_origin +
+                     (have.empty() ? std::string(" (it has no kernels)") : " (it has " + support::join(have, ", ", 5) + ")") +
+                     "; give the application's binary (--binary) or the profile's cubins (--cubins)");
   }
   const bool none = std::none_of(predicted.begin(), predicted.end(),
                                  [](const LaunchPrediction& p) { return p.prediction.has_value(); });

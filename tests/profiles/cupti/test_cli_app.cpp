@@ -282,6 +282,8 @@ TEST(PredictApp, BadInputIsOneLine) {
       {"predict-app --profile /nonexistent.json --device " + q(kDevice) + " --binary " + kBin, "/nonexistent.json"},
       {"predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kBin + " --cubins /tmp",
        "excludes"},
+      {"predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kExample,
+       "none of the profile's kernels (warpmodel::cupti::(anonymous namespace)::copy_kernel) is in"},
   };
   for (const auto& [args, message] : cases) {
     const Output r = run(args);

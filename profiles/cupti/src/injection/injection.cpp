@@ -37,8 +37,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../cupti_internal.hpp"
-#include "../range_profiler.hpp"
+#include "cupti_internal.hpp"
+#include "range_profiler.hpp"
 #include "warpmodel/cupti/application.hpp"
 #include "warpmodel/cupti/metrics.hpp"
 #include "warpmodel/cupti/profile_report.hpp"
@@ -499,12 +499,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       fatal(4, application_other_client_message(std::string("cuptiSubscribe: ") +
                                                 (holder[0] ? holder : "another subscriber") + " is attached to APP"));
     check(subscribed, "cuptiSubscribe_v2");
-    for (const CUpti_CallbackId cbid : kLaunchCallbacks)
-      check(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid), "cuptiEnableCallback (launch)");
-    check(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED),
-          "cuptiEnableCallback (module loaded)");
-    check(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR),
-          "cuptiEnableCallback (CUPTI fatal errors)");
+    // Each launch function on its own: one this driver does not offer costs only its launches.
+    std::size_t enabled = 0;
+    for (const CUpti_CallbackId cbid : kLaunchCallbacks) {
+      const CUptiResult r = cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+      if (r == CUPTI_SUCCESS) ++enabled;
+      else warn("cuptiEnableCallback for driver callback id " + std::to_string(cbid) + " failed: launches through it are not seen");
+    }
+    if (enabled == 0) check(CUPTI_ERROR_UNKNOWN, "cuptiEnableCallback (every launch function)");
+    if (cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED) != CUPTI_SUCCESS)
+      warn("cuptiEnableCallback (module loaded) failed: no cubins are kept");
+    if (cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR) != CUPTI_SUCCESS)
+      warn("cuptiEnableCallback (CUPTI's fatal errors) failed: they would go unreported");
     std::uint32_t cupti_version = 0;
     cuptiGetVersion(&cupti_version);
     int driver_version = 0;

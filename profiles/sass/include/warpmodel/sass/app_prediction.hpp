@@ -48,8 +48,9 @@ struct AppPrediction {
 // One row per launch, or per (kernel, grid, block, registers, shared memory) with `group`, in
 // the profile's order (groups: by total measured time, largest first). A launch whose kernel is
 // not among `kernels` gets a row with a note and no prediction; so does one the model cannot
-// evaluate (ModelError). Throws ModelError when no launch at all can be predicted for the same
-// reason (e.g. a device profile the variant cannot use).
+// evaluate (ModelError). Throws InputError when no launch's kernel is among `kernels` (the wrong
+// binary), ModelError when no launch at all can be predicted for the same reason (e.g. a device
+// profile the variant cannot use).
 AppPrediction predict_application(const CounterFile& counters, const std::vector<KernelStatics>& kernels,
                                   const DeviceProfile& device, ModelVariant variant, bool group,
                                   const std::string& sass_origin);
