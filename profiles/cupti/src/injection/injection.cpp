@@ -103,6 +103,7 @@ struct InFlight {
   std::string kernel, demangled;
   std::size_t application_launch_index = 0;
   CUfunction function = nullptr;
+  CUstream stream = nullptr;
   int grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   unsigned dynamic_shared_bytes = 0;
 };
@@ -203,6 +204,8 @@ std::optional<int> function_attribute(CUfunction f, CUfunction_attribute attribu
   return std::nullopt;
 }
 
+bool launch_parameters(CUpti_CallbackId cbid, const void* params, InFlight& f);
+
 // The shape of a launch, from the parameters of whichever launch function it was.
 template <class Params>
 void classic_shape(const void* p, InFlight& f) {
@@ -215,6 +218,7 @@ void classic_shape(const void* p, InFlight& f) {
   f.block[1] = static_cast<int>(params->blockDimY);
   f.block[2] = static_cast<int>(params->blockDimZ);
   f.dynamic_shared_bytes = params->sharedMemBytes;
+  f.stream = params->hStream;
 }
 
 template <class Params>
@@ -223,6 +227,7 @@ void extended_shape(const void* p, InFlight& f) {
   f.function = params->f;
   const CUlaunchConfig* c = params->config;
   if (!c) return;
+  f.stream = c->hStream;
   f.grid[0] = static_cast<int>(c->gridDimX);
   f.grid[1] = static_cast<int>(c->gridDimY);
   f.grid[2] = static_cast<int>(c->gridDimZ);
@@ -233,6 +238,16 @@ void extended_shape(const void* p, InFlight& f) {
 }
 
 bool launch_shape(CUpti_CallbackId cbid, const void* params, InFlight& f) {
+  // The _ptsz forms launch into the per-thread default stream when given none.
+  const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+  const bool known = launch_parameters(cbid, params, f);
+  if (known && per_thread && f.stream == nullptr) f.stream = CU_STREAM_PER_THREAD;
+  return known;
+}
+
+bool launch_parameters(CUpti_CallbackId cbid, const void* params, InFlight& f) {
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: classic_shape<cuLaunchKernel_params>(params, f); return true;
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: classic_shape<cuLaunchKernel_ptsz_params>(params, f); return true;
@@ -286,6 +301,19 @@ void launch_entered(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   if (!f->lock.owns_lock()) {
     launch_failed(*f, "another thread's profiled launch was in flight (launches from several threads are profiled "
                       "one at a time)");
+    return;
+  }
+  // A launch into a stream being captured only records a graph node: nothing runs to profile, and
+  // synchronising now would break the capture.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (cuStreamIsCapturing(f->stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    launch_failed(*f, "launched into a stream being captured into a CUDA graph (graph launches are not profiled)");
+    return;
+  }
+  // The kernels APP launched before must end first: the range must hold this kernel alone, and the
+  // replay's memory snapshot must not be written by another kernel meanwhile.
+  if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS) {
+    launch_failed(*f, "cuCtxSynchronize before the launch: " + cuda_error_text(r));
     return;
   }
   CUdevice device = 0;
