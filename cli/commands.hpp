@@ -26,5 +26,7 @@ void add_adi_commands(CLI::App& app, Action& action);
 void add_profile_commands(CLI::App& app, Action& action);
 // kernel-profile: static SASS analysis merged with CUPTI counts into a KernelProfile (profiles/sass).
 void add_kernel_profile_command(CLI::App& app, Action& action);
+// import-ncu, predict-app: any application's profile, imported and predicted (no GPU).
+void add_app_commands(CLI::App& app, Action& action);
 
 }  // namespace warpmodel::cli

@@ -14,6 +14,7 @@
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/text.hpp"
 
 namespace warpmodel::cli {
 namespace {
@@ -138,6 +139,16 @@ int run_kernel_profile(const KernelProfileOptions& o) {
   if (!o.device.empty()) in.max_warps_per_sm = load_device_profile(o.device).limits.max_warps_per_sm();
 
   const KernelProfile profile = sass::make_kernel_profile(in);
+  if (counters) {
+    // One line naming the fields the counters could not feed (their sources say which counter).
+    std::vector<std::string> fallbacks;
+    for (const auto& [field, source] : profile.sources)
+      if (source.find("falls back to static") != std::string::npos) fallbacks.push_back(field);
+    if (!fallbacks.empty())
+      std::cerr << "warpmodel kernel-profile: warning: " << fallbacks.size() << " field(s) from static estimates, their "
+                << "counters not in " << o.counters << ": " << support::join(fallbacks)
+                << " (see each field's entry in \"sources\")\n";
+  }
   const nlohmann::json j = to_json(profile);
   kernel_from_json(j, "kernel-profile output");  // what predict reads: a failure here is a bug (exit 1)
   emit(o.output, j.dump(2) + "\n");

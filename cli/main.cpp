@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   cli::add_model_commands(app, action);
   cli::add_validate_command(app, action);
   cli::add_gpu_commands(app, action);
+  cli::add_app_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

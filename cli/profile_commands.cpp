@@ -1,10 +1,12 @@
 // `warpmodel profile` and `warpmodel metrics`: per-launch hardware metrics through CUPTI's Range
-// Profiler (profiles/cupti, README "CUPTI collection").
+// Profiler (profiles/cupti, README "CUPTI collection"), of a built-in workload (--kernel) or of any
+// application (`profile [OPTIONS] -- APP [ARGS...]`, by injection: README "Your own kernels").
 //
 // Exit codes: 2 bad input (unknown metric with the closest names, nvprof name with no modern
-// equivalent, bad workload option, unwritable output), 3 no GPU, 4 counters not permitted or held
-// by another CUPTI client (ncu, nsys), 1 a CUPTI/CUDA failure. Nothing is written unless the whole
-// collection succeeded; files are written atomically.
+// equivalent, bad workload option, unwritable output, APP not found, APP launched no kernel or
+// none matched), 3 no GPU, 4 counters not permitted or held by another CUPTI client (ncu, nsys),
+// 5 APP failed (what was seen is written, marked incomplete), 1 a CUPTI/CUDA failure. Otherwise
+// nothing is written unless the whole collection succeeded; files are written atomically.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,22 +16,25 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
-#include "options.hpp"
-#include "warpmodel/support/provenance.hpp"
 #include "exit_codes.hpp"
+#include "options.hpp"
+#include "warpmodel/cupti/ncu_compare.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
-
-#include "warpmodel/cupti/ncu_compare.hpp"
+#include "warpmodel/support/provenance.hpp"
+#include "warpmodel/support/text.hpp"
 
 #ifdef WARPMODEL_HAVE_CUPTI
-#include "warpmodel/support/cuda.hpp"
+#include "nvml.hpp"
+#include "warpmodel/cupti/application.hpp"
 #include "warpmodel/cupti/metrics.hpp"
 #include "warpmodel/cupti/profiler.hpp"
 #include "warpmodel/cupti/workload_factory.hpp"
+#include "warpmodel/support/cuda.hpp"
 #endif
 
 namespace warpmodel::cli {
@@ -49,6 +54,13 @@ struct ProfileArgs {
   std::string output;
   bool launch_only = false;
   std::string command;
+  // An application instead of a workload: everything after `--`.
+  std::vector<std::string> app;
+  std::string kernel_regex;
+  std::size_t launch_skip = 0;
+  std::optional<std::size_t> launch_count;
+  std::vector<std::string> workload_options_given;  // refused with an application
+  std::vector<std::string> app_options_given;       // refused with a workload
 };
 
 struct CompareArgs {
@@ -133,8 +145,13 @@ cupti::WorkloadRequest workload_request(const ProfileArgs& a) {
   return r;
 }
 
+int run_application_profile(const ProfileArgs& a);
+
 int run_profile(const ProfileArgs& a) {
   return guarded("profile", [&] {
+    if (!a.app.empty()) return run_application_profile(a);
+    if (!a.app_options_given.empty())
+      throw InputError(support::join(a.app_options_given, ", ") + ": for an application (-- APP) only");
     auto workload = cupti::make_workload(workload_request(a));
     if (a.launch_only) {
       // Under ncu: no collection here (ncu is the CUPTI client), the launches once.
@@ -187,6 +204,159 @@ int run_profile(const ProfileArgs& a) {
               << report.collection.passes << " pass(es); wrote " << json_path << " and " << csv_path << "\n";
     return kExitOk;
   });
+}
+
+namespace fs = std::filesystem;
+
+// The injected library, beside this executable (the build puts it there).
+fs::path injection_library() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path lib = (ec ? fs::path(".") : self.parent_path()) / cupti::kInjectionLibraryName;
+  if (!fs::is_regular_file(lib, ec))
+    throw std::runtime_error(lib.string() + " not found: the injected library is built with warpmodel (target "
+                                            "warpmodel_inject) and must sit beside the warpmodel executable");
+  return lib;
+}
+
+// A folder for the run's config, records and cubins beside PREFIX (the same file system, so the
+// cubins can be moved into PREFIX.cubins), removed when it goes out of scope.
+struct StagingFolder {
+  fs::path path;
+  explicit StagingFolder(const fs::path& prefix) {
+    path = fs::path(prefix.string() + ".warpmodel-run-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::remove_all(path, ec);
+    fs::create_directories(path / "cubins", ec);
+    if (ec) throw InputError(path.string() + ": cannot create the run's folder (" + ec.message() + ")");
+  }
+  ~StagingFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  StagingFolder(const StagingFolder&) = delete;
+  StagingFolder& operator=(const StagingFolder&) = delete;
+};
+
+int run_application_profile(const ProfileArgs& a) {
+  if (!a.app_options_given.empty() || a.app.empty()) throw std::logic_error("run_application_profile without APP");
+  if (!a.kernel.empty())
+    throw InputError("--kernel names a built-in workload and -- an application: give one of them");
+  if (!a.workload_options_given.empty())
+    throw InputError(support::join(a.workload_options_given, ", ") +
+                     ": for the built-in workloads (--kernel) only; an application is profiled with auto ranges and "
+                     "kernel replay, its launches chosen with --kernel-regex, --launch-skip, --launch-count");
+  // Before anything runs: the application, the options, the output folder, the environment.
+  try {
+    cupti::resolve_application(a.app.front());
+  } catch (const cupti::ApplicationNotFound& e) {
+    std::cerr << "warpmodel profile: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (a.launch_count && *a.launch_count == 0) throw InputError("--launch-count must be at least 1");
+  cupti::LaunchSelector(a.kernel_regex, a.launch_skip, a.launch_count);  // an invalid regex: InputError
+  if (const auto injected = cupti::injected_profiler([](const char* v) { return std::getenv(v); }))
+    throw cupti::OtherClientError(cupti::application_other_client_message(*injected));
+  const fs::path prefix = a.output.empty() ? "profile-" + fs::path(a.app.front()).filename().string() : a.output;
+  require_writable(prefix);
+  const fs::path library = injection_library();
+  support::cuda::require_gpu();  // initialises the driver here, creates no context; NoGpuError: exit 3
+
+  const StagingFolder staging(prefix);
+  cupti::InjectionConfig config;
+  config.metrics = a.metrics.empty() ? std::vector<std::string>{"model"} : a.metrics;
+  config.kernel_regex = a.kernel_regex;
+  config.launch_skip = a.launch_skip;
+  config.launch_count = a.launch_count;
+  config.records = fs::absolute(staging.path / "records.jsonl").string();
+  config.cubins = fs::absolute(staging.path / "cubins").string();
+  const fs::path config_path = staging.path / "config.json";
+  write_file_atomically(config_path, cupti::to_json(config).dump(2) + "\n");
+  std::vector<std::string> quoted;
+  for (const auto& w : a.app) quoted.push_back(support::shell_quote(w));
+  const std::string app_command = support::join(quoted, " ");
+
+  std::cerr << "warpmodel profile: running " << app_command << " with " << library.filename().string()
+            << " injected (" << (a.kernel_regex.empty() ? "every kernel" : "kernels matching '" + a.kernel_regex + "'")
+            << (a.launch_skip ? ", skipping " + std::to_string(a.launch_skip) : "")
+            << (a.launch_count ? ", at most " + std::to_string(*a.launch_count) + " launch(es)" : "") << ")\n";
+  const cupti::ProcessOutcome outcome =
+      cupti::run_application(a.app, {{"CUDA_INJECTION64_PATH", fs::absolute(library).string()},
+                                     {cupti::kInjectConfigVariable, fs::absolute(config_path).string()}});
+
+  cupti::AssemblyInputs in;
+  in.app_command = app_command;
+  in.command = a.command;
+  in.cubins = prefix.filename().string() + ".cubins";
+  in.requested = config.metrics;
+  in.config = config;
+  in.records_origin = (staging.path / "records.jsonl").string();
+  const auto records = support::read_text_file(staging.path / "records.jsonl");
+  cupti::ApplicationProfile result = cupti::assemble_application_profile(records.value_or(""), outcome, in);
+  // The first few warnings, then how many more (a busy multi-threaded APP can produce one per launch).
+  constexpr std::size_t kWarningsShown = 8;
+  for (std::size_t i = 0; i < result.warnings.size() && i < kWarningsShown; ++i)
+    std::cerr << "warpmodel profile: warning: " << result.warnings[i] << "\n";
+  if (result.warnings.size() > kWarningsShown)
+    std::cerr << "warpmodel profile: warning: ... and " << result.warnings.size() - kWarningsShown
+              << " more like these\n";
+  using Status = cupti::ApplicationProfile::Status;
+  switch (result.status) {
+    case Status::Fatal:
+      std::cerr << "warpmodel profile: " << result.message << "; nothing written\n";
+      return result.exit_code == 4   ? kExitNoPermission
+             : result.exit_code == 2 ? kExitBadInput
+                                     : kExitInternal;
+    case Status::NoCuda:
+      if (!records && outcome.exit_code && *outcome.exit_code == cupti::kInjectionAbortStatus) {
+        std::cerr << "warpmodel profile: the injected library could not start in APP (its message is above); nothing "
+                     "written\n";
+        return kExitInternal;
+      }
+      [[fallthrough]];
+    case Status::NoLaunch:
+    case Status::NothingMatched:
+      std::cerr << "warpmodel profile: " << result.message << "; nothing written\n";
+      return outcome.succeeded() ? kExitBadInput : kExitAppFailed;
+    case Status::Profiled:
+      break;
+  }
+  cupti::ProfileReport& report = result.report;
+  if (const ubench::Nvml nvml; !nvml.driver_version().empty()) report.provenance.driver = nvml.driver_version();
+  if (const char* c = std::getenv("WARPMODEL_GIT_COMMIT")) report.provenance.commit = c;
+  // The cubins first (PREFIX.json names them), then the profile.
+  const fs::path cubins = prefix.string() + ".cubins";
+  std::error_code ec;
+  fs::remove_all(cubins, ec);
+  if (!result.modules.empty()) {
+    fs::rename(staging.path / "cubins", cubins, ec);
+    if (ec) throw InputError(cubins.string() + ": cannot keep the cubins there (" + ec.message() + ")");
+  }
+  const std::string json_path = prefix.string() + ".json", csv_path = prefix.string() + ".csv";
+  write_file_atomically(json_path, cupti::to_json(report).dump(2) + "\n");
+  write_file_atomically(csv_path, cupti::to_csv(report));
+
+  // The summary goes to stderr: stdout is APP's.
+  Table t;
+  t.headers = {"launch", "kernel", "grid", "block", "duration (us)"};
+  for (const auto& l : report.launches)
+    t.rows.push_back({std::to_string(l.launch_index), l.label,
+                      std::to_string(l.grid[0]) + "x" + std::to_string(l.grid[1]) + "x" + std::to_string(l.grid[2]),
+                      std::to_string(l.block[0]) + "x" + std::to_string(l.block[1]) + "x" + std::to_string(l.block[2]),
+                      format_number(l.duration_ns / 1000.0, 6)});
+  std::cerr << t.render(TableFormat::Text);
+  std::cerr << "warpmodel profile: APP " << outcome.describe() << "; " << report.launches.size()
+            << " launch(es) profiled on " << report.device.name << " (" << report.device.chip << "), "
+            << report.collection.passes << " pass(es) each; wrote " << json_path << ", " << csv_path
+            << (result.modules.empty() ? "" : " and " + cubins.string() + " (" + std::to_string(result.modules.size()) +
+                                                  " cubin(s))")
+            << "\n";
+  if (!report.complete) {
+    std::cerr << "warpmodel profile: APP " << outcome.describe() << ": the profile holds the "
+              << report.launches.size() << " launch(es) seen before, marked incomplete\n";
+    return kExitAppFailed;
+  }
+  return kExitOk;
 }
 
 TableFormat table_format(const std::string& f) {
@@ -283,11 +453,17 @@ int run_compare(const CompareArgs& a) {
 void add_profile_commands(CLI::App& app, Action& action) {
   auto p = std::make_shared<ProfileArgs>();
   CLI::App* prof = app.add_subcommand(
-      "profile", "collect hardware metrics per kernel launch with CUPTI's Range Profiler, write PREFIX.json and "
-                 "PREFIX.csv (GPU subcommand)");
+      "profile", "collect hardware metrics per kernel launch with CUPTI's Range Profiler, of a built-in workload "
+                 "(--kernel) or of any application (-- APP [ARGS...]), write PREFIX.json and PREFIX.csv (GPU subcommand)");
   prof->add_option("--kernel", p->kernel,
-                   "workload: copy, saxpy, barrier (built-in test kernels), stencil, adi, corpus (profiles/corpus)")
-      ->required();
+                   "workload: copy, saxpy, barrier (built-in test kernels), stencil, adi, corpus (profiles/corpus)");
+  prof->add_option("app", p->app, "-- APP [ARGS...]: the application to run and profile (everything after --)")
+      ->expected(-1);
+  CLI::Option* regex = prof->add_option(
+      "--kernel-regex", p->kernel_regex,
+      "APP: profile only kernels whose mangled or demangled name contains a match (ECMAScript regex)");
+  CLI::Option* skip = prof->add_option("--launch-skip", p->launch_skip, "APP: let this many matching launches pass first");
+  CLI::Option* count = prof->add_option("--launch-count", p->launch_count, "APP: profile at most this many launches");
   prof->add_option("--size", p->size,
                    "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N (adi), a size label or "
                    "small/medium/large (corpus)");
@@ -322,9 +498,29 @@ void add_profile_commands(CLI::App& app, Action& action) {
   prof->add_flag("--launch-only", p->launch_only,
                  "run the launches once between cudaProfilerStart/Stop and collect nothing (to run under ncu "
                  "--profile-from-start off)");
-  prof->callback([&action, p] {
+  prof->callback([&action, p, prof, regex, skip, count] {
     p->command = support::this_process_command_line();
-    action = [p] { return run_profile(*p); };
+    // Options of the other mode, refused by run_profile with one line.
+    for (const CLI::Option* o : prof->get_options()) {
+      const std::string name = o->get_name(false, true);
+      const std::string flag = name.substr(0, name.find(','));
+      if (o->count() == 0 || o == regex || o == skip || o == count || flag == "--metrics" || flag == "-o" ||
+          flag == "--output" || flag == "--help" || flag == "--kernel" || flag == "app" || flag.empty())
+        continue;
+      p->workload_options_given.push_back(flag);
+    }
+    for (const CLI::Option* o : {regex, skip, count})
+      if (o->count() > 0) p->app_options_given.push_back(o->get_name(false, true));
+    if (p->app.empty()) p->workload_options_given.clear();
+    else p->app_options_given.clear();
+    action = [p] {
+      if (p->kernel.empty() && p->app.empty()) {
+        std::cerr << "warpmodel profile: name a built-in workload (--kernel copy|saxpy|barrier|stencil|adi) or an "
+                     "application after -- (warpmodel profile [OPTIONS] -- APP [ARGS...])\n";
+        return kExitBadInput;
+      }
+      return run_profile(*p);
+    };
   });
 
   auto m = std::make_shared<MetricsArgs>();

@@ -1,11 +1,11 @@
 // CUPTI Host API: what a chip offers, validation, configuration images and pass counts; and the
-// mapping of CUPTI failures to the errors the CLI reports (profiler.hpp).
+// mapping of CUPTI failures to the errors the CLI reports (profiler.hpp). No CUDA runtime: the
+// injected library (libwarpmodel_inject.so) links this too.
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 #include <cuda.h>
-#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <memory>
@@ -40,7 +40,7 @@ std::string other_client_message(const std::string& detail) {
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
     case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
     case CUPTI_ERROR_HARDWARE_BUSY:
-      throw OtherClientError(other_client_message(call + " returned " + text));
+      throw OtherClientError(other_client_message(call + " returned " + text), call + " returned " + text);
     default:
       throw CuptiError(call + " failed: " + text);
   }
@@ -228,16 +228,15 @@ MetricPlan ChipMetrics::resolve(const std::vector<std::string>& request, bool al
   return resolve_metrics(request, valid, [this] { return suggestion_candidates(); }, allow_sass);
 }
 
-ChipMetrics ChipMetrics::for_device(int device) {
+ChipMetrics ChipMetrics::for_context(CUctx_st* context, int device_index) {
   ChipMetrics m;
-  const CUcontext ctx = detail::current_context(device);
   detail::ProfilerInitialization init;
   auto chip = detail::make_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-  chip.deviceIndex = static_cast<std::size_t>(device);
+  chip.deviceIndex = static_cast<std::size_t>(device_index);
   check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
   m.chip_ = chip.pChipName;
   auto avail = detail::make_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
-  avail.ctx = ctx;
+  avail.ctx = context;
   check(cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
   m.availability_.resize(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = m.availability_.data();

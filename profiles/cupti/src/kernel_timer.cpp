@@ -1,8 +1,7 @@
 // Kernel durations from CUPTI's Activity API (cupti_internal.hpp KernelTimer), and the CUDA
-// context / profiler initialisation helpers.
+// context helper.
 #include <cuda_runtime_api.h>
 #include <cupti_activity.h>
-#include <cupti_profiler_target.h>
 
 #include <cstdlib>
 #include <map>
@@ -137,14 +136,6 @@ CUcontext current_context(int device) {
   if (reinterpret_cast<GetCurrent>(fn)(&ctx) != CUDA_SUCCESS || !ctx)
     throw std::runtime_error("cuCtxGetCurrent gave no context for device " + std::to_string(device));
   return ctx;
-}
-
-ProfilerInitialization::ProfilerInitialization() {
-  static bool done = false;
-  if (done) return;
-  auto p = detail::make_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  check(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
-  done = true;
 }
 
 }  // namespace warpmodel::cupti::detail

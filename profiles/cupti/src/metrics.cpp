@@ -223,8 +223,7 @@ std::vector<MetricSet> build_sets() {
       {"model",
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
-       "wavefronts, barrier (ADU pipe), SFU (XU pipe) and FP64 instructions, async copies, atomics, local "
-       "memory, LSU wavefronts and active lanes",
+       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies",
        {
            "smsp__inst_executed.sum",
            "smsp__inst_issued.sum",
@@ -264,27 +263,6 @@ std::vector<MetricSet> build_sets() {
            "smsp__inst_executed_op_tma_ld.sum",
            "lts__t_bytes.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-           // Atomics and reductions (global: their requests and sectors; shared: instructions), local
-           // memory's requests and sectors, L2 sectors by operation, the FP64 pipe, the LSU's data
-           // wavefronts and input requests, and the active lanes per instruction (divergence).
-           "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
-           "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
-           "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
-           "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
-           "smsp__inst_executed_op_shared_atom.sum",
-           "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
-           "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
-           "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
-           "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
-           "lts__t_sectors_op_read.sum",
-           "lts__t_sectors_op_write.sum",
-           "lts__t_sectors_op_atom.sum",
-           "lts__t_sectors_op_red.sum",
-           "smsp__inst_executed_pipe_fp64.sum",
-           "smsp__inst_executed_pipe_lsu.sum",
-           "l1tex__data_pipe_lsu_wavefronts.sum",
-           "l1tex__lsuin_requests.sum",
-           "smsp__thread_inst_executed.sum",
        }},
       {"seed-003",
        "the nvprof metrics read in the FWI 2D profiling study (../shared/notes/003-fwi2d-profiling.md), translated; "

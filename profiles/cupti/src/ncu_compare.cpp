@@ -1,4 +1,4 @@
-// ncu raw-CSV parsing and the CUPTI-vs-ncu comparison (ncu_compare.hpp).
+// The CUPTI-vs-ncu comparison (ncu_compare.hpp); ncu's CSV is read by ncu_csv.cpp.
 #include "warpmodel/cupti/ncu_compare.hpp"
 
 #include "warpmodel/support/statistics.hpp"
@@ -8,52 +8,14 @@
 #include <limits>
 #include <optional>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
+#include "warpmodel/support/text.hpp"
 
 namespace warpmodel::cupti {
 namespace {
-
-// RFC 4180 fields of one line (ncu quotes every field).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-// "1,234,567.5" -> 1234567.5; "n/a" or empty -> NaN.
-double parse_number(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
-  if (s.empty()) return std::nan("");
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  return (end && *end == '\0') ? v : std::nan("");
-}
 
 // "copy_kernel(const float *, float *, long)" -> "copy_kernel"; templates keep their arguments.
 std::string short_name(std::string demangled) {
@@ -118,44 +80,6 @@ std::string fixed(double v, int decimals) {
 
 }  // namespace
 
-std::vector<NcuKernelRow> parse_ncu_raw_csv(const std::string& text, const std::string& origin) {
-  std::istringstream in(text);
-  std::string line;
-  std::vector<std::string> header;
-  std::vector<std::string> units;
-  std::vector<NcuKernelRow> rows;
-  std::size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line.rfind("==", 0) == 0) continue;  // ==PROF== / ==WARNING== lines
-    auto f = csv_fields(line);
-    if (header.empty()) {
-      if (!f.empty() && f[0] == "ID") header = std::move(f);
-      continue;
-    }
-    if (units.empty()) {  // the row right after the header holds the units
-      units = std::move(f);
-      continue;
-    }
-    if (f.size() < header.size())
-      throw InputError(origin + ": line " + std::to_string(line_no) + " has " + std::to_string(f.size()) +
-                       " fields, the header has " + std::to_string(header.size()));
-    NcuKernelRow row;
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      const std::string& h = header[i];
-      if (h == "ID") row.id = f[i];
-      else if (h == "Kernel Name") row.kernel_name = f[i];
-      else if (h.find("__") != std::string::npos) {  // a Perfworks metric column
-        row.metrics[h] = parse_number(f[i]);
-        row.units[h] = i < units.size() ? units[i] : "";
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  if (header.empty()) throw InputError(origin + ": no ncu CSV header (a line starting with \"ID\") found");
-  return rows;
-}
-
 bool is_percentage_metric(const std::string& metric) {
   const std::string pct = ".pct";
   const bool ends_pct = metric.size() >= pct.size() && metric.compare(metric.size() - pct.size(), pct.size(), pct) == 0;
@@ -193,7 +117,7 @@ double spread(const std::vector<double>& runs, bool percentage) {
 
 }  // namespace
 
-Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const std::vector<std::vector<NcuKernelRow>>& ncu_runs,
+Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const std::vector<std::vector<NcuLaunch>>& ncu_runs,
                             double counter_tolerance_pct, double percentage_tolerance_pp) {
   Comparison c;
   if (cupti_runs.empty() || ncu_runs.empty()) {
@@ -201,7 +125,7 @@ Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const 
     return c;
   }
   const ProfileReport& cupti = cupti_runs.front();
-  const std::vector<NcuKernelRow>& ncu = ncu_runs.front();
+  const std::vector<NcuLaunch>& ncu = ncu_runs.front();
   c.workload = cupti.workload;
   if (ncu.size() != cupti.launches.size())
     c.problems.push_back("ncu profiled " + std::to_string(ncu.size()) + " kernels, the CUPTI report has " +
@@ -216,7 +140,7 @@ Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const 
   const std::size_t n = std::min(ncu.size(), cupti.launches.size());
   for (std::size_t i = 0; i < n; ++i) {
     const LaunchRecord& l = cupti.launches[i];
-    const NcuKernelRow& k = ncu[i];
+    const NcuLaunch& k = ncu[i];
     // ncu prints its own demangling (no namespaces, "(anonymous namespace)" shortened), so the
     // function identifiers are compared; the order and count were matched already.
     if (k.kernel_name != l.kernel && kernel_identifier(k.kernel_name) != kernel_identifier(l.demangled)) {
@@ -339,11 +263,9 @@ std::string workload_arguments(const std::string& command) {
 namespace {
 
 std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  if (!f) throw InputError(p.string() + ": cannot read");
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+  auto text = support::read_text_file(p);
+  if (!text) throw InputError(p.string() + ": cannot read");
+  return std::move(*text);
 }
 
 std::string number_text(double v, int significant) { return format_number(v, significant); }
@@ -384,8 +306,8 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
     std::vector<ProfileReport> cupti_runs;
     for (const auto& f : runs_of("cupti-" + n, ".json"))
       cupti_runs.push_back(profile_report_from_json(read_json_file(f), f.filename().string()));
-    std::vector<std::vector<NcuKernelRow>> ncu_runs;
-    for (const auto& f : runs_of("ncu-" + n, ".csv")) ncu_runs.push_back(parse_ncu_raw_csv(slurp(f), f.filename().string()));
+    std::vector<std::vector<NcuLaunch>> ncu_runs;
+    for (const auto& f : runs_of("ncu-" + n, ".csv")) ncu_runs.push_back(parse_ncu_csv(slurp(f), f.filename().string()).launches);
     const ProfileReport& report = cupti_runs.front();
     const Comparison cmp = compare_with_ncu(cupti_runs, ncu_runs, counter_tolerance_pct, percentage_tolerance_pp);
     ++doc.workloads;

@@ -111,12 +111,15 @@ json to_json(const ProfileReport& r) {
                         {"duration_ns_runs", l.duration_ns_runs},
                         {"metrics", values_json(l.metrics)},
                         {"derived", values_json(l.derived)}});
+    if (l.application_launch_index) launches.back()["application_launch_index"] = *l.application_launch_index;
+    if (l.process_id) launches.back()["process_id"] = *l.process_id;
   }
   const auto& d = r.device;
   const auto& p = r.provenance;
   const auto& c = r.collection;
-  return {{"schema", kProfileSchema},
+  json out = {{"schema", kProfileSchema},
           {"workload", r.workload},
+          {"complete", r.complete},
           {"device",
            {{"name", d.name},
             {"chip", d.chip},
@@ -146,6 +149,15 @@ json to_json(const ProfileReport& r) {
             {"derived", c.derived},
             {"requested", c.requested}}},
           {"launches", launches}};
+  if (!r.complete) out["incomplete_reason"] = r.incomplete_reason;
+  if (r.application) {
+    json a = {{"command", r.application->command}};
+    if (r.application->exit_code) a["exit_code"] = *r.application->exit_code;
+    if (r.application->signal) a["signal"] = *r.application->signal;
+    out["application"] = a;
+  }
+  if (!r.cubins.empty()) out["cubins"] = r.cubins;
+  return out;
 }
 
 ProfileReport profile_report_from_json(const json& j, const std::string& origin) {
@@ -153,6 +165,17 @@ ProfileReport profile_report_from_json(const json& j, const std::string& origin)
     throw InputError(origin + ": field 'schema' must be \"" + std::string(kProfileSchema) + "\"");
   ProfileReport r;
   r.workload = get<std::string>(j, "workload", origin);
+  r.complete = get_or<bool>(j, "complete", true);
+  r.incomplete_reason = get_or<std::string>(j, "incomplete_reason", "");
+  r.cubins = get_or<std::string>(j, "cubins", "");
+  if (j.contains("application") && j.at("application").is_object()) {
+    const json& a = j.at("application");
+    ApplicationRun run;
+    run.command = get_or<std::string>(a, "command", "");
+    if (a.contains("exit_code") && a.at("exit_code").is_number_integer()) run.exit_code = a.at("exit_code").get<int>();
+    if (a.contains("signal") && a.at("signal").is_number_integer()) run.signal = a.at("signal").get<int>();
+    r.application = run;
+  }
   const json& d = field(j, "device", origin);
   r.device.name = get_or<std::string>(d, "name", "");
   r.device.chip = get_or<std::string>(d, "chip", "");
@@ -200,6 +223,10 @@ ProfileReport profile_report_from_json(const json& j, const std::string& origin)
     rec.duration_ns_runs = get_or<std::vector<double>>(l, "duration_ns_runs", {});
     rec.metrics = values_from_json(field(l, "metrics", where), where + ".metrics");
     if (l.contains("derived")) rec.derived = values_from_json(l.at("derived"), where + ".derived");
+    if (l.contains("application_launch_index") && l.at("application_launch_index").is_number_unsigned())
+      rec.application_launch_index = l.at("application_launch_index").get<std::size_t>();
+    if (l.contains("process_id") && l.at("process_id").is_number_integer())
+      rec.process_id = l.at("process_id").get<long long>();
     r.launches.push_back(std::move(rec));
   }
   return r;

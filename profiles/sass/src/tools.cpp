@@ -113,37 +113,16 @@ std::vector<KernelStatics> analyse_dump(const CubinDump& dump) {
   return kernels;
 }
 
-BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
-  const auto cuobjdump = find_cuobjdump();
-  if (!cuobjdump)
-    throw ToolMissing("cuobjdump not found" +
-                      std::string(std::getenv("WARPMODEL_CUOBJDUMP") ? " at $WARPMODEL_CUOBJDUMP" : "") +
-                      " (pip package nvidia-cuda-cuobjdump, installed by scripts/setup.sh; or set WARPMODEL_CUOBJDUMP "
-                      "to its path)");
-  std::error_code ec;
-  if (!fs::is_regular_file(binary, ec) || ::access(binary.c_str(), R_OK) != 0)
-    throw AnalysisError(binary + ": cannot read the file (does it exist and is it readable?)");
-  const std::string absolute = fs::absolute(binary).string();
+namespace {
 
-  BinaryAnalysis out;
-  out.binary = binary;
+// Runs the tools on each cubin (cuobjdump -sass and -res-usage, nvdisasm -bbcfg) and analyses them
+// into `out`. `label` names where the cubins came from, in messages.
+void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& label, const std::string& cuobjdump,
+                    const fs::path& work, int timeout_seconds, BinaryAnalysis& out) {
   const auto nvdisasm = find_nvdisasm();
   if (!nvdisasm)
     out.warnings.push_back("nvdisasm not found (pip package nvidia-cuda-nvdisasm, installed by scripts/setup.sh): "
                            "basic blocks from branch targets");
-
-  TempDir tmp;
-  const ToolRun extract = run(quote(*cuobjdump) + " -xelf all " + quote(absolute), tmp.path, timeout_seconds);
-  std::vector<fs::path> cubins;
-  for (const auto& entry : fs::directory_iterator(tmp.path))
-    if (entry.path().extension() == ".cubin") cubins.push_back(entry.path());
-  std::sort(cubins.begin(), cubins.end());
-  if (cubins.empty()) {
-    if (extract.status == 124) throw AnalysisError("cuobjdump -xelf all " + binary + ": timed out");
-    const bool plain = extract.err.empty() || extract.err.find("does not contain device code") != std::string::npos;
-    throw AnalysisError(binary + ": no device code (no cubin) in the file" +
-                        (plain ? std::string() : " (cuobjdump: " + extract.err + ")"));
-  }
   // One task per cubin (three tool runs each), a few at a time: the tools spend most of their
   // time starting up.
   struct CubinResult {
@@ -154,20 +133,20 @@ BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
     CubinResult r;
     CubinDump& dump = r.dump;
     dump.cubin = cubin.filename().string();
-    const ToolRun sass = run(quote(*cuobjdump) + " -sass " + quote(cubin.string()), tmp.path, timeout_seconds);
+    const ToolRun sass = run(quote(cuobjdump) + " -sass " + quote(cubin.string()), work, timeout_seconds);
     if (sass.status != 0) {
-      r.error = "cuobjdump -sass " + dump.cubin + " from " + binary + ": " + why(sass);
+      r.error = "cuobjdump -sass " + dump.cubin + " from " + label + ": " + why(sass);
       return r;
     }
     dump.sass = sass.out;
-    const ToolRun usage = run(quote(*cuobjdump) + " -res-usage " + quote(cubin.string()), tmp.path, timeout_seconds);
+    const ToolRun usage = run(quote(cuobjdump) + " -res-usage " + quote(cubin.string()), work, timeout_seconds);
     if (usage.status != 0) {
-      r.error = "cuobjdump -res-usage " + dump.cubin + " from " + binary + ": " + why(usage);
+      r.error = "cuobjdump -res-usage " + dump.cubin + " from " + label + ": " + why(usage);
       return r;
     }
     dump.res_usage = usage.out;
     if (nvdisasm) {
-      const ToolRun cfg = run(quote(*nvdisasm) + " -bbcfg -poff " + quote(cubin.string()), tmp.path, timeout_seconds);
+      const ToolRun cfg = run(quote(*nvdisasm) + " -bbcfg -poff " + quote(cubin.string()), work, timeout_seconds);
       if (cfg.status == 0)
         dump.cfg_dot = cfg.out;
       else
@@ -190,6 +169,80 @@ BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
     out.kernels.insert(out.kernels.end(), kernels.begin(), kernels.end());
     out.dumps.push_back(std::move(r.dump));
   }
+}
+
+std::string require_cuobjdump() {
+  const auto cuobjdump = find_cuobjdump();
+  if (!cuobjdump)
+    throw ToolMissing("cuobjdump not found" +
+                      std::string(std::getenv("WARPMODEL_CUOBJDUMP") ? " at $WARPMODEL_CUOBJDUMP" : "") +
+                      " (pip package nvidia-cuda-cuobjdump, installed by scripts/setup.sh; or set WARPMODEL_CUOBJDUMP "
+                      "to its path)");
+  return *cuobjdump;
+}
+
+}  // namespace
+
+BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
+  const std::string cuobjdump = require_cuobjdump();
+  std::error_code ec;
+  if (!fs::is_regular_file(binary, ec) || ::access(binary.c_str(), R_OK) != 0)
+    throw AnalysisError(binary + ": cannot read the file (does it exist and is it readable?)");
+  const std::string absolute = fs::absolute(binary).string();
+
+  BinaryAnalysis out;
+  out.binary = binary;
+  TempDir tmp;
+  const ToolRun extract = run(quote(cuobjdump) + " -xelf all " + quote(absolute), tmp.path, timeout_seconds);
+  std::vector<fs::path> cubins;
+  for (const auto& entry : fs::directory_iterator(tmp.path))
+    if (entry.path().extension() == ".cubin") cubins.push_back(entry.path());
+  std::sort(cubins.begin(), cubins.end());
+  if (cubins.empty()) {
+    if (extract.status == 124) throw AnalysisError("cuobjdump -xelf all " + binary + ": timed out");
+    const bool plain = extract.err.empty() || extract.err.find("does not contain device code") != std::string::npos;
+    throw AnalysisError(binary + ": no device code (no cubin) in the file" +
+                        (plain ? std::string() : " (cuobjdump: " + extract.err + ")"));
+  }
+  analyse_cubins(cubins, binary, cuobjdump, tmp.path, timeout_seconds, out);
+  // PTX entries without SASS: ".entry NAME(" lines of the embedded PTX.
+  const ToolRun ptx = run(quote(cuobjdump) + " -ptx " + quote(absolute), tmp.path, timeout_seconds);
+  if (ptx.status == 0) {
+    std::istringstream lines(ptx.out);
+    for (std::string line; std::getline(lines, line);) {
+      const auto entry = line.find(".entry ");
+      if (entry == std::string::npos) continue;
+      std::string name = line.substr(entry + 7);
+      name = name.substr(0, name.find_first_of("( \t"));
+      const bool has_sass = std::any_of(out.kernels.begin(), out.kernels.end(),
+                                        [&](const KernelStatics& k) { return k.name == name; });
+      if (!name.empty() && !has_sass &&
+          std::find(out.ptx_only_kernels.begin(), out.ptx_only_kernels.end(), name) == out.ptx_only_kernels.end())
+        out.ptx_only_kernels.push_back(name);
+    }
+  }
+  return out;
+}
+
+BinaryAnalysis analyse_cubin_folder(const std::string& folder, int timeout_seconds) {
+  const std::string cuobjdump = require_cuobjdump();
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec))
+    throw AnalysisError(folder + ": not a folder (expected the PREFIX.cubins folder `warpmodel profile` wrote)");
+  std::vector<fs::path> cubins;
+  for (const auto& entry : fs::directory_iterator(folder, ec))
+    if (entry.path().extension() == ".cubin") cubins.push_back(entry.path());
+  if (ec) throw AnalysisError(folder + ": cannot list the folder (" + ec.message() + ")");
+  // Numeric file names in numeric order (2.cubin before 10.cubin).
+  std::sort(cubins.begin(), cubins.end(), [](const fs::path& a, const fs::path& b) {
+    const std::string x = a.stem().string(), y = b.stem().string();
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
+  });
+  if (cubins.empty()) throw AnalysisError(folder + ": no .cubin file in the folder");
+  BinaryAnalysis out;
+  out.binary = folder;
+  TempDir tmp;  // the tools' stderr files
+  analyse_cubins(cubins, folder, cuobjdump, tmp.path, timeout_seconds, out);
   return out;
 }
 

@@ -64,9 +64,22 @@ struct Context {
   std::string gpu_name;
 };
 
-// Counters beyond the `model` set (which holds everything a model reads, issue 12): the stall
-// reasons, diagnostics only: kept raw in each case to explain where a kernel's time goes, never
-// read by a model (that would predict the time from a measurement of it).
+// Counters beyond the `model` set (which holds everything a model reads, issue 12), kept raw in each
+// case: candidates for terms the model does not read yet (atomics and reductions, local memory, L2
+// sectors by operation, the FP64 and LSU pipes, the LSU's data wavefronts and input requests,
+// active lanes), and the stall reasons, diagnostics only: they explain where a kernel's time goes
+// and are never read by a model (that would predict the time from a measurement of it).
+const std::vector<std::string> kCandidateMetrics = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",  "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+    "smsp__inst_executed_op_shared_atom.sum",            "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",     "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",     "lts__t_sectors_op_read.sum",
+    "lts__t_sectors_op_write.sum",                       "lts__t_sectors_op_atom.sum",
+    "lts__t_sectors_op_red.sum",                         "smsp__inst_executed_pipe_fp64.sum",
+    "smsp__inst_executed_pipe_lsu.sum",                  "l1tex__data_pipe_lsu_wavefronts.sum",
+    "l1tex__lsuin_requests.sum",                         "smsp__thread_inst_executed.sum",
+};
 const std::vector<std::string> kStallReasons = {"long_scoreboard", "barrier",      "short_scoreboard", "wait",
                                                 "math_pipe_throttle", "lg_throttle", "mio_throttle",  "not_selected",
                                                 "selected",        "drain",        "membar",           "no_instruction",
@@ -74,6 +87,7 @@ const std::vector<std::string> kStallReasons = {"long_scoreboard", "barrier",   
 
 std::vector<std::string> sweep_metrics() {
   std::vector<std::string> request{"model"};
+  request.insert(request.end(), kCandidateMetrics.begin(), kCandidateMetrics.end());
   for (const auto& r : kStallReasons) request.push_back("smsp__average_warps_issue_stalled_" + r + "_per_issue_active.ratio");
   return request;
 }

@@ -133,14 +133,14 @@ TEST(Report, CsvIsLongFormOneRowPerLaunchAndMetric) {
 }
 
 TEST(NcuCompare, ParsesTheRawPage) {
-  const auto rows = wc::parse_ncu_raw_csv(ncu_csv(1e6, 12.5, "_Z4copyv"), "ncu.csv");
+  const auto rows = wc::parse_ncu_csv(ncu_csv(1e6, 12.5, "_Z4copyv"), "ncu.csv").launches;
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].kernel_name, "_Z4copyv");
   EXPECT_DOUBLE_EQ(rows[0].metrics.at("smsp__warps_launched.sum"), 1e6);
   EXPECT_DOUBLE_EQ(rows[0].metrics.at("lts__t_sector_hit_rate.pct"), 12.5);
   EXPECT_EQ(rows[0].units.at("lts__t_sector_hit_rate.pct"), "%");
   EXPECT_EQ(rows[0].metrics.count("Block Size"), 0u);
-  EXPECT_THROW(wc::parse_ncu_raw_csv("==PROF== no kernels were profiled\n", "ncu.csv"), warpmodel::InputError);
+  EXPECT_THROW(wc::parse_ncu_csv("==PROF== no kernels were profiled\n", "ncu.csv"), warpmodel::InputError);
 }
 
 TEST(NcuCompare, CountersByRelativeDifferencePercentagesByPoints) {
@@ -148,13 +148,13 @@ TEST(NcuCompare, CountersByRelativeDifferencePercentagesByPoints) {
   r.launches[0].metrics["lts__t_sector_hit_rate.pct"] = 12.0;
   const std::string kernel = r.launches[0].kernel;
   // 32 vs 32: 0 %; 12.0 vs 12.5 %: 0.5 pp -> both agree.
-  auto c = wc::compare_with_ncu({r}, {wc::parse_ncu_raw_csv(ncu_csv(32, 12.5, kernel), "ncu")});
+  auto c = wc::compare_with_ncu({r}, {wc::parse_ncu_csv(ncu_csv(32, 12.5, kernel), "ncu").launches});
   ASSERT_EQ(c.rows.size(), 2u);
   EXPECT_TRUE(c.all_ok()) << wc::comparison_markdown(c);
   EXPECT_DOUBLE_EQ(c.max_percentage_difference_pp, 0.5);
   EXPECT_DOUBLE_EQ(c.max_counter_difference_pct, 0.0);
   // 12.0 vs 13.5: 1.5 pp -> fails; 32 vs 31: 3.2 % -> fails.
-  c = wc::compare_with_ncu({r}, {wc::parse_ncu_raw_csv(ncu_csv(31, 13.5, kernel), "ncu")});
+  c = wc::compare_with_ncu({r}, {wc::parse_ncu_csv(ncu_csv(31, 13.5, kernel), "ncu").launches});
   EXPECT_FALSE(c.all_ok());
   for (const auto& a : c.rows) EXPECT_FALSE(a.ok) << a.metric;
   EXPECT_NEAR(c.max_counter_difference_pct, 100.0 / 31.0, 1e-9);
@@ -171,10 +171,10 @@ TEST(NcuCompare, ToleranceFollowsTheToolsMeasuredSpread) {
   r.launches[0].metrics = {{"sm__cycles_elapsed.max", 1000}};
   const std::string kernel = r.launches[0].kernel;
   auto ncu = [&](double cycles) {
-    return wc::parse_ncu_raw_csv(
+    return wc::parse_ncu_csv(
         "\"ID\",\"Kernel Name\",\"sm__cycles_elapsed.max\"\n\"\",\"\",\"cycle\"\n\"0\",\"" + kernel + "\",\"" +
             std::to_string(cycles) + "\"\n",
-        "ncu");
+        "ncu").launches;
   };
   auto cupti = [&](std::initializer_list<double> values) {
     std::vector<wc::ProfileReport> runs;
@@ -205,15 +205,15 @@ TEST(NcuCompare, ToleranceFollowsTheToolsMeasuredSpread) {
   // ncu's spread counts as much as CUPTI's: 100 vs 103 with ncu repeating 100..103.
   r.launches[0].metrics = {{"smsp__warps_launched.sum", 100}};
   std::vector<wc::ProfileReport> steady(3, r);
-  c = wc::compare_with_ncu(steady, {wc::parse_ncu_raw_csv(ncu_csv(103, 0, kernel), "ncu"),
-                                    wc::parse_ncu_raw_csv(ncu_csv(100, 0, kernel), "ncu"),
-                                    wc::parse_ncu_raw_csv(ncu_csv(103, 0, kernel), "ncu")});
+  c = wc::compare_with_ncu(steady, {wc::parse_ncu_csv(ncu_csv(103, 0, kernel), "ncu").launches,
+                                    wc::parse_ncu_csv(ncu_csv(100, 0, kernel), "ncu").launches,
+                                    wc::parse_ncu_csv(ncu_csv(103, 0, kernel), "ncu").launches});
   EXPECT_TRUE(c.all_ok()) << wc::comparison_markdown(c);
   EXPECT_NE(wc::comparison_markdown(c).find("| ncu spread |"), std::string::npos);
   EXPECT_NEAR(wc::to_json(c).at("rows").at(0).at("ncu_spread").get<double>(), 300.0 / 103.0, 1e-9);
   // A repeat that profiled other kernels is a problem, not a silent partial comparison.
-  const auto other = wc::parse_ncu_raw_csv("==PROF== no kernels\n\"ID\",\"Kernel Name\"\n\"\",\"\"\n", "ncu");
-  EXPECT_FALSE(wc::compare_with_ncu(steady, {wc::parse_ncu_raw_csv(ncu_csv(100, 0, kernel), "ncu"), other}).problems.empty());
+  const auto other = wc::parse_ncu_csv("==PROF== no kernels\n\"ID\",\"Kernel Name\"\n\"\",\"\"\n", "ncu").launches;
+  EXPECT_FALSE(wc::compare_with_ncu(steady, {wc::parse_ncu_csv(ncu_csv(100, 0, kernel), "ncu").launches, other}).problems.empty());
 }
 
 TEST(NcuCompare, TheFolderNamesTheCommandsItRan) {
@@ -283,11 +283,11 @@ TEST(NcuCompare, TheMeasuredCopyComparison) {
 
 TEST(NcuCompare, MismatchedKernelsAndCountsAreProblems) {
   const auto r = sample_report();
-  auto c = wc::compare_with_ncu({r}, {wc::parse_ncu_raw_csv(ncu_csv(32, 12.5, "_Z5otherv"), "ncu")});
+  auto c = wc::compare_with_ncu({r}, {wc::parse_ncu_csv(ncu_csv(32, 12.5, "_Z5otherv"), "ncu").launches});
   EXPECT_FALSE(c.all_ok());
   ASSERT_FALSE(c.problems.empty());
   EXPECT_NE(c.problems[0].find("is not"), std::string::npos);
-  c = wc::compare_with_ncu({r}, {std::vector<wc::NcuKernelRow>{}});
+  c = wc::compare_with_ncu({r}, {std::vector<wc::NcuLaunch>{}});
   EXPECT_FALSE(c.all_ok());
   EXPECT_NE(c.problems.at(0).find("ncu profiled 0 kernels"), std::string::npos);
   EXPECT_TRUE(wc::is_percentage_metric("lts__t_sector_hit_rate.pct"));

@@ -1,6 +1,6 @@
-// Cross-check of the project's CUPTI values against Nsight Compute's: parse ncu's raw CSV page
-// (`ncu --csv --page raw --print-units base`), match its kernels to a ProfileReport's launches,
-// and compare metric by metric. Plain C++, no CUPTI; tested on committed ncu output.
+// Cross-check of the project's CUPTI values against Nsight Compute's: ncu's CSV (read by
+// ncu_csv.hpp, the one reader of ncu output), matched launch by launch to a ProfileReport's, and
+// compared metric by metric. Plain C++, no CUPTI; tested on committed ncu output.
 #pragma once
 
 #include <filesystem>
@@ -10,22 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "warpmodel/cupti/ncu_csv.hpp"
 #include "warpmodel/cupti/profile_report.hpp"
 
 namespace warpmodel::cupti {
-
-// One kernel row of ncu's raw page.
-struct NcuKernelRow {
-  std::string id;           // ncu's "ID" column
-  std::string kernel_name;  // "Kernel Name" (mangled with --kernel-name-base mangled)
-  std::map<std::string, double> metrics;     // metric -> value (base units)
-  std::map<std::string, std::string> units;  // metric -> unit row
-};
-
-// Parses the CSV text ncu writes (header row "ID",...; a units row; one row per kernel). Lines
-// before the header (==PROF== messages) are skipped; numbers may carry thousands separators.
-// Throws warpmodel::InputError when no header is found or a row is short.
-std::vector<NcuKernelRow> parse_ncu_raw_csv(const std::string& text, const std::string& origin);
 
 // How a metric is compared: a percentage (name ends in ".pct" or holds "pct_of_peak") by its
 // difference in percentage points, anything else by its relative difference in percent.
@@ -78,7 +66,7 @@ struct Comparison {
 // launches: `--profile-from-start off` with cudaProfilerStart/Stop around them), checks that the
 // names agree, and compares every metric the first CUPTI run collected by the rule above.
 // `cupti_runs` and `ncu_runs` each hold at least one run of the same workload.
-Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const std::vector<std::vector<NcuKernelRow>>& ncu_runs,
+Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const std::vector<std::vector<NcuLaunch>>& ncu_runs,
                             double counter_tolerance_pct = 0.5, double percentage_tolerance_pp = 1.0);
 
 nlohmann::json to_json(const Comparison& c);

@@ -3,11 +3,14 @@
 // Value types and their writers (JSON `warpmodel.profile/1`, CSV); plain C++, no CUPTI.
 //
 // JSON (README "CUPTI collection"):
-//   { "schema": "warpmodel.profile/1", "workload": "...", "device": {...}, "provenance": {...},
+//   { "schema": "warpmodel.profile/1", "workload": "...", "complete": true, "device": {...}, "provenance": {...},
 //     "collection": {"range_mode", "replay_mode", "passes", "metrics": [...], "derived": {name: expression}},
 //     "launches": [ { "kernel", "demangled", "label", "launch_index", "grid", "block",
 //                     "registers_per_thread", "shared_memory_per_block_bytes", "duration_ns",
 //                     "duration_ns_runs", "metrics": {perfworks: value}, "derived": {nvprof: value} } ] }
+// A profiled application (`profile -- APP`) adds "application" {command, exit_code | signal},
+// "incomplete_reason" when "complete" is false, "cubins" (the folder of its modules' cubins,
+// relative to the JSON file), and per launch "application_launch_index" and "process_id".
 // CSV: long ("tidy") form, one row per launch x metric, so pandas reads it directly and
 //   df.pivot_table(index=["workload", "launch_index", "kernel"], columns="metric", values="value")
 // gives one row per launch. Columns: see kCsvHeader.
@@ -15,6 +18,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +43,10 @@ struct LaunchRecord {
   std::vector<double> duration_ns_runs;         // every timed run, in order
   std::map<std::string, double> metrics;        // Perfworks name -> value (NaN if CUPTI gave none)
   std::map<std::string, double> derived;        // nvprof name -> value, computed from `metrics`
+  // A profiled application's launches: the launch's number among all of its process's kernel
+  // launches (profiled or not, from 0), and the process.
+  std::optional<std::size_t> application_launch_index;
+  std::optional<long long> process_id;
 };
 
 struct DeviceSummary {
@@ -73,12 +81,25 @@ struct CollectionInfo {
   std::vector<std::string> requested;            // the request as given
 };
 
+// How a profiled application ended (`profile -- APP`).
+struct ApplicationRun {
+  std::string command;            // APP and its arguments, shell-quoted
+  std::optional<int> exit_code;   // it exited with this status
+  std::optional<int> signal;      // or a signal ended it
+  bool succeeded() const { return exit_code && *exit_code == 0; }
+};
+
 struct ProfileReport {
   std::string workload;  // what ran, e.g. "copy n=67108864 block=256"
   DeviceSummary device;
   Provenance provenance;
   CollectionInfo collection;
   std::vector<LaunchRecord> launches;
+  // false: the launches seen before the application failed, not all of its launches.
+  bool complete = true;
+  std::string incomplete_reason;
+  std::optional<ApplicationRun> application;
+  std::string cubins;  // folder of the loaded modules' cubins, relative to the JSON file ("" = none)
 };
 
 nlohmann::json to_json(const ProfileReport& r);

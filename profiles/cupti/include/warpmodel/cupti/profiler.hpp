@@ -23,6 +23,8 @@
 #include "warpmodel/cupti/profile_report.hpp"
 #include "warpmodel/cupti/workload.hpp"
 
+struct CUctx_st;  // CUcontext, without including cuda.h here
+
 namespace warpmodel::cupti {
 
 // Counters not permitted to this user (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES). what(): one line with
@@ -32,9 +34,16 @@ class PermissionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 // Another CUPTI client (ncu, nsys, a second profiler) holds the GPU's profiler, or is injected.
+// detail(): what showed it (the call and CUPTI's result), for messages of other wording.
 class OtherClientError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  OtherClientError(const std::string& message, std::string detail)
+      : std::runtime_error(message), detail_(std::move(detail)) {}
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string detail_;
 };
 // The counter data did not hold every range: more kernels ran than ranges were configured.
 class RangeOverflowError : public std::runtime_error {
@@ -70,6 +79,9 @@ class ChipMetrics {
   // The chip of CUDA device `device`, with its counter availability image (needs the GPU and
   // profiling permission).
   static ChipMetrics for_device(int device);
+  // The same for a context that exists already (the CUDA driver API only; no runtime): what the
+  // injected library uses for each context of the profiled application.
+  static ChipMetrics for_context(CUctx_st* context, int device_index);
   static std::vector<std::string> supported_chips();
 
   const std::string& chip() const { return chip_; }

@@ -44,12 +44,21 @@ struct BinaryAnalysis {
   std::string binary;
   std::vector<CubinDump> dumps;
   std::vector<KernelStatics> kernels;  // every kernel of every cubin, in order
+  // Kernels the binary holds as PTX only (`.entry` names of `cuobjdump -ptx` with no cubin
+  // function): the driver JIT-compiles them, so their SASS exists only at run time.
+  std::vector<std::string> ptx_only_kernels;
   std::vector<std::string> warnings;   // e.g. "nvdisasm not found: basic blocks from branch targets"
 };
 
 // Throws ToolMissing when cuobjdump is missing, AnalysisError when `binary` cannot be read or
 // holds no cubin. `timeout_seconds` bounds each tool run.
 BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds = 120);
+
+// Every .cubin file of a folder (the PREFIX.cubins folder `warpmodel profile -- APP` keeps: the
+// cubins of every module the application loaded, its libraries' and JIT-compiled PTX included),
+// in numeric order of their names. Throws ToolMissing, or AnalysisError when the folder is not
+// readable or holds no cubin.
+BinaryAnalysis analyse_cubin_folder(const std::string& folder, int timeout_seconds = 120);
 
 // Analyses dumps made earlier (fixtures, or text from another machine).
 std::vector<KernelStatics> analyse_dump(const CubinDump& dump);

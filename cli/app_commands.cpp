@@ -1,0 +1,221 @@
+// Profiles of any application, without a GPU: `import-ncu` (Nsight Compute's CSV as a
+// warpmodel.profile/1 file) and `predict-app` (every launch of a profile predicted, with its best
+// launch shape). README "Your own kernels".
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/model.hpp"
+#include "warpmodel/report.hpp"
+#include "warpmodel/sass/app_prediction.hpp"
+#include "warpmodel/sass/merge.hpp"
+#include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/provenance.hpp"
+#include "warpmodel/support/text.hpp"
+
+#ifdef WARPMODEL_HAVE_CUPTI_CORE
+#include "warpmodel/cupti/ncu_import.hpp"
+#endif
+
+namespace warpmodel::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The tools' failures and bad input: one line, exit 2.
+template <typename Body>
+int guarded(const char* command, Body body) {
+  try {
+    return body();
+  } catch (const sass::ToolMissing& e) {
+    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const sass::AnalysisError& e) {
+    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const InputError& e) {
+    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ModelError& e) {
+    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
+// The kernels of a binary (or of every .cubin in a folder), for names and SASS.
+std::vector<sass::KernelStatics> analyse_kernels(const std::string& binary, const std::string& cubins,
+                                                 const char* command) {
+  auto warn = [&](const std::vector<std::string>& warnings) {
+    for (const auto& w : warnings) std::cerr << "warpmodel " << command << ": warning: " << w << "\n";
+  };
+  if (!binary.empty()) {
+    const sass::BinaryAnalysis a = sass::analyse_binary(binary);
+    warn(a.warnings);
+    return a.kernels;
+  }
+  const sass::BinaryAnalysis a = sass::analyse_cubin_folder(cubins);
+  warn(a.warnings);
+  return a.kernels;
+}
+
+#ifdef WARPMODEL_HAVE_CUPTI_CORE
+
+struct ImportOptions {
+  std::string report, output, binary;
+};
+
+int run_import_ncu(const ImportOptions& o) {
+  const auto text = support::read_text_file(o.report);
+  if (!text) throw InputError(o.report + ": cannot read the file (does it exist and is it readable?)");
+  const cupti::NcuReport ncu = cupti::parse_ncu_csv(*text, o.report);
+  cupti::NcuImportOptions options;
+  options.origin = o.report;
+  options.binary = o.binary;
+  std::vector<std::string> argv = {"warpmodel", "import-ncu", o.report, "-o", o.output};
+  if (!o.binary.empty()) {
+    argv.insert(argv.end(), {"--binary", o.binary});
+    const sass::BinaryAnalysis a = sass::analyse_binary(o.binary);
+    for (const auto& w : a.warnings) std::cerr << "warpmodel import-ncu: warning: " << w << "\n";
+    for (const auto& k : a.kernels) options.kernels.push_back({k.name, k.demangled});
+    for (const auto& k : a.ptx_only_kernels) options.kernels.push_back({k, sass::demangle(k)});
+  }
+  options.command = support::command_line(argv);
+  const cupti::NcuImport imported = cupti::import_ncu(ncu, options);
+  for (const auto& w : imported.warnings) std::cerr << "warpmodel import-ncu: warning: " << w << "\n";
+  if (const std::string missing = cupti::missing_metrics_warning(imported, o.report); !missing.empty())
+    std::cerr << "warpmodel import-ncu: warning: " << missing << "\n";
+  write_file_atomically(o.output, cupti::to_json(imported.report).dump(2) + "\n");
+  std::vector<std::string> kernels;
+  for (const auto& l : imported.report.launches)
+    if (std::find(kernels.begin(), kernels.end(), l.kernel) == kernels.end()) kernels.push_back(l.kernel);
+  std::cout << "import-ncu: " << imported.report.launches.size() << " launch(es) of " << kernels.size()
+            << " kernel(s) from ncu's " << (ncu.layout == cupti::NcuCsvLayout::Wide ? "raw page (one row per launch)"
+                                                                                    : "metric rows (one per launch x metric)")
+            << ", " << imported.report.collection.metrics.size() << " metrics; wrote " << o.output << "\n";
+  return kExitOk;
+}
+
+#else
+
+int run_import_ncu(const struct ImportOptions&) {
+  std::cerr << "warpmodel import-ncu: this build has no profiles/cupti core\n";
+  return kExitInternal;
+}
+
+#endif
+
+struct PredictAppOptions {
+  std::string profile, device, binary, cubins, model = "hopper", format = "table", output;
+  bool group = false;
+};
+
+// The folder of cubins `profile -- APP` kept, named in the profile ("cubins", relative to it).
+std::string cubins_of_profile(const nlohmann::json& j, const std::string& profile_path) {
+  if (!j.is_object() || !j.contains("cubins") || !j.at("cubins").is_string()) return "";
+  const fs::path folder = fs::path(profile_path).parent_path() / j.at("cubins").get<std::string>();
+  std::error_code ec;
+  return fs::is_directory(folder, ec) ? folder.string() : "";
+}
+
+int run_predict_app(const PredictAppOptions& o) {
+  const auto variant = parse_variant(o.model);
+  if (!variant) throw InputError("--model: unknown model '" + o.model + "' (known: " + variant_names() + ")");
+  const nlohmann::json profile_json = read_json_file(o.profile);
+  const sass::CounterFile counters = sass::counters_from_json(profile_json, o.profile);
+  if (counters.launches.empty()) throw InputError(o.profile + ": the profile holds no launches");
+  const DeviceProfile device = load_device_profile(o.device);
+  std::string cubins = o.cubins;
+  if (o.binary.empty() && cubins.empty()) {
+    cubins = cubins_of_profile(profile_json, o.profile);
+    if (cubins.empty())
+      throw InputError("where is the SASS? give --binary APP (the application, a library, .o or .cubin) "
+                       "or --cubins DIR (the PREFIX.cubins folder of `warpmodel profile -- APP`)");
+  }
+  const std::vector<sass::KernelStatics> kernels = analyse_kernels(o.binary, cubins, "predict-app");
+  const sass::AppPrediction prediction = sass::predict_application(counters, kernels, device, *variant, o.group,
+                                                                   o.binary.empty() ? cubins : o.binary);
+  std::string incomplete;
+  if (profile_json.is_object() && profile_json.value("complete", true) == false)
+    incomplete = profile_json.value("incomplete_reason", std::string("the application failed"));
+  if (!incomplete.empty())
+    std::cerr << "warpmodel predict-app: warning: " << o.profile << " is incomplete (" << incomplete
+              << "): the launches after the failure are missing\n";
+
+  std::string text;
+  if (o.format == "json") {
+    nlohmann::json j = sass::to_json(prediction);
+    j["complete"] = incomplete.empty();
+    text = j.dump(2) + "\n";
+  } else {
+    const TableFormat format = o.format == "csv"        ? TableFormat::Csv
+                               : o.format == "markdown" ? TableFormat::Markdown
+                                                        : TableFormat::Text;
+    if (format != TableFormat::Csv) {
+      const std::string bullet = format == TableFormat::Markdown ? "- " : "";
+      text += bullet + "profile: " + o.profile + (incomplete.empty() ? "" : " (INCOMPLETE: " + incomplete + ")") + "\n";
+      text += bullet + "device: " + device.name + " (" + o.device + ")\n";
+      text += bullet + "model: " + prediction.model + "\n";
+      text += bullet + "SASS: " + prediction.sass + "\n";
+      text += bullet + "best block: the block shape `sweep` ranks first (grid re-derived from grid x block; per-warp "
+              "counts held at the profiled shape), \"none better\" below a 0.5 % predicted gain; predicted gain = 1 - "
+              "its time / the profiled shape's\n\n";
+    }
+    text += sass::app_prediction_table(prediction, format).render(format);
+    if (format != TableFormat::Csv) {
+      if (format == TableFormat::Markdown && !prediction.notes.empty()) text += "\n";
+      for (const auto& n : prediction.notes) text += (format == TableFormat::Markdown ? "- note: " : "note: ") + n + "\n";
+    }
+  }
+  if (o.output.empty())
+    std::cout << text;
+  else
+    write_file_atomically(o.output, text);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_app_commands(CLI::App& app, Action& action) {
+  auto pa = std::make_shared<PredictAppOptions>();
+  CLI::App* predict_cmd = app.add_subcommand(
+      "predict-app", "every launch of an application's profile (profile -- APP, or import-ncu) predicted, measured "
+                     "against predicted, with the bound and the best launch shape (no GPU)");
+  predict_cmd->add_option("--profile", pa->profile, "the profile (warpmodel.profile/1)")->required();
+  predict_cmd->add_option("--device", pa->device, "device profile (warpmodel.device/1, from characterize)")->required();
+  CLI::Option* binary = predict_cmd->add_option("--binary", pa->binary, "the application (or .a/.o/.cubin) with the kernels' SASS");
+  CLI::Option* cubins = predict_cmd->add_option(
+      "--cubins", pa->cubins, "a folder of .cubin files (default: the PREFIX.cubins folder the profile names)");
+  binary->excludes(cubins);
+  predict_cmd->add_option("--model", pa->model, "hopper (default), thesis-2016, gpuperf-2012 or hong-kim-2009");
+  predict_cmd->add_flag("--group", pa->group, "one row per kernel and launch shape (median times), largest total first");
+  predict_cmd->add_option("--format", pa->format, "table, markdown, csv or json")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}));
+  predict_cmd->add_option("-o,--output", pa->output, "write to this file (atomically) instead of standard output");
+  predict_cmd->callback([&action, pa] {
+    action = [pa] { return guarded("predict-app", [&] { return run_predict_app(*pa); }); };
+  });
+
+#ifdef WARPMODEL_HAVE_CUPTI_CORE
+  auto imp = std::make_shared<ImportOptions>();
+  CLI::App* import_cmd = app.add_subcommand(
+      "import-ncu", "Nsight Compute's CSV (ncu --csv --metrics ..., or --page raw) as a warpmodel.profile/1 file for "
+                    "kernel-profile --counters and predict-app (no GPU)");
+  import_cmd->add_option("report", imp->report, "the CSV ncu printed (use ncu's --log-file to keep it apart from the "
+                                                "application's output)")
+      ->required();
+  import_cmd->add_option("-o,--output", imp->output, "the profile to write (JSON, atomically)")->required();
+  import_cmd->add_option("--binary", imp->binary,
+                         "the application (or .a/.o/.cubin) whose kernels ncu profiled: maps ncu's demangled names to "
+                         "mangled ones");
+  import_cmd->callback([&action, imp] {
+    action = [imp] { return guarded("import-ncu", [&] { return run_import_ncu(*imp); }); };
+  });
+#endif
+}
+
+}  // namespace warpmodel::cli

@@ -1,0 +1,61 @@
+// `warpmodel predict-app`: every launch of an application's profile (warpmodel.profile/1, from
+// `profile -- APP` or `import-ncu`) merged with its kernel's SASS (kernel-profile's merge),
+// predicted by one model variant, with the launch shape `sweep` ranks first. The computation
+// (predict_application) and its output (app_prediction_table, to_json) are apart.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "warpmodel/device_profile.hpp"
+#include "warpmodel/prediction.hpp"
+#include "warpmodel/report.hpp"
+#include "warpmodel/sass/analysis.hpp"
+#include "warpmodel/sass/merge.hpp"
+
+namespace warpmodel::sass {
+
+struct AppPredictionRow {
+  std::string kernel;   // short demangled name
+  std::string mangled;
+  std::vector<int> launch_indices;  // the profile's launch_index of each launch in the row
+  Dim3 grid, block;
+  std::optional<double> measured_us;        // the launch's duration (a group: the median)
+  double total_measured_us = 0;             // a group: the sum
+  std::optional<double> predicted_us;       // (a group: the median of its launches' predictions)
+  std::optional<double> error_pct;          // 100 (predicted - measured) / measured
+  std::string bound;                        // what bounds the predicted time
+  std::optional<Dim3> best_block, best_grid;  // the shape sweep ranks first
+  std::optional<double> best_predicted_us;
+  std::optional<double> gain_pct;           // 100 (1 - best / predicted at the profiled shape)
+  std::vector<std::string> static_fields;   // kernel-profile fields that fell back to static estimates
+  std::string note;                         // why a row has no prediction, or a caveat
+};
+
+struct AppPrediction {
+  std::string model;    // the variant's name
+  std::string device;   // the device profile's name
+  std::string profile;  // the counters' origin
+  std::string sass;     // where the SASS came from (binary or cubin folder)
+  bool grouped = false;
+  std::vector<AppPredictionRow> rows;
+  std::vector<std::string> notes;  // once per table: model notes, unfitted constants, ...
+};
+
+// One row per launch, or per (kernel, grid, block, registers, shared memory) with `group`, in
+// the profile's order (groups: by total measured time, largest first). A launch whose kernel is
+// not among `kernels` gets a row with a note and no prediction; so does one the model cannot
+// evaluate (ModelError). Throws InputError when no launch's kernel is among `kernels` (the wrong
+// binary), ModelError when no launch at all can be predicted for the same reason (e.g. a device
+// profile the variant cannot use).
+AppPrediction predict_application(const CounterFile& counters, const std::vector<KernelStatics>& kernels,
+                                  const DeviceProfile& device, ModelVariant variant, bool group,
+                                  const std::string& sass_origin);
+
+Table app_prediction_table(const AppPrediction& p, TableFormat format);
+nlohmann::json to_json(const AppPrediction& p);
+
+}  // namespace warpmodel::sass

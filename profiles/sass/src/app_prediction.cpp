@@ -1,0 +1,177 @@
+// predict-app's computation and output (app_prediction.hpp).
+#include "warpmodel/sass/app_prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/model.hpp"
+#include "warpmodel/sass/report.hpp"
+#include "warpmodel/support/statistics.hpp"
+#include "warpmodel/support/text.hpp"
+#include "warpmodel/sweep.hpp"
+
+namespace warpmodel::sass {
+namespace {
+
+// A launch predicted on its own: the merged profile, the prediction, the sweep's best shape.
+struct LaunchPrediction {
+  const CounterLaunch* launch = nullptr;
+  const KernelStatics* statics = nullptr;
+  std::optional<KernelProfile> profile;
+  std::optional<Prediction> prediction;
+  std::optional<SweepEntry> best;
+  std::string error;  // why there is no prediction
+};
+
+std::string bound_of(const Prediction& p) {
+  if (!p.bound.empty()) return p.bound;
+  return std::string(to_string(p.model_case));
+}
+
+std::vector<std::string> static_fields(const KernelProfile& k) {
+  std::vector<std::string> out;
+  for (const auto& [field, source] : k.sources)
+    if (source.find("falls back to static") != std::string::npos) out.push_back(field);
+  return out;
+}
+
+}  // namespace
+
+AppPrediction predict_application(const CounterFile& counters, const std::vector<KernelStatics>& kernels,
+                                  const DeviceProfile& device, ModelVariant variant, bool group,
+                                  const std::string& sass_origin) {
+  AppPrediction out;
+  out.model = std::string(to_string(variant));
+  out.device = device.name;
+  out.profile = counters.origin;
+  out.sass = sass_origin;
+  out.grouped = group;
+  std::map<std::string, const KernelStatics*> by_mangled, by_demangled;
+  for (const auto& k : kernels) {
+    by_mangled.emplace(k.name, &k);
+    by_demangled.emplace(k.demangled, &k);
+  }
+  std::vector<LaunchPrediction> predicted;
+  std::set<std::string> notes;
+  std::map<std::string, std::size_t> model_errors;  // message -> launches
+  for (const auto& l : counters.launches) {
+    LaunchPrediction lp;
+    lp.launch = &l;
+    if (auto it = by_mangled.find(l.kernel); it != by_mangled.end()) lp.statics = it->second;
+    else if (auto d = by_demangled.find(l.demangled); !l.demangled.empty() && d != by_demangled.end())
+      lp.statics = d->second;
+    if (!lp.statics) {
+      lp.error = "no SASS of this kernel in " + sass_origin;
+      predicted.push_back(std::move(lp));
+      continue;
+    }
+    MergeInputs in;
+    in.statics = lp.statics;
+    in.binary = sass_origin;
+    in.launch = &l;
+    in.counters_origin = counters.origin;
+    in.max_warps_per_sm = device.limits.max_warps_per_sm();
+    try {
+      lp.profile = make_kernel_profile(in);
+      lp.prediction = predict(variant, device, *lp.profile);
+      for (const auto& n : lp.prediction->notes) notes.insert(n);
+      const std::vector<Dim3> shapes = candidate_block_shapes(device, kernel_domain(*lp.profile));
+      const SweepResult sweep = sweep_launch_shapes(device, *lp.profile, variant, shapes);
+      if (!sweep.ranked.empty()) lp.best = sweep.ranked.front();
+    } catch (const ModelError& e) {
+      lp.error = std::string("the model cannot evaluate it: ") + e.what();
+      ++model_errors[e.what()];
+      lp.prediction.reset();
+    }
+    predicted.push_back(std::move(lp));
+  }
+  if (!predicted.empty() &&
+      std::none_of(predicted.begin(), predicted.end(), [](const LaunchPrediction& p) { return p.statics != nullptr; })) {
+    std::vector<std::string> wanted, have;
+    for (const auto& p : predicted)
+      if (const std::string n = short_kernel_name(p.launch->demangled.empty() ? p.launch->kernel : p.launch->demangled);
+          std::find(wanted.begin(), wanted.end(), n) == wanted.end())
+        wanted.push_back(n);
+    for (const auto& k : kernels) have.push_back(short_kernel_name(k.demangled));
+    throw InputError("none of the profile's kernels (" + support::join(wanted, ", ", 5) + ") is in " + sass_origin +
+                     (have.empty() ? std::string(" (it has no kernels)") : " (it has " + support::join(have, ", ", 5) + ")") +
+                     "; give the application's binary (--binary) or the profile's cubins (--cubins)");
+  }
+  const bool none = std::none_of(predicted.begin(), predicted.end(),
+                                 [](const LaunchPrediction& p) { return p.prediction.has_value(); });
+  if (none && model_errors.size() == 1 && model_errors.begin()->second == predicted.size())
+    throw ModelError(model_errors.begin()->first);
+
+  // Rows: one per launch, or one per kernel and launch shape.
+  using Key = std::tuple<std::string, long long, long long, long long, long long, long long, long long, int, int>;
+  std::map<Key, std::size_t> row_of;
+  std::vector<std::vector<const LaunchPrediction*>> members;
+  for (const auto& p : predicted) {
+    const CounterLaunch& l = *p.launch;
+    const Key key{l.kernel, l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+                  l.registers_per_thread.value_or(-1), l.shared_memory_per_block_bytes.value_or(-1)};
+    if (group) {
+      auto [it, fresh] = row_of.emplace(key, members.size());
+      if (fresh) members.emplace_back();
+      members[it->second].push_back(&p);
+    } else {
+      members.push_back({&p});
+    }
+  }
+  for (const auto& m : members) {
+    const LaunchPrediction& first = *m.front();
+    const CounterLaunch& l = *first.launch;
+    AppPredictionRow row;
+    row.kernel = short_kernel_name(l.demangled.empty() ? demangle(l.kernel) : l.demangled);
+    row.mangled = l.kernel;
+    row.grid = l.grid;
+    row.block = l.block;
+    std::vector<double> measured, predicted_us;
+    for (const auto* p : m) {
+      row.launch_indices.push_back(p->launch->launch_index);
+      if (p->launch->duration_ns && std::isfinite(*p->launch->duration_ns)) {
+        measured.push_back(*p->launch->duration_ns / 1000.0);
+        row.total_measured_us += measured.back();
+      }
+      if (p->prediction) predicted_us.push_back(p->prediction->seconds * 1e6);
+    }
+    if (!measured.empty()) row.measured_us = support::median(measured);
+    if (!predicted_us.empty()) row.predicted_us = support::median(predicted_us);
+    if (row.measured_us && row.predicted_us && *row.measured_us > 0)
+      row.error_pct = 100.0 * (*row.predicted_us - *row.measured_us) / *row.measured_us;
+    if (first.prediction) {
+      row.bound = bound_of(*first.prediction);
+      row.static_fields = static_fields(*first.profile);
+      if (first.best) {
+        row.best_block = first.best->block;
+        row.best_grid = first.best->grid;
+        row.best_predicted_us = first.best->prediction.seconds * 1e6;
+        row.gain_pct = 100.0 * (1.0 - first.best->prediction.seconds / first.prediction->seconds);
+      }
+    } else {
+      row.note = first.error;
+    }
+    out.rows.push_back(std::move(row));
+  }
+  if (group)
+    std::stable_sort(out.rows.begin(), out.rows.end(), [](const AppPredictionRow& a, const AppPredictionRow& b) {
+      return a.total_measured_us > b.total_measured_us;
+    });
+  // The fields the counters could not feed, once per set of fields, with the kernels concerned
+  // (kernel-profile's sources say which counter each lacked).
+  std::map<std::vector<std::string>, std::vector<std::string>> kernels_by_fields;
+  std::set<std::string> listed;
+  for (const auto& r : out.rows)
+    if (!r.static_fields.empty() && listed.insert(r.mangled).second) kernels_by_fields[r.static_fields].push_back(r.kernel);
+  out.notes.assign(notes.begin(), notes.end());
+  for (const auto& [fields, names] : kernels_by_fields)
+    out.notes.push_back("static estimates (their counters are not in the profile) for " + support::join(fields) + ": " +
+                        (names.size() == listed.size() && listed.size() > 1 ? "every kernel" : support::join(names)));
+  return out;
+}
+
+}  // namespace warpmodel::sass

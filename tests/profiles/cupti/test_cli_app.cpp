@@ -1,0 +1,338 @@
+// `warpmodel profile -- APP`, `import-ncu`, `predict-app` and kernel-profile's fallback line, end
+// to end, without a GPU: the arguments after --, every refusal before APP runs (one line, the
+// README's exit code, nothing written), the importer on the committed ncu files, predictions of a
+// committed profile with the project's own binary and with the example program's kernels (from its
+// binary and from a folder of cubins), and the example's copy kernel compiled to the same SASS as
+// the built-in copy workload's.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "run_command.hpp"
+#include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/provenance.hpp"
+#include "warpmodel/support/text.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using warpmodel::test::CommandResult;
+
+namespace {
+
+const std::string kBin = WARPMODEL_BIN;
+const std::string kExample = WARPMODEL_APP_EXAMPLE;
+const fs::path kFixtures = WARPMODEL_CUPTI_FIXTURES;
+const fs::path kDevice = WARPMODEL_SOURCE_DIR "/results/h200/device.json";
+
+struct Output {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs warpmodel with stdout and stderr apart.
+Output run(const std::string& args, const std::string& env = "") {
+  static int n = 0;
+  const fs::path err = fs::temp_directory_path() / ("warpmodel-cli-app-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+  // run_command merges stderr into stdout after the command; the group keeps them apart.
+  const CommandResult r =
+      warpmodel::test::run_command("{ " + env + (env.empty() ? "" : " ") + kBin + " " + args + " 2>" + err.string() + "; }");
+  Output o;
+  o.code = r.code;
+  o.out = r.out;
+  o.err = warpmodel::support::read_text_file(err).value_or("");
+  fs::remove(err);
+  return o;
+}
+
+std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("warpmodel-cli-app-dir-" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+json read_json(const fs::path& p) { return json::parse(warpmodel::support::read_text_file(p).value()); }
+
+std::string q(const fs::path& p) { return warpmodel::support::shell_quote(p.string()); }
+
+}  // namespace
+
+TEST(ProfileApp, EverythingAfterTheSeparatorIsTheApplications) {
+  TempDir t;
+  const fs::path prefix = t.path / "echo";
+  // --kernel and -o after -- are echo's: no "both --kernel and APP" refusal.
+  const Output o = run("profile -o " + q(prefix) + " -- /bin/echo --kernel copy -o y");
+  if (have_gpu()) {
+    EXPECT_EQ(o.code, 2) << o.err;  // echo runs and never initialises CUDA
+    EXPECT_NE(o.err.find("without initialising CUDA"), std::string::npos) << o.err;
+    EXPECT_NE(o.out.find("--kernel copy -o y"), std::string::npos) << "APP's stdout passes through";
+  } else {
+    EXPECT_EQ(o.code, 3) << o.err;
+    EXPECT_EQ(lines(o.err), 1u) << o.err;
+    EXPECT_NE(o.err.find("no NVIDIA driver"), std::string::npos) << o.err;
+  }
+  EXPECT_FALSE(fs::exists(prefix.string() + ".json"));
+  EXPECT_FALSE(fs::exists(prefix.string() + ".cubins"));
+  for (const auto& e : fs::directory_iterator(t.path)) ADD_FAILURE() << "left behind: " << e.path();
+}
+
+TEST(ProfileApp, RefusalsBeforeAnythingRunsAreOneLine) {
+  TempDir t;
+  const std::string o = " -o " + q(t.path / "p");
+  const fs::path plain = t.path / "not-executable";
+  std::ofstream(plain) << "#!/bin/sh\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"profile" + o + " -- /nonexistent/app", "/nonexistent/app: no such file"},
+      {"profile" + o + " -- warpmodel-no-such-program", "not found in PATH"},
+      {"profile" + o + " -- " + q(plain), "not executable"},
+      {"profile" + o + " -- " + q(t.path), "not a file"},
+      {"profile" + o, "name a built-in workload (--kernel"},
+      {"profile" + o + " --", "name a built-in workload (--kernel"},
+      {"profile" + o + " --kernel-regex '(' -- /bin/true", "--kernel-regex '(': not a valid regular expression"},
+      {"profile" + o + " --launch-count 0 -- /bin/true", "--launch-count must be at least 1"},
+      {"profile" + o + " --range user --timing-runs 3 -- /bin/true", "--range, --timing-runs: for the built-in workloads"},
+      {"profile" + o + " --kernel copy -- /bin/true", "--kernel names a built-in workload and -- an application"},
+      {"profile --kernel copy --launch-skip 2", "--launch-skip: for an application (-- APP) only"},
+      {"profile -o /proc/warpmodel-no/p -- /bin/true", "not writable"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Output r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+  }
+  const Output under_ncu = run("profile" + o + " -- /bin/true", "CUDA_INJECTION64_PATH=/opt/ncu/libInjection.so");
+  EXPECT_EQ(under_ncu.code, 4) << under_ncu.err;
+  EXPECT_EQ(lines(under_ncu.err), 1u);
+  EXPECT_NE(under_ncu.err.find("import-ncu"), std::string::npos) << "the way out for an application: " << under_ncu.err;
+  for (const auto& e : fs::directory_iterator(t.path))
+    EXPECT_EQ(e.path(), plain) << "nothing written: " << e.path();
+}
+
+TEST(ImportNcu, TheRealRawPageWithTheProgramsKernels) {
+  TempDir t;
+  const fs::path out = t.path / "imported.json";
+  const Output o = run("import-ncu " + q(kFixtures / "ncu-comparison/ncu-0.csv") + " -o " + q(out) + " --binary " + kBin);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("1 launch(es) of 1 kernel(s)"), std::string::npos) << o.out;
+  // One warning line: the model set's metric that run did not collect.
+  EXPECT_EQ(lines(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find("smsp__inst_executed_pipe_adu.sum"), std::string::npos) << o.err;
+  const json j = read_json(out);
+  EXPECT_EQ(j.at("schema"), "warpmodel.profile/1");
+  const json& l = j.at("launches").at(0);
+  EXPECT_EQ(l.at("kernel").get<std::string>().rfind("_ZN9warpmodel5cupti", 0), 0u) << l.at("kernel");
+  EXPECT_EQ(l.at("demangled"), "warpmodel::cupti::(anonymous namespace)::copy_kernel(float const*, float*, long long)");
+  EXPECT_EQ(l.at("duration_ns"), 52768.0);
+  EXPECT_NE(j.at("provenance").at("command").get<std::string>().find("import-ncu"), std::string::npos);
+
+  // kernel-profile reads it and says which fields fell back to static estimates (the ADU pipe feeds
+  // the barrier count, which the copy kernel does not need; fp and async copies are never in the set).
+  const Output k = run("kernel-profile --kernel copy_kernel --binary " + kBin + " --counters " + q(out));
+  ASSERT_EQ(k.code, 0) << k.err;
+  EXPECT_EQ(lines(k.err), 1u) << k.err;
+  EXPECT_NE(k.err.find("from static estimates"), std::string::npos) << k.err;
+  EXPECT_NE(k.err.find("instructions_per_warp.fp"), std::string::npos) << k.err;
+  EXPECT_EQ(k.err.find("instructions_per_warp.total"), std::string::npos) << k.err;
+}
+
+TEST(ImportNcu, TheExampleProgramInBothLayouts) {
+  TempDir t;
+  std::map<std::string, json> imported;
+  for (const char* name : {"ncu-raw.handmade.csv", "ncu-long.handmade.csv"}) {
+    const fs::path out = t.path / (std::string(name) + ".json");
+    const Output o = run("import-ncu " + q(kFixtures / "app-example" / name) + " -o " + q(out) + " --binary " + kExample);
+    ASSERT_EQ(o.code, 0) << name << "\n" << o.err;
+    // Every name mapped; the hand-made files predate the four async-copy / L2-byte / shared-wavefront
+    // counters of the model set, and the warning names exactly those, in one line.
+    EXPECT_EQ(lines(o.err), 1u) << name << "\n" << o.err;
+    EXPECT_NE(o.err.find("lacks 4 of the `model` set's metrics"), std::string::npos) << name << "\n" << o.err;
+    for (const char* m : {"smsp__inst_executed_op_ldgsts.sum", "smsp__inst_executed_op_tma_ld.sum", "lts__t_bytes.sum",
+                          "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"})
+      EXPECT_NE(o.err.find(m), std::string::npos) << name << ": " << m;
+    imported[name] = read_json(out);
+  }
+  const json& raw = imported.at("ncu-raw.handmade.csv");
+  const json& rows = imported.at("ncu-long.handmade.csv");
+  ASSERT_EQ(raw.at("launches").size(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(raw.at("launches")[i].at("kernel"), rows.at("launches")[i].at("kernel")) << i;
+    EXPECT_EQ(raw.at("launches")[i].at("grid"), rows.at("launches")[i].at("grid")) << i;
+  }
+  // The PTX-only kernel (no SASS in the binary) is mapped by its PTX entry.
+  EXPECT_EQ(rows.at("launches")[5].at("kernel"), "_ZN11app_library17polynomial_kernelEPfxif");
+}
+
+TEST(ImportNcu, BrokenInputIsExitTwoAndWritesNothing) {
+  TempDir t;
+  const fs::path out = t.path / "x.json";
+  const std::string text = warpmodel::support::read_text_file(kFixtures / "app-example/ncu-raw.handmade.csv").value();
+  const fs::path truncated = t.path / "truncated.csv";
+  std::ofstream(truncated) << text.substr(0, text.size() * 2 / 3);
+  Output o = run("import-ncu " + q(truncated) + " -o " + q(out));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(lines(o.err), 1u) << o.err;
+  EXPECT_NE(o.err.find(truncated.string() + ":"), std::string::npos) << "names the file, line and column: " << o.err;
+  EXPECT_FALSE(fs::exists(out));
+  o = run("import-ncu " + q(t.path / "missing.csv") + " -o " + q(out));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("cannot read"), std::string::npos) << o.err;
+  const fs::path empty = t.path / "no-kernels.csv";
+  std::ofstream(empty) << "==PROF== Connected to process 1\n==WARNING== No kernels were profiled.\n";
+  o = run("import-ncu " + q(empty) + " -o " + q(out));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("no ncu CSV header"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(PredictApp, ACommittedProfileWithTheProgramsOwnBinary) {
+  TempDir t;
+  const fs::path profile = kFixtures / "ncu-comparison/cupti-0.json";
+  const fs::path json_out = t.path / "p.json";
+  ASSERT_EQ(run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kBin +
+                " --format json -o " + q(json_out))
+                .code,
+            0);
+  const json j = read_json(json_out);
+  ASSERT_EQ(j.at("rows").size(), 1u);
+  const json& row = j.at("rows")[0];
+  EXPECT_NEAR(row.at("measured_us").get<double>(), 56.224, 1e-9);
+  EXPECT_GT(row.at("predicted_us").get<double>(), 1.0);
+  EXPECT_NEAR(row.at("error_pct").get<double>(),
+              100 * (row.at("predicted_us").get<double>() - 56.224) / 56.224, 1e-9);
+  EXPECT_FALSE(row.at("bound").get<std::string>().empty());
+  EXPECT_EQ(row.at("best_block").size(), 3u);
+  EXPECT_GE(row.at("gain_pct").get<double>(), 0.0) << "the best shape is never predicted slower than the profiled one";
+  EXPECT_TRUE(j.at("complete").get<bool>());
+  const Output csv = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kBin +
+                         " --format csv --model thesis-2016");
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(lines(csv.out), 2u) << csv.out;
+  EXPECT_EQ(csv.out.rfind("kernel,mangled,launches,", 0), 0u) << csv.out;
+}
+
+TEST(PredictApp, TheExampleProgramGroupedAndFromItsCubins) {
+  TempDir t;
+  const fs::path profile = t.path / "example.json";
+  ASSERT_EQ(run("import-ncu " + q(kFixtures / "app-example/ncu-raw.handmade.csv") + " -o " + q(profile)).code, 0);
+  // From the binary: the PTX-only kernel has no SASS there, and says so; every other launch is predicted.
+  const fs::path grouped = t.path / "grouped.json";
+  Output o = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kExample +
+                 " --group --format json -o " + q(grouped));
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = read_json(grouped);
+  ASSERT_EQ(j.at("rows").size(), 6u) << "the reduction at two launch shapes is two groups";
+  std::size_t predicted = 0;
+  for (const auto& row : j.at("rows")) {
+    if (row.at("kernel").get<std::string>().find("polynomial_kernel") != std::string::npos) {
+      EXPECT_TRUE(row.at("predicted_us").is_null());
+      EXPECT_NE(row.at("note").get<std::string>().find("no SASS of this kernel"), std::string::npos) << row.at("note");
+    } else {
+      ++predicted;
+      EXPECT_GT(row.at("predicted_us").get<double>(), 0.0) << row.at("kernel");
+    }
+  }
+  EXPECT_EQ(predicted, 5u);
+  for (std::size_t i = 1; i < j.at("rows").size(); ++i)
+    EXPECT_GE(j.at("rows")[i - 1].at("total_measured_us").get<double>(), j.at("rows")[i].at("total_measured_us").get<double>())
+        << "largest total first";
+
+  // From a folder of cubins, named by the profile ("cubins", as `profile -- APP` writes it).
+  const auto cuobjdump = warpmodel::sass::find_cuobjdump();
+  ASSERT_TRUE(cuobjdump.has_value());
+  const fs::path cubins = t.path / "example.cubins";
+  fs::create_directories(cubins);
+  ASSERT_EQ(warpmodel::test::run_command("cd " + q(cubins) + " && " + q(*cuobjdump) + " -xelf all " + kExample).code, 0);
+  std::size_t n = 0;
+  for (const auto& e : fs::directory_iterator(cubins)) fs::rename(e.path(), cubins / (std::to_string(n++) + ".cubin"));
+  ASSERT_GE(n, 2u) << "the program's and the library's fat binaries";
+  json with_cubins = read_json(profile);
+  with_cubins["cubins"] = "example.cubins";
+  with_cubins["complete"] = false;
+  with_cubins["incomplete_reason"] = "APP exited with status 3";
+  std::ofstream(profile) << with_cubins.dump(2);
+  const Output table = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kExample);
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("model: hopper"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("52.77"), std::string::npos) << "the copy's measured duration: " << table.out;
+  EXPECT_NE(table.out.find("65536 / 256"), std::string::npos) << table.out;
+  o = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --format markdown");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("| launch |"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(cubins.string()), std::string::npos) << "the SASS came from the profile's cubins: " << o.out;
+  EXPECT_NE(o.out.find("INCOMPLETE"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("is incomplete"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("matmul_naive_kernel"), std::string::npos) << o.out;
+}
+
+TEST(PredictApp, BadInputIsOneLine) {
+  const fs::path profile = kFixtures / "ncu-comparison/cupti-0.json";
+  const std::pair<std::string, std::string> cases[] = {
+      {"predict-app --profile " + q(profile) + " --device " + q(kDevice), "where is the SASS?"},
+      {"predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kBin + " --model nonsense",
+       "unknown model 'nonsense'"},
+      {"predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --cubins /nonexistent", "not a folder"},
+      {"predict-app --profile /nonexistent.json --device " + q(kDevice) + " --binary " + kBin, "/nonexistent.json"},
+      {"predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kBin + " --cubins /tmp",
+       "excludes"},
+      {"predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kExample,
+       "none of the profile's kernels (warpmodel::cupti::(anonymous namespace)::copy_kernel) is in"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Output r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE((r.err + r.out).find(message), std::string::npos) << args << "\n" << r.err << r.out;
+  }
+}
+
+TEST(ExampleProgram, SassIsTheBuiltinCopysSass) {
+  // The counters of the example's copy and scale_add kernels can only be compared exactly with the
+  // built-in copy and saxpy workloads' (gpu test AppProfileGpu) if they run the same code.
+  const auto builtin = warpmodel::sass::analyse_binary(kBin);
+  const auto example = warpmodel::sass::analyse_binary(kExample);
+  auto find = [](const warpmodel::sass::BinaryAnalysis& a, const std::string& demangled) {
+    const warpmodel::sass::KernelStatics* found = nullptr;
+    for (const auto& k : a.kernels)
+      if (k.demangled == demangled) found = &k;
+    return found;
+  };
+  const std::pair<std::string, std::string> pairs[] = {
+      {"warpmodel::cupti::(anonymous namespace)::copy_kernel(float const*, float*, long long)",
+       "app_example::copy_kernel(float const*, float*, long long)"},
+      {"warpmodel::cupti::(anonymous namespace)::saxpy_kernel(float, float const*, float*, long long)",
+       "app_library::scale_add_kernel(float, float const*, float*, long long)"}};
+  for (const auto& [ours, theirs] : pairs) {
+    SCOPED_TRACE(theirs);
+    const auto* a = find(builtin, ours);
+    const auto* b = find(example, theirs);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(a->static_instructions, b->static_instructions);
+    EXPECT_FALSE(a->opcode_histogram.empty());
+    EXPECT_EQ(a->opcode_histogram, b->opcode_histogram);
+    ASSERT_EQ(a->blocks.size(), b->blocks.size());
+    for (std::size_t i = 0; i < a->blocks.size(); ++i) {
+      EXPECT_EQ(a->blocks[i].instructions, b->blocks[i].instructions);
+      EXPECT_EQ(a->blocks[i].dependency_chain, b->blocks[i].dependency_chain);
+    }
+    EXPECT_EQ(a->stall_cycles_per_instruction, b->stall_cycles_per_instruction);
+    ASSERT_TRUE(a->resources && b->resources);
+    EXPECT_EQ(a->resources->registers, b->resources->registers);
+  }
+  // And the example holds every kernel the README lists, the PTX-only one as PTX.
+  EXPECT_EQ(example.kernels.size(), 4u);
+  EXPECT_EQ(example.ptx_only_kernels, std::vector<std::string>{"_ZN11app_library17polynomial_kernelEPfxif"});
+}
