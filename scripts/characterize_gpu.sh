@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Characterise the GPU of this machine end to end, in one command (issue 16):
+#
+#   scripts/characterize_gpu.sh [--quick] [--force] [--only S1,S2] [--skip S1,S2] [OUTDIR]
+#
+# OUTDIR defaults to results/<gpu-slug> (the slug `warpmodel characterize` uses: "h200",
+# "h100-80gb-hbm3"). Stages, in order (estimated GPU seconds, full / --quick):
+#   build         configure and build warpmodel and the benchmarks            (150 / 150)
+#   characterize  warpmodel characterize: device.json, ubench.csv/.md, plots  ( 30 /  15)
+#   validate      warpmodel validate --measure: the stencil, ADI and corpus   (420 /  60)
+#                 sweep, validation tables and plots (VALIDATE_FAMILIES limits it)
+#   stencils      bench_stencils + scripts/stencil_report.py                  (150 /  40)
+#   adi           bench_adi (+ bench_tridiagonal) + scripts/adi_report.py     (120 /  40)
+#   app           the example application: profile -- APP, ncu, import-ncu,   ( 90 /  90)
+#                 predict-app (scripts/app_example_device_run.sh)
+#   report        README.md of OUTDIR: the one-page report of the GPU         (  5 /   5)
+# and, only when named with --only: gpu-tests (ctest -L gpu, log gpu-tests.log) and vs-ncu (the
+# CUPTI-vs-Nsight-Compute test, its runs and cupti-vs-ncu.md).
+#
+# Resumable: each finished stage leaves OUTDIR/.characterize/<stage> with the commit and the GPU's
+# UUID; a stage already done for the same commit and GPU is skipped unless --force. A failing stage
+# is reported and the others still run; the exit status is non-zero when any stage failed.
+# Progress on stderr: stage, elapsed time, estimate. Provenance of the run (GPU, UUID, driver, CUDA,
+# SM clock, date, commit, the command, every stage's status and time) in
+# OUTDIR/characterize_gpu.provenance.json. Results of another card of the same model in OUTDIR
+# (another UUID) are not overwritten silently: the script says so and records both UUIDs.
+# Environment: WARPMODEL_BUILD_DIR (default build), WARPMODEL_GIT_COMMIT (the commit, where the copy's
+# git metadata is stale), VALIDATE_FAMILIES (e.g. corpus: measure only those and keep the rest).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+root=$(pwd)
+
+quick=0 force=0 only="" skip="" out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --force) force=1 ;;
+    --only) only=$2; shift ;;
+    --skip) skip=$2; shift ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -*) echo "characterize_gpu: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) out=$1 ;;
+  esac
+  shift
+done
+default_stages="build characterize validate stencils adi app report"
+all_stages="$default_stages gpu-tests vs-ncu"
+for s in ${only//,/ } ${skip//,/ }; do
+  [[ " $all_stages " == *" $s "* ]] || { echo "characterize_gpu: unknown stage '$s' (known: $all_stages)" >&2; exit 2; }
+done
+
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 ||
+  { echo "characterize_gpu: no NVIDIA GPU found (nvidia-smi lists none); run it on a GPU machine" >&2; exit 3; }
+IFS=',' read -r gpu_name gpu_uuid driver sm_clock <<<"$(nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm \
+  --format=csv,noheader,nounits | head -1 | sed 's/, /,/g')"
+# The slug `warpmodel characterize` derives from the name (ubench/characterize.cpp gpu_slug).
+slug=$(echo "$gpu_name" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')
+out=${out:-results/$slug}
+out=${out%/}
+mkdir -p "$out/.characterize"
+build=${WARPMODEL_BUILD_DIR:-build}
+bin=$build/cli/warpmodel
+commit=${WARPMODEL_GIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+export WARPMODEL_GIT_COMMIT=$commit
+cuda=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+t_start=$(date +%s)
+
+estimate() {  # full / quick seconds of a stage
+  case "$1" in
+    build) echo 150 ;; characterize) [ $quick = 1 ] && echo 15 || echo 30 ;;
+    validate) [ $quick = 1 ] && echo 60 || echo 420 ;; stencils|adi) [ $quick = 1 ] && echo 40 || echo 150 ;;
+    app) echo 90 ;; report) echo 5 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
+  esac
+}
+say() { echo "[characterize_gpu $(( $(date +%s) - t_start )) s] $*" >&2; }
+
+# Another card of the same model measured into this folder before?
+previous_uuid=$(sed -n 's/.*"gpu_uuid": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
+if [ -n "$previous_uuid" ] && [ "$previous_uuid" != "$gpu_uuid" ]; then
+  say "NOTE: $out holds results of another card of this model ($previous_uuid); this run ($gpu_uuid) replaces the stages it runs (--force implied for them), the provenance records both UUIDs"
+  force=1
+fi
+
+stage_enabled() {
+  local s=$1
+  if [ -n "$only" ]; then [[ ",$only," == *",$s,"* ]]; return; fi
+  [[ " $default_stages " == *" $s "* ]] && [[ ",$skip," != *",$s,"* ]]
+}
+
+declare -a summary
+failed=0
+run_stage() {  # run_stage NAME FUNCTION
+  local s=$1 fn=$2 stamp="$out/.characterize/$1"
+  stage_enabled "$s" || return 0
+  if [ $force = 0 ] && [ -f "$stamp" ] && grep -q "^commit=$commit gpu=$gpu_uuid quick=$quick status=0" "$stamp"; then
+    say "$s: already done for $commit on this GPU (--force to redo)"
+    summary+=("\"$s\": {\"status\": \"skipped (done before)\"}")
+    return 0
+  fi
+  say "$s: start (estimate $(estimate "$s") s)"
+  local t0 rc
+  t0=$(date +%s)
+  "$fn" >"$out/.characterize/$s.log" 2>&1
+  rc=$?
+  local dt=$(( $(date +%s) - t0 ))
+  echo "commit=$commit gpu=$gpu_uuid quick=$quick status=$rc seconds=$dt" >"$stamp"
+  if [ $rc = 0 ]; then say "$s: done in $dt s"; else
+    failed=1
+    say "$s: FAILED (exit $rc) after $dt s; last lines of $out/.characterize/$s.log:"
+    tail -5 "$out/.characterize/$s.log" >&2
+  fi
+  summary+=("\"$s\": {\"status\": $rc, \"seconds\": $dt}")
+}
+
+# --- the stages ---------------------------------------------------------------------------------
+stage_build() {
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release && cmake --build "$build" -j"$(nproc)"
+}
+stage_characterize() {
+  local reps=()
+  [ $quick = 1 ] && reps=(--reps 10)
+  "$bin" characterize --output "$out" "${reps[@]}" && python3 scripts/plot_ubench.py "$out/ubench.csv"
+}
+stage_validate() {
+  local args=()
+  [ $quick = 1 ] && args+=(--quick)
+  [ -n "${VALIDATE_FAMILIES:-}" ] && args+=(--families "$VALIDATE_FAMILIES")
+  nvidia-smi >"$out/validation-nvidia-smi.txt" 2>&1
+  "$bin" validate --measure "$out" "${args[@]}" 2>"$out/validation-sweep.log" &&
+    python3 scripts/plot_validation.py "$out/validation.csv"
+}
+stage_stencils() {
+  local args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
+  [ $quick = 1 ] && args=(--benchmark_repetitions=2 --benchmark_report_aggregates_only=true --benchmark_filter='512.*(intz-reg|copy)')
+  local clocks
+  clocks=$(nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader | head -1)
+  WARPMODEL_SM_CLOCK="$clocks" "$build/stencils/gpu/bench_stencils" "${args[@]}" --benchmark_out="$out/stencils.json" \
+    --benchmark_out_format=json &&
+    python3 scripts/stencil_report.py bench --json "$out/stencils.json" --device "$out/device.json" \
+      --md "$out/stencils.md" --csv "$out/stencils.csv"
+}
+stage_adi() {
+  local filter=()
+  [ $quick = 1 ] && filter=(--benchmark_filter='copy|/double/2048/')
+  "$build/stencils/adi/bench_adi" "${filter[@]}" --benchmark_out="$out/adi.json" --benchmark_out_format=json || return 1
+  local tri=()
+  if [ $quick = 0 ]; then
+    "$build/stencils/adi/bench_tridiagonal" --benchmark_out="$out/tridiagonal.json" --benchmark_out_format=json || return 1
+    tri=(--tridiagonal "$out/tridiagonal.json")
+  fi
+  python3 scripts/adi_report.py --adi "$out/adi.json" "${tri[@]}" --out "$out"
+}
+stage_app() { DEVICE_JSON="$out/device.json" scripts/app_example_device_run.sh "$out"; }
+stage_gpu_tests() { ctest --test-dir "$build" -L gpu -E vs_ncu --output-on-failure -j1 | tee "$out/gpu-tests.log"; }
+stage_vs_ncu() {
+  WARPMODEL_CUPTI_NCU_OUT="$root/$out/cupti-vs-ncu-runs" ctest --test-dir "$build" -R profiles.cupti.vs_ncu \
+    --output-on-failure | tee "$out/vs-ncu-test.log"
+  local rc=${PIPESTATUS[0]}
+  cp "$out/cupti-vs-ncu-runs/cupti-vs-ncu.md" "$out/cupti-vs-ncu-runs/cupti-vs-ncu.json" "$out/" 2>/dev/null
+  return "$rc"
+}
+stage_report() { python3 scripts/gpu_report.py "$out"; }
+
+run_stage build stage_build
+run_stage characterize stage_characterize
+run_stage gpu-tests stage_gpu_tests
+run_stage validate stage_validate
+run_stage stencils stage_stencils
+run_stage adi stage_adi
+run_stage app stage_app
+run_stage vs-ncu stage_vs_ncu
+
+# Provenance of this run (the report stage reads it).
+{
+  echo "{"
+  echo "  \"gpu\": \"$gpu_name\", \"gpu_uuid\": \"$gpu_uuid\","
+  [ -n "$previous_uuid" ] && [ "$previous_uuid" != "$gpu_uuid" ] && echo "  \"previous_gpu_uuid\": \"$previous_uuid\","
+  echo "  \"driver\": \"$driver\", \"cuda\": \"${cuda:-unknown}\", \"sm_clock_mhz_at_start\": \"$sm_clock\","
+  echo "  \"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"commit\": \"$commit\","
+  echo "  \"command\": \"scripts/characterize_gpu.sh${quick:+$( [ $quick = 1 ] && echo ' --quick')}${only:+ --only $only}${skip:+ --skip $skip} $out\","
+  echo "  \"stages\": {$(IFS=,; echo "${summary[*]}")},"
+  echo "  \"seconds\": $(( $(date +%s) - t_start ))"
+  echo "}"
+} >"$out/characterize_gpu.provenance.json"
+run_stage report stage_report
+say "finished in $(( $(date +%s) - t_start )) s$( [ $failed = 1 ] && echo ', with FAILED stages')"
+exit $failed
