@@ -1,9 +1,13 @@
 // The one reader of Nsight Compute's CSV (ncu_csv.hpp) on real ncu output
-// (fixtures/ncu-comparison/ncu-0.csv, ncu 2025.3.1 on the H200), on the hand-made files of the
-// example program in ncu's two layouts (fixtures/app-example), and on tampered copies of both.
+// (fixtures/ncu-comparison/ncu-0.csv, ncu 2025.3.1 on the H200), on the real files of the example
+// program in ncu's two layouts (fixtures/app-example), and on tampered copies of both.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <algorithm>
+#include <sstream>
+#include <functional>
 #include <filesystem>
 #include <string>
 
@@ -126,57 +130,120 @@ TEST(NcuCsvRealOutput, TheRawPageOfTheH200) {
   EXPECT_TRUE(r.warnings.empty()) << warpmodel::support::join(r.warnings);
 }
 
+// The example program's real ncu output in both layouts (two ncu runs of the same program): the
+// same launches, shapes and names, and the same work counts (instructions, warps, requests,
+// sectors do not move from run to run; times and cache-dependent counts may).
 TEST(NcuCsvLayouts, TheSameLaunchesInBothLayouts) {
-  const wc::NcuReport raw = wc::parse_ncu_csv(fixture("app-example/ncu-raw.handmade.csv"), "raw");
-  const wc::NcuReport rows = wc::parse_ncu_csv(fixture("app-example/ncu-long.handmade.csv"), "long");
+  const wc::NcuReport raw = wc::parse_ncu_csv(fixture("app-example/ncu-raw.csv"), "raw");
+  const wc::NcuReport rows = wc::parse_ncu_csv(fixture("app-example/ncu-long.csv"), "long");
   EXPECT_EQ(raw.layout, wc::NcuCsvLayout::Wide);
   EXPECT_EQ(rows.layout, wc::NcuCsvLayout::Long);
-  ASSERT_EQ(raw.launches.size(), 6u);
-  ASSERT_EQ(rows.launches.size(), 6u);
+  ASSERT_EQ(raw.launches.size(), 12u) << "two repetitions of the program's 6 launches";
+  ASSERT_EQ(rows.launches.size(), 12u);
   for (std::size_t i = 0; i < raw.launches.size(); ++i) {
     const auto& a = raw.launches[i];
     const auto& b = rows.launches[i];
     EXPECT_EQ(a.id, b.id);
     EXPECT_EQ(a.fields.at("Grid Size"), b.fields.at("Grid Size"));
+    EXPECT_EQ(a.fields.at("Block Size"), b.fields.at("Block Size"));
     EXPECT_EQ(b.fields.count("Section Name"), 0u) << "a per-row column, not the launch's";
-    for (const auto& [metric, value] : a.metrics) {
-      if (metric.rfind("launch__", 0) == 0) continue;
-      ASSERT_TRUE(b.metrics.count(metric)) << metric;
-      // The metric rows print auto-scaled units at 2 decimals (67.12 Mbyte for 67,120,128 byte).
-      EXPECT_NEAR(b.metrics.at(metric), value, std::max(1e-9, 0.0051 * std::fabs(value)) + 0.006) << metric << " of " << i;
+    for (const char* work : {"smsp__inst_executed.sum", "smsp__warps_launched.sum",
+                             "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}) {
+      ASSERT_TRUE(a.metrics.count(work) && b.metrics.count(work)) << work << " of " << i;
+      EXPECT_EQ(a.metrics.at(work), b.metrics.at(work)) << work << " of " << i;
+    }
+    // The raw page prints every metric's roll-ups (.min, .max, ...); the metric rows only those asked.
+    for (const auto& [metric, value] : b.metrics) {
+      if (metric.rfind("launch__", 0) != 0) {
+        EXPECT_TRUE(a.metrics.count(metric)) << metric << " of " << i;
+      }
     }
   }
-  EXPECT_EQ(rows.launches[0].units.at("gpu__time_duration.sum"), "usecond");
-  EXPECT_DOUBLE_EQ(rows.launches[0].metrics.at("gpu__time_duration.sum"), 52770.0);
-  EXPECT_EQ(rows.launches[2].metrics.at("launch__shared_mem_per_block_static"), 2050.0);  // "2.05" Kbyte/block
+  // Durations in base units (ns) whichever unit ncu printed them in.
+  EXPECT_GT(rows.launches[0].metrics.at("gpu__time_duration.sum"), 1000.0);
+  EXPECT_NEAR(rows.launches[0].metrics.at("gpu__time_duration.sum"), raw.launches[0].metrics.at("gpu__time_duration.sum"),
+              0.1 * raw.launches[0].metrics.at("gpu__time_duration.sum"));
+  EXPECT_EQ(rows.launches[2].metrics.at("launch__shared_mem_per_block_static"), 1024.0) << "int[256] of the reduction";
 }
 
+namespace {
+// `text` (an ncu file) with one column of the raw page rewritten: its unit in the units row, and
+// every data row's value through `value` (the field as printed -> the new field).
+std::string rewrite_raw_column(const std::string& text, const std::string& metric, const std::string& unit,
+                               const std::function<std::string(const std::string&)>& value) {
+  std::istringstream in(text);
+  std::ostringstream out;
+  std::string line;
+  std::size_t column = std::string::npos, line_number = 0, data = 0;
+  auto quoted = [](const std::vector<std::string>& fields) {
+    std::string row;
+    for (std::size_t i = 0; i < fields.size(); ++i) row += (i ? ",\"" : "\"") + fields[i] + "\"";
+    return row;
+  };
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.rfind("\"", 0) != 0) {
+      out << line << "\n";
+      continue;
+    }
+    auto fields = wc::parse_csv_line(line, line_number, "t").fields;
+    if (column == std::string::npos) {
+      column = static_cast<std::size_t>(std::find(fields.begin(), fields.end(), metric) - fields.begin());
+      if (column >= fields.size()) throw std::runtime_error("no column " + metric);
+    } else if (data++ == 0) {
+      fields[column] = unit;  // the units row
+    } else {
+      fields[column] = value(fields[column]);
+    }
+    out << quoted(fields) << "\n";
+  }
+  return out.str();
+}
+std::string without_separators(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  return s;
+}
+}  // namespace
+
 TEST(NcuCsvTampered, ScaledUnitsAndSeparatorsReadTheSame) {
-  const std::string text = fixture("ncu-comparison/ncu-0.csv");
-  const double bytes = wc::parse_ncu_csv(text, "a").launches[0].metrics.at("dram__bytes_read.sum");
-  // The raw page with the column printed in Mbyte (the units row) and its value in Mbyte.
-  const std::string raw = fixture("app-example/ncu-raw.handmade.csv");
-  ASSERT_EQ(wc::parse_ncu_csv(raw, "r").launches[0].metrics.at("dram__bytes_read.sum"), bytes);
-  const std::string scaled = tamper(tamper(raw, "\"byte\",\"byte\",\"ns\"", "\"Mbyte\",\"byte\",\"ns\""), "\"67,120,128\"",
-                                    "\"67.120128\"");
+  const std::string raw = fixture("app-example/ncu-raw.csv");
+  const auto original = wc::parse_ncu_csv(raw, "a").launches;
+  // The raw page with the DRAM-read column printed in Mbyte, every value divided by 1e6.
+  const std::string scaled = rewrite_raw_column(raw, "dram__bytes_read.sum", "Mbyte", [](const std::string& v) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.6f", std::stod(without_separators(v)) / 1e6);
+    return std::string(text);
+  });
   const auto launches = wc::parse_ncu_csv(scaled, "b").launches;
-  EXPECT_DOUBLE_EQ(launches[0].metrics.at("dram__bytes_read.sum"), bytes);
-  EXPECT_EQ(launches[0].units.at("dram__bytes_read.sum"), "Mbyte");
-  EXPECT_DOUBLE_EQ(launches[1].metrics.at("dram__bytes_read.sum"), 2215936e6) << "the whole column is in Mbyte";
-  // Without separators: the same number.
-  const std::string plain = tamper(text, "\"67,120,128\"", "\"67120128\"");
-  EXPECT_EQ(wc::parse_ncu_csv(plain, "c").launches[0].metrics.at("dram__bytes_read.sum"), bytes);
+  ASSERT_EQ(launches.size(), original.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    EXPECT_NEAR(launches[i].metrics.at("dram__bytes_read.sum"), original[i].metrics.at("dram__bytes_read.sum"), 1e-3) << i;
+    EXPECT_EQ(launches[i].units.at("dram__bytes_read.sum"), "Mbyte");
+  }
+  // Without thousands separators: the same numbers.
+  const auto plain = wc::parse_ncu_csv(rewrite_raw_column(raw, "dram__bytes_read.sum", "byte", without_separators), "c").launches;
+  for (std::size_t i = 0; i < plain.size(); ++i)
+    EXPECT_EQ(plain[i].metrics.at("dram__bytes_read.sum"), original[i].metrics.at("dram__bytes_read.sum")) << i;
   // Misplaced separators: not a number, so no value (kept as text), never a wrong one.
+  const std::string text = fixture("ncu-comparison/ncu-0.csv");
   const std::string broken = tamper(text, "\"67,120,128\"", "\"6,71,20,128\"");
   const auto l = wc::parse_ncu_csv(broken, "d").launches[0];
   EXPECT_EQ(l.metrics.count("dram__bytes_read.sum"), 0u);
   EXPECT_EQ(l.text.at("dram__bytes_read.sum"), "6,71,20,128");
-  // The metric rows: a value in another unit.
-  const std::string rows = fixture("app-example/ncu-long.handmade.csv");
-  const std::string in_ms = tamper(rows, "\"gpu__time_duration.sum\",\"usecond\",\"52.77\"", "\"gpu__time_duration.sum\",\"msecond\",\"0.05277\"");
-  EXPECT_DOUBLE_EQ(wc::parse_ncu_csv(in_ms, "e").launches[0].metrics.at("gpu__time_duration.sum"), 52770.0);
-  const std::string unknown = tamper(rows, "\"gpu__time_duration.sum\",\"usecond\"", "\"gpu__time_duration.sum\",\"fortnight\"");
-  const auto r = wc::parse_ncu_csv(unknown, "f");
+  // The metric rows: the first duration printed in another unit.
+  const std::string rows = fixture("app-example/ncu-long.csv");
+  const auto first = wc::parse_ncu_csv(rows, "e").launches[0];
+  const double ns = first.metrics.at("gpu__time_duration.sum");
+  const std::string row_start = "\"gpu__time_duration.sum\",\"" + first.units.at("gpu__time_duration.sum") + "\",\"";
+  const std::size_t at = rows.find(row_start);
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t value_end = rows.find('"', at + row_start.size());
+  char in_ms[64];
+  std::snprintf(in_ms, sizeof in_ms, "%.9f", ns / 1e6);
+  const std::string tampered = rows.substr(0, at) + "\"gpu__time_duration.sum\",\"msecond\",\"" + in_ms + rows.substr(value_end);
+  EXPECT_NEAR(wc::parse_ncu_csv(tampered, "f").launches[0].metrics.at("gpu__time_duration.sum"), ns, 1e-3);
+  const std::string unknown = rows.substr(0, at) + "\"gpu__time_duration.sum\",\"fortnight" + rows.substr(at + row_start.size() - 3);
+  const auto r = wc::parse_ncu_csv(unknown, "g");
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("unknown unit 'fortnight'"), std::string::npos);
 }
@@ -210,7 +277,7 @@ TEST(NcuCsvTampered, BrokenFilesNameTheLineAndColumn) {
   e = parse_error(raw + row);
   EXPECT_NE(e.find("ID 0 appears twice"), std::string::npos) << e;
   // The metric rows without "Metric Value", or one row of another launch's kernel under its ID.
-  const std::string rows = fixture("app-example/ncu-long.handmade.csv");
+  const std::string rows = fixture("app-example/ncu-long.csv");
   EXPECT_NE(parse_error(tamper(rows, "\"Metric Value\"", "\"Value\"")).find("\"Metric Name\" or \"Metric Value\" but not both"),
             std::string::npos);
   const std::size_t second_row = line_of(rows, "\"dram__bytes_write.sum\"");
