@@ -113,16 +113,39 @@ std::vector<KernelStatics> analyse_dump(const CubinDump& dump) {
   return kernels;
 }
 
-BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
+namespace {
+
+std::string require_cuobjdump() {
   const auto cuobjdump = find_cuobjdump();
   if (!cuobjdump)
     throw ToolMissing("cuobjdump not found" +
                       std::string(std::getenv("WARPMODEL_CUOBJDUMP") ? " at $WARPMODEL_CUOBJDUMP" : "") +
                       " (pip package nvidia-cuda-cuobjdump, installed by scripts/setup.sh; or set WARPMODEL_CUOBJDUMP "
                       "to its path)");
+  return *cuobjdump;
+}
+
+void require_readable(const std::string& binary) {
   std::error_code ec;
   if (!fs::is_regular_file(binary, ec) || ::access(binary.c_str(), R_OK) != 0)
     throw AnalysisError(binary + ": cannot read the file (does it exist and is it readable?)");
+}
+
+}  // namespace
+
+std::string dump_sass(const std::string& binary, int timeout_seconds) {
+  const std::string cuobjdump = require_cuobjdump();
+  require_readable(binary);
+  TempDir tmp;
+  const ToolRun r = run(quote(cuobjdump) + " -sass " + quote(fs::absolute(binary).string()), tmp.path, timeout_seconds);
+  if (r.status != 0 || r.out.empty())
+    throw AnalysisError("cuobjdump -sass " + binary + ": " + (r.status == 0 ? "no SASS in the file" : why(r)));
+  return r.out;
+}
+
+BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
+  const auto cuobjdump = std::optional<std::string>(require_cuobjdump());
+  require_readable(binary);
   const std::string absolute = fs::absolute(binary).string();
 
   BinaryAnalysis out;
