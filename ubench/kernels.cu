@@ -393,6 +393,31 @@ __device__ __forceinline__ void record_region(const TimedArgs& a, int r, long lo
   }
 }
 
+// The repetitions of a memory-pipe kernel: all warps of the block start together (barrier), then
+// the timed region: kSteps calls of step(s, r) (a loop ptxas keeps, so its body stays in the
+// instruction cache), then finish() (a fence, or nothing), between the two clock reads.
+template <int kSteps, class Step, class Finish>
+__device__ __forceinline__ void timed_steps(const TimedArgs& a, Step step, Finish finish) {
+#pragma unroll 1
+  for (int r = 0; r <= a.reps; ++r) {
+    __syncthreads();
+    const long long t0 = clock64_read();
+#pragma unroll 1
+    for (int s = 0; s < kSteps; ++s) step(s, r);
+    finish();
+    const long long t1 = clock64_read();
+    record_region(a, r, t0, t1);
+  }
+}
+struct NoFinish {
+  __device__ void operator()() const {}
+};
+// fence.acq_rel.gpu (MEMBAR.ALL.GPU): the stop read waits until the region's stores and reductions
+// have reached L2 (they have no result a clock read could wait for).
+struct FenceGpu {
+  __device__ void operator()() const { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+};
+
 // LSU loads: kMemoryOpsPerStep independent weak loads (LDG.E, cached in L1) per loop step, each
 // value consumed by an XOR inside the loop, so the stop read waits for the last load. Every
 // pattern's footprint is <= 16 KiB (L1-resident after the warm-up repetition).
@@ -431,18 +456,13 @@ template <class Pattern>
 __device__ __forceinline__ void load_throughput(const TimedArgs& a) {
   const int lane = threadIdx.x % 32;
   unsigned acc = 0;
-#pragma unroll 1
-  for (int r = 0; r <= a.reps; ++r) {
-    __syncthreads();  // all warps start the repetition together
-    const long long t0 = clock64_read();
-#pragma unroll 1
-    for (int s = 0; s < kMemorySteps; ++s) {
+  timed_steps<kMemorySteps>(
+      a,
+      [&](int, int) {
 #pragma unroll
-      for (int k = 0; k < kMemoryOpsPerStep; ++k) acc ^= Pattern::load(a.buffer, k, lane);
-    }
-    const long long t1 = clock64_read();
-    record_region(a, r, t0, t1);
-  }
+        for (int k = 0; k < kMemoryOpsPerStep; ++k) acc ^= Pattern::load(a.buffer, k, lane);
+      },
+      NoFinish{});
   a.sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 extern "C" __global__ void ubench_ldg_broadcast(TimedArgs a) { load_throughput<LoadBroadcast>(a); }
@@ -458,22 +478,16 @@ template <bool kScattered>
 __device__ __forceinline__ void store_throughput(const TimedArgs& a) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;
   unsigned* region = a.buffer + (static_cast<std::size_t>(blockIdx.x) * nwarps + warp) * kStoreRegionWords;
-#pragma unroll 1
-  for (int r = 0; r <= a.reps; ++r) {
-    __syncthreads();
-    const long long t0 = clock64_read();
-#pragma unroll 1
-    for (int s = 0; s < kMemorySteps; ++s) {
+  timed_steps<kMemorySteps>(
+      a,
+      [&](int s, int r) {
 #pragma unroll
-      for (int k = 0; k < kMemoryOpsPerStep; ++k) {
-        unsigned* p = kScattered ? region + lane * 32 + k : region + k * 32 + lane;
-        asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(static_cast<unsigned>(s ^ r)) : "memory");
-      }
-    }
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    const long long t1 = clock64_read();
-    record_region(a, r, t0, t1);
-  }
+        for (int k = 0; k < kMemoryOpsPerStep; ++k) {
+          unsigned* p = kScattered ? region + lane * 32 + k : region + k * 32 + lane;
+          asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(static_cast<unsigned>(s ^ r)) : "memory");
+        }
+      },
+      FenceGpu{});
 }
 extern "C" __global__ void ubench_stg_coalesced(TimedArgs a) { store_throughput<false>(a); }
 extern "C" __global__ void ubench_stg_scattered(TimedArgs a) { store_throughput<true>(a); }
@@ -485,19 +499,13 @@ template <bool kSameAddress>
 __device__ __forceinline__ void red_global_throughput(const TimedArgs& a) {
   const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned* word = kSameAddress ? a.buffer + a.zero * (threadIdx.x % 32) : a.buffer + tid;
-#pragma unroll 1
-  for (int r = 0; r <= a.reps; ++r) {
-    __syncthreads();
-    const long long t0 = clock64_read();
-#pragma unroll 1
-    for (int s = 0; s < kAtomicSteps; ++s) {
+  timed_steps<kAtomicSteps>(
+      a,
+      [&](int, int) {
 #pragma unroll
-      for (int k = 0; k < kAtomicOpsPerStep; ++k) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(word) : "memory");
-    }
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    const long long t1 = clock64_read();
-    record_region(a, r, t0, t1);
-  }
+        for (int k = 0; k < kAtomicOpsPerStep; ++k) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(word) : "memory");
+      },
+      FenceGpu{});
 }
 extern "C" __global__ void ubench_red_global_same(TimedArgs a) { red_global_throughput<true>(a); }
 extern "C" __global__ void ubench_red_global_distinct(TimedArgs a) { red_global_throughput<false>(a); }
@@ -511,22 +519,17 @@ __device__ __forceinline__ void atom_shared_throughput(const TimedArgs& a) {
   const unsigned index = kSameAddress ? a.zero * threadIdx.x : threadIdx.x;  // distinct: one bank per lane
   const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(words + index));
   unsigned acc = 0;
-#pragma unroll 1
-  for (int r = 0; r <= a.reps; ++r) {
-    __syncthreads();
-    const long long t0 = clock64_read();
-#pragma unroll 1
-    for (int s = 0; s < kAtomicSteps; ++s) {
+  timed_steps<kAtomicSteps>(
+      a,
+      [&](int, int) {
 #pragma unroll
-      for (int k = 0; k < kAtomicOpsPerStep; ++k) {
-        unsigned v;
-        asm volatile("atom.shared.add.u32 %0, [%1], 1;" : "=r"(v) : "r"(addr) : "memory");
-        acc ^= v;
-      }
-    }
-    const long long t1 = clock64_read();
-    record_region(a, r, t0, t1);
-  }
+        for (int k = 0; k < kAtomicOpsPerStep; ++k) {
+          unsigned v;
+          asm volatile("atom.shared.add.u32 %0, [%1], 1;" : "=r"(v) : "r"(addr) : "memory");
+          acc ^= v;
+        }
+      },
+      NoFinish{});
   a.sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 extern "C" __global__ void ubench_atom_shared_same(TimedArgs a) { atom_shared_throughput<true>(a); }
@@ -579,22 +582,17 @@ extern "C" __global__ void ubench_local_loads(TimedArgs a) {
   for (int i = 0; i < kLocalThroughputWords; ++i) words[i] = threadIdx.x ^ static_cast<unsigned>(i);
   const unsigned base = static_cast<unsigned>(__cvta_generic_to_local(words)) + 4u * a.zero;
   unsigned acc = 0;
-#pragma unroll 1
-  for (int r = 0; r <= a.reps; ++r) {
-    __syncthreads();
-    const long long t0 = clock64_read();
-#pragma unroll 1
-    for (int s = 0; s < kLocalSteps; ++s) {
+  timed_steps<kLocalSteps>(
+      a,
+      [&](int, int) {
 #pragma unroll
-      for (int k = 0; k < kLocalThroughputWords; ++k) {
-        unsigned v;
-        asm volatile("ld.local.u32 %0, [%1];" : "=r"(v) : "r"(base + 4u * k) : "memory");
-        acc ^= v;
-      }
-    }
-    const long long t1 = clock64_read();
-    record_region(a, r, t0, t1);
-  }
+        for (int k = 0; k < kLocalThroughputWords; ++k) {
+          unsigned v;
+          asm volatile("ld.local.u32 %0, [%1];" : "=r"(v) : "r"(base + 4u * k) : "memory");
+          acc ^= v;
+        }
+      },
+      NoFinish{});
   a.sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 

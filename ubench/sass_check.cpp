@@ -12,10 +12,6 @@ bool is_clock_read(const sass::Instruction& i) {
   return false;
 }
 
-// The opcode as the declarations name it: with its guard when it has one ("@P0 BRA" counts as
-// BRA for the tolerated set, but a predicated copy of the timed instruction is not the instruction).
-const std::string& opcode_of(const sass::Instruction& i) { return i.opcode; }
-
 }  // namespace
 
 SassListing parse_sass(const std::string& text) {
@@ -52,7 +48,7 @@ SassVerdict check_declaration(const Declaration& d, const SassListing& listing) 
   std::map<std::string, int> unexpected;
   int also_found = 0;
   for (std::size_t i = first; i < last; ++i) {
-    const auto& op = opcode_of(ins[i]);
+    const auto& op = ins[i].opcode;  // modifiers included, guard predicate not
     ++v.region[op];
     if (!d.also_regex.empty() && std::regex_match(op, also)) ++also_found;
     if (!d.sass_regex.empty() && std::regex_match(op, want)) ++v.found;
