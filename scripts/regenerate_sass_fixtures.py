@@ -22,12 +22,32 @@ import tempfile
 
 # fixture set -> symbols (exact) or substrings of demangled names (prefix "~")
 FIXTURE_KERNELS = {
+    # Hand-checked subjects of tests/profiles/sass. ubench_lat_register_mov was removed from the
+    # program (ptxas deletes every chain of register moves, ubench/ubench.def); the committed set
+    # predates that and keeps it: regenerating this set now stops on the missing kernel, and needs a
+    # new hand-checked subject in tests/profiles/sass first.
     "sm90_ubench": [
         "ubench_clock64",           # tiny: hand-checked counts and blocks
         "ubench_departure",         # loop, BAR, LDG, STG
         "ubench_bw_shared",         # LDS/STS, static shared memory
         "ubench_lat_register_mov",  # two independent loads before their first use (MLP 2)
         "~link_nodes",              # CALL into an internal subroutine ($__internal_... cluster)
+    ],
+    # The timed regions tests/ubench's SASS check is tested on (with sm90_ubench's clock64 and
+    # departure): ALU chains, the shared and global chases, and one kernel of each memory-pipe family.
+    "sm90_ubench_timed": [
+        "ubench_lat_fp32_add",
+        "ubench_lat_fp32_fma",
+        "ubench_lat_sfu_rcp",
+        "ubench_lat_fp32_div_full",
+        "ubench_shared_chase",
+        "ubench_chase_ca",
+        "ubench_chase_cg",
+        "ubench_ldg_coalesced",
+        "ubench_stg_coalesced",
+        "ubench_local_chase",
+        "ubench_barrier",
+        "ubench_empty",
     ],
     "sm90_stencils": [
         "~naive_kernel<1>",         # order 2 (radius 1), one point per thread: thesis listing 3.3
@@ -143,8 +163,10 @@ def main():
                 sass_parts.append(filter_sass(sass, keep))
                 usage_parts.append(filter_res_usage(run([cuobjdump, "-res-usage", path]), keep))
                 dot_parts.append(filter_dot(run([nvdisasm, "-bbcfg", "-poff", path]), keep))
-            if not sass_parts:
-                print(f"{fixture}: no kernel matches {patterns} in {binary}; not written")
+            found = "".join(sass_parts)
+            missing = [p for p in patterns if not p.startswith("~") and f"Function : {p}\n" not in found]
+            if not sass_parts or missing:
+                print(f"{fixture}: {', '.join(missing) or patterns} not in {binary}; not written")
                 continue
             for ext, parts in ((".sass", sass_parts), (".res-usage.txt", usage_parts), (".cfg.dot", dot_parts)):
                 with open(os.path.join(args.out, fixture + ext), "w") as f:

@@ -1,6 +1,7 @@
-// `warpmodel characterize`: runs every declared microbenchmark on one GPU through one harness and
-// reduces it into a DeviceProfile (device.json), the raw series (ubench.csv) and a report laid out
-// like thesis tables 4.3/4.4 (ubench.md).
+// `warpmodel characterize`: the plan (every declared microbenchmark, plan.hpp), run and reduced by
+// the harness (harness.hpp), written by the writers (writers.hpp) into a DeviceProfile
+// (device.json), the raw series (ubench.csv) and a report laid out like thesis tables 4.3/4.4
+// (ubench.md).
 #pragma once
 
 #include <functional>
@@ -26,14 +27,10 @@ struct CharacterizeOutputs {
   double seconds = 0;
 };
 
-// Throws gpu::CudaError on a CUDA failure.
+// Throws support::cuda::CudaError on a CUDA failure.
 CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& options);
 
 // "NVIDIA H200" -> "h200": the results folder name.
 std::string gpu_slug(const std::string& name);
-
-// FP32 lanes and SFU lanes per SM by compute capability (CUDA programming guide throughput table).
-int fp32_lanes_per_sm(int cc_major, int cc_minor);
-int sfu_lanes_per_sm(int cc_major, int cc_minor);
 
 }  // namespace warpmodel::ubench

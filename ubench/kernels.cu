@@ -10,18 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "constants.hpp"
 #include "kernels.hpp"
 #include "warpmodel/support/cuda.hpp"
 
 namespace {
+
+using namespace warpmodel::ubench::sizes;
 
 __device__ __forceinline__ long long clock64_read() {
   long long t;
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
   return t;
 }
-
-constexpr int kThroughputIlp = 8;
 
 // Distinct start values per chain and thread (from the input, so nothing folds at compile time).
 template <class T, int ILP>
@@ -67,7 +68,6 @@ __device__ __forceinline__ void alu_body(const typename Op::T* in, long long* cy
 // Throughput: the same ops, ILP independent chains, but as a loop whose body (kThroughputUnroll
 // steps x ILP chains, <= 4 KiB of SASS) stays in the instruction cache. A straight-line region of
 // chain x ILP = 4096 instructions (64 KiB) is fetch-bound: FP32 then issues only ~0.63 of 128/clk/SM.
-constexpr int kThroughputUnroll = 32;
 template <class Op>
 __device__ __forceinline__ void alu_thr_body(const typename Op::T* in, long long* cycles, typename Op::T* sink, int reps) {
   using T = typename Op::T;
@@ -149,8 +149,8 @@ extern "C" __global__ void ubench_clock_fn(long long* cycles, int reps) {  // th
 }
 
 // --- shared-memory pointer chase ---
-constexpr int kSharedWords = 2048;
-constexpr int kSharedChain = 512;
+constexpr int kSharedWords = kSharedChaseWords;
+constexpr int kSharedChain = kSharedChaseChain;
 extern "C" __global__ void ubench_shared_chase(long long* cycles, unsigned* sink, int reps) {
   __shared__ unsigned s[kSharedWords];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -183,7 +183,6 @@ __device__ __forceinline__ void consume(unsigned& acc, unsigned long long v) {
 // "load only" kernel runs the same chain without the store (same words, same cache level); the
 // store latency is the difference per step. Shared memory: u32 words (conflict-free, one per
 // lane); global: u64 words, 256 B per warp, loads with .cg (L2; stores are write-through).
-constexpr int kStoreChain = 256;
 template <class Step>
 __device__ __forceinline__ void store_body(unsigned long long* gbase, long long* cycles, unsigned* sink, int reps) {
   using T = typename Step::T;
@@ -261,7 +260,7 @@ extern "C" __global__ void ubench_l2_lines(unsigned long long start, int steps, 
 }
 
 // --- global-memory pointer chase ---
-constexpr int kGlobalChain = 256;
+constexpr int kGlobalChain = kGlobalChaseChain;
 #define UBENCH_CHASE(op)                                                                                 \
   extern "C" __global__ void ubench_chase_##op(const unsigned long long* starts, long long* cycles,     \
                                                unsigned long long* sink, int warmup, int reps) {         \
@@ -367,6 +366,252 @@ extern "C" __global__ void ubench_bw_shared(int iters, float* sink) {
   if (acc.x + acc.y + acc.z + acc.w == 1.2345f) sink[0] = acc.x;
 }
 
+extern "C" __global__ void ubench_bw_l2_write(float4* __restrict__ a, std::size_t n, int passes) {
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;  // n is a power of two
+  for (std::size_t c = blockIdx.x * blockDim.x + threadIdx.x; c < n * passes; c += step)
+    a[c & (n - 1)] = make_float4(0.f, 0.f, 0.f, 0.f);
+}
+
+// --- the memory-pipe kernels (issue 12): one signature, launched by symbol (run_timed) ---
+// Every warp writes the absolute (start, end) %clock64 of its timed region per repetition; the
+// harness takes a block's time as max(end) - min(start) over its warps (throughput) or each
+// warp's own region (latency chains).
+struct TimedArgs {
+  long long* cycles;  // [block][warp][rep][2]
+  unsigned* buffer;   // kMemoryBufferBytes, zeroed before the launch
+  unsigned* sink;     // one word per thread: keeps every result alive
+  int reps;           // repetitions after the warm-up (rep 0)
+  unsigned zero;      // 0 at run time: an offset ptxas cannot fold (nor prove warp-uniform)
+};
+
+__device__ __forceinline__ void record_region(const TimedArgs& a, int r, long long t0, long long t1) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;
+  if (lane == 0) {
+    long long* out = a.cycles + ((static_cast<long long>(blockIdx.x) * nwarps + warp) * (a.reps + 1) + r) * 2;
+    out[0] = t0;
+    out[1] = t1;
+  }
+}
+
+// The repetitions of a memory-pipe kernel: all warps of the block start together (barrier), then
+// the timed region: kSteps calls of step(s, r) (a loop ptxas keeps, so its body stays in the
+// instruction cache), then finish() (a fence, or nothing), between the two clock reads.
+template <int kSteps, class Step, class Finish>
+__device__ __forceinline__ void timed_steps(const TimedArgs& a, Step step, Finish finish) {
+#pragma unroll 1
+  for (int r = 0; r <= a.reps; ++r) {
+    __syncthreads();
+    const long long t0 = clock64_read();
+#pragma unroll 1
+    for (int s = 0; s < kSteps; ++s) step(s, r);
+    finish();
+    const long long t1 = clock64_read();
+    record_region(a, r, t0, t1);
+  }
+}
+struct NoFinish {
+  __device__ void operator()() const {}
+};
+// fence.acq_rel.gpu (MEMBAR.ALL.GPU): the stop read waits until the region's stores and reductions
+// have reached L2 (they have no result a clock read could wait for).
+struct FenceGpu {
+  __device__ void operator()() const { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+};
+
+// LSU loads: kMemoryOpsPerStep independent weak loads (LDG.E, cached in L1) per loop step, each
+// value consumed by an XOR inside the loop, so the stop read waits for the last load. Every
+// pattern's footprint is <= 16 KiB (L1-resident after the warm-up repetition).
+struct LoadBroadcast {  // all lanes one 4-byte word (a different word per k): 1 sector per request
+  static __device__ __forceinline__ unsigned load(const unsigned* base, int k, int /*lane*/) {
+    unsigned v;
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(base + k) : "memory");
+    return v;
+  }
+};
+struct LoadCoalesced {  // consecutive lanes, consecutive words: one 128-B line, 4 sectors per request
+  static __device__ __forceinline__ unsigned load(const unsigned* base, int k, int lane) {
+    unsigned v;
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(base + k * 32 + lane) : "memory");
+    return v;
+  }
+};
+struct LoadCoalesced16 {  // float4 per lane: 512 B, 16 sectors per request
+  static __device__ __forceinline__ unsigned load(const unsigned* base, int k, int lane) {
+    unsigned x, y, z, w;
+    asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+                 : "l"(base + (k * 32 + lane) * 4)
+                 : "memory");
+    return x ^ y ^ z ^ w;
+  }
+};
+struct LoadScattered {  // each lane its own 128-B line: 32 lines, 32 sectors per request
+  static __device__ __forceinline__ unsigned load(const unsigned* base, int k, int lane) {
+    unsigned v;
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(base + lane * 32 + k) : "memory");
+    return v;
+  }
+};
+template <class Pattern>
+__device__ __forceinline__ void load_throughput(const TimedArgs& a) {
+  const int lane = threadIdx.x % 32;
+  unsigned acc = 0;
+  timed_steps<kMemorySteps>(
+      a,
+      [&](int, int) {
+#pragma unroll
+        for (int k = 0; k < kMemoryOpsPerStep; ++k) acc ^= Pattern::load(a.buffer, k, lane);
+      },
+      NoFinish{});
+  a.sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+extern "C" __global__ void ubench_ldg_broadcast(TimedArgs a) { load_throughput<LoadBroadcast>(a); }
+extern "C" __global__ void ubench_ldg_coalesced(TimedArgs a) { load_throughput<LoadCoalesced>(a); }
+extern "C" __global__ void ubench_ldg_coalesced_16b(TimedArgs a) { load_throughput<LoadCoalesced16>(a); }
+extern "C" __global__ void ubench_ldg_scattered(TimedArgs a) { load_throughput<LoadScattered>(a); }
+
+// Stores through L1 to L2: each warp its own kStoreRegionWords region; coalesced: consecutive lanes
+// write one line (4 sectors per request); scattered: each lane its own line (one sector per lane).
+// A store has no result to wait for, so a fence (fence.acq_rel.gpu: MEMBAR.ALL.GPU) precedes the
+// stop read: the region ends when the stores have reached L2.
+template <bool kScattered>
+__device__ __forceinline__ void store_throughput(const TimedArgs& a) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;
+  unsigned* region = a.buffer + (static_cast<std::size_t>(blockIdx.x) * nwarps + warp) * kStoreRegionWords;
+  timed_steps<kMemorySteps>(
+      a,
+      [&](int s, int r) {
+#pragma unroll
+        for (int k = 0; k < kMemoryOpsPerStep; ++k) {
+          unsigned* p = kScattered ? region + lane * 32 + k : region + k * 32 + lane;
+          asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(static_cast<unsigned>(s ^ r)) : "memory");
+        }
+      },
+      FenceGpu{});
+}
+extern "C" __global__ void ubench_stg_coalesced(TimedArgs a) { store_throughput<false>(a); }
+extern "C" __global__ void ubench_stg_scattered(TimedArgs a) { store_throughput<true>(a); }
+
+// Global atomics without a return (red.global.add: what atomicAdd with an unused result compiles
+// to), a fence before the stop read. The same-address word is offset by zero x lane: ptxas cannot
+// prove the address warp-uniform, so it does not aggregate the warp's adds into one RED.
+template <bool kSameAddress>
+__device__ __forceinline__ void red_global_throughput(const TimedArgs& a) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned* word = kSameAddress ? a.buffer + a.zero * (threadIdx.x % 32) : a.buffer + tid;
+  timed_steps<kAtomicSteps>(
+      a,
+      [&](int, int) {
+#pragma unroll
+        for (int k = 0; k < kAtomicOpsPerStep; ++k) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(word) : "memory");
+      },
+      FenceGpu{});
+}
+extern "C" __global__ void ubench_red_global_same(TimedArgs a) { red_global_throughput<true>(a); }
+extern "C" __global__ void ubench_red_global_distinct(TimedArgs a) { red_global_throughput<false>(a); }
+
+// Shared atomics with their result consumed (ATOMS.ADD), so the stop read waits for the last one.
+template <bool kSameAddress>
+__device__ __forceinline__ void atom_shared_throughput(const TimedArgs& a) {
+  __shared__ unsigned words[1024];
+  words[threadIdx.x] = 0;
+  __syncthreads();
+  const unsigned index = kSameAddress ? a.zero * threadIdx.x : threadIdx.x;  // distinct: one bank per lane
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(words + index));
+  unsigned acc = 0;
+  timed_steps<kAtomicSteps>(
+      a,
+      [&](int, int) {
+#pragma unroll
+        for (int k = 0; k < kAtomicOpsPerStep; ++k) {
+          unsigned v;
+          asm volatile("atom.shared.add.u32 %0, [%1], 1;" : "=r"(v) : "r"(addr) : "memory");
+          acc ^= v;
+        }
+      },
+      NoFinish{});
+  a.sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+extern "C" __global__ void ubench_atom_shared_same(TimedArgs a) { atom_shared_throughput<true>(a); }
+extern "C" __global__ void ubench_atom_shared_distinct(TimedArgs a) { atom_shared_throughput<false>(a); }
+
+// Global atomic latency: one lane, a chain of atom.global.add whose result is the next operand (the
+// word stays in L2, where atomics are performed); one LOP3 consumes the last result before the stop.
+extern "C" __global__ void ubench_atom_global_latency(TimedArgs a) {
+  if (threadIdx.x != 0) return;
+  unsigned v = a.zero, acc = 0;
+#pragma unroll 1
+  for (int r = 0; r <= a.reps; ++r) {
+    const long long t0 = clock64_read();
+#pragma unroll
+    for (int k = 0; k < kAtomicChain; ++k)
+      asm volatile("atom.global.add.u32 %0, [%1], %0;" : "+r"(v) : "l"(a.buffer) : "memory");
+    asm volatile("xor.b32 %0, %0, %1;" : "+r"(acc) : "r"(v));
+    const long long t1 = clock64_read();
+    record_region(a, r, t0, t1);
+  }
+  a.sink[0] = acc + v;
+}
+
+// Local memory: a per-thread array whose local address is handed to the asm, so it stays in local
+// memory (LDL/STL). Latency: a chase through the array (each word holds the local address of the
+// next, a stride of 7 words over 32: one cycle); all lanes hold the same offsets, so each LDL is one
+// coalesced request (local memory interleaves the threads' words).
+extern "C" __global__ void ubench_local_chase(TimedArgs a) {
+  unsigned words[kLocalChaseWords];
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_local(words));
+#pragma unroll
+  for (int i = 0; i < kLocalChaseWords; ++i) words[i] = base + 4u * ((i + 7) % kLocalChaseWords);
+  unsigned p = base + 4u * a.zero, acc = 0;
+#pragma unroll 1
+  for (int r = 0; r <= a.reps; ++r) {
+    const long long t0 = clock64_read();
+#pragma unroll
+    for (int k = 0; k < kLocalChaseChain; ++k) asm volatile("ld.local.u32 %0, [%0];" : "+r"(p)::"memory");
+    asm volatile("xor.b32 %0, %0, %1;" : "+r"(acc) : "r"(p));
+    const long long t1 = clock64_read();
+    record_region(a, r, t0, t1);
+  }
+  a.sink[blockIdx.x * blockDim.x + threadIdx.x] = acc + p;
+}
+// Local throughput: independent LDLs at a base offset by a run-time zero (ptxas cannot forward the
+// stored values, which it does for known addresses and then deletes the loads).
+extern "C" __global__ void ubench_local_loads(TimedArgs a) {
+  unsigned words[kLocalThroughputWords];
+#pragma unroll
+  for (int i = 0; i < kLocalThroughputWords; ++i) words[i] = threadIdx.x ^ static_cast<unsigned>(i);
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_local(words)) + 4u * a.zero;
+  unsigned acc = 0;
+  timed_steps<kLocalSteps>(
+      a,
+      [&](int, int) {
+#pragma unroll
+        for (int k = 0; k < kLocalThroughputWords; ++k) {
+          unsigned v;
+          asm volatile("ld.local.u32 %0, [%1];" : "=r"(v) : "r"(base + 4u * k) : "memory");
+          acc ^= v;
+        }
+      },
+      NoFinish{});
+  a.sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// Barriers: kBarrierChain bar.sync 0 in a row, no loop (nothing to subtract but the clock read).
+extern "C" __global__ void ubench_barrier(TimedArgs a) {
+#pragma unroll 1
+  for (int r = 0; r <= a.reps; ++r) {
+    __syncthreads();
+    const long long t0 = clock64_read();
+#pragma unroll
+    for (int k = 0; k < kBarrierChain; ++k) asm volatile("bar.sync 0;" ::: "memory");
+    const long long t1 = clock64_read();
+    record_region(a, r, t0, t1);
+  }
+}
+
+// Launch overhead: nothing but EXIT.
+extern "C" __global__ void ubench_empty() {}
+
 // --- host side ---
 using warpmodel::support::cuda::check;
 template <class T>
@@ -436,9 +681,10 @@ std::string pci_bus_id(int index) {
 
 int alu_count() { return static_cast<int>(alu_table().size()); }
 
-Cycles run_alu(int alu_index, bool throughput, int blocks, int warps, int reps) {
+Cycles run_alu(AluKernel kernel, int blocks, int warps, int reps) {
+  const bool throughput = kernel.throughput;
   const auto table = alu_table();
-  const AluEntry& e = table.at(alu_index);
+  const AluEntry& e = table.at(static_cast<std::size_t>(kernel.index));
   const std::size_t threads = static_cast<std::size_t>(blocks) * warps * 32;
   const std::size_t n = static_cast<std::size_t>(blocks) * warps * (reps + 1) * (throughput ? 2 : 1);
   DevBuf<long long> cyc(n);
@@ -458,12 +704,13 @@ Cycles run_alu(int alu_index, bool throughput, int blocks, int warps, int reps) 
   return cyc.download();
 }
 
-Cycles run_clock(int which, int warps, int reps) {
+Cycles run_clock(ClockRead which, int warps, int reps) {
   const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
   DevBuf<long long> cyc(n);
-  if (which == 0) ubench_clock64<<<1, warps * 32>>>(cyc.data(), reps);
-  else if (which == 1) ubench_clock32<<<1, warps * 32>>>(cyc.data(), reps);
-  else ubench_clock_fn<<<1, warps * 32>>>(cyc.data(), reps);
+  auto* k = which == ClockRead::clock64 ? ubench_clock64
+            : which == ClockRead::clock32_register ? ubench_clock32
+                                                   : ubench_clock_fn;
+  k<<<1, warps * 32>>>(cyc.data(), reps);
   sync("clock kernel");
   return cyc.download();
 }
@@ -477,13 +724,15 @@ Cycles run_shared_chase(int warps, int reps) {
   return cyc.download();
 }
 
-Cycles run_store(int which, int warps, int reps) {
+Cycles run_store(StoreChain which, int warps, int reps) {
   const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
   DevBuf<long long> cyc(n);
   DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
   DevBuf<unsigned long long> words(static_cast<std::size_t>(warps) * 32);
-  auto* k = which == 0 ? ubench_store_shared : which == 1 ? ubench_selfload_shared : which == 2 ? ubench_store_global
-                                                                                                 : ubench_selfload_global;
+  auto* k = which == StoreChain::shared_roundtrip   ? ubench_store_shared
+            : which == StoreChain::shared_selfload  ? ubench_selfload_shared
+            : which == StoreChain::global_roundtrip ? ubench_store_global
+                                                    : ubench_selfload_global;
   k<<<1, warps * 32>>>(words.data(), cyc.data(), sink.data(), reps);
   sync("store kernel");
   return cyc.download();
@@ -521,7 +770,7 @@ std::size_t ChaseBuffer::build(std::size_t footprint, std::size_t stride, std::u
   return nodes_;
 }
 
-Cycles ChaseBuffer::run(const std::string& cache_op, bool coalesced, int blocks, int warps, int warmup_steps, int reps) {
+Cycles ChaseBuffer::run(CacheOp op, bool coalesced, int blocks, int warps, int warmup_steps, int reps) {
   const std::size_t threads = static_cast<std::size_t>(blocks) * warps * 32;
   std::vector<unsigned long long> starts(threads);
   const auto base = reinterpret_cast<unsigned long long>(buf_);
@@ -538,7 +787,7 @@ Cycles ChaseBuffer::run(const std::string& cache_op, bool coalesced, int blocks,
   DevBuf<long long> cyc(n);
   ubench_prewarm<<<1024, 256>>>(static_cast<const unsigned long long*>(buf_), footprint_ / 8, sink.data());  // L2 warm
   sync("prewarm");
-  if (cache_op == "ca") ubench_chase_ca<<<blocks, warps * 32>>>(st.data(), cyc.data(), sink.data(), warmup_steps, reps);
+  if (op == CacheOp::ca) ubench_chase_ca<<<blocks, warps * 32>>>(st.data(), cyc.data(), sink.data(), warmup_steps, reps);
   else ubench_chase_cg<<<blocks, warps * 32>>>(st.data(), cyc.data(), sink.data(), warmup_steps, reps);
   sync("chase");
   return cyc.download();
@@ -579,48 +828,148 @@ Departure run_departure(bool coalesced, int warps, int reps) {
   return {ts.download(), te.download()};
 }
 
-Bandwidth run_bandwidth(const std::string& kind, int sm_count, int reps) {
+Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
   auto* base = static_cast<float4*>(scratch());
   DevBuf<float> sink(1);
-  cudaEvent_t a, b;
-  check(cudaEventCreate(&a), "event");
-  check(cudaEventCreate(&b), "event");
+  warpmodel::support::cuda::EventPair events;
   Bandwidth out;
   const std::size_t half = g_scratch.bytes / 2 / sizeof(float4);
   const int blocks = sm_count * 8, threads = 256;
-  const std::size_t l2_n = (16ull << 20) / sizeof(float4);  // 16 MiB: resident in L2
-  const int l2_passes = 256;
+  const std::size_t l2_n = kL2BandwidthBytes / sizeof(float4);  // resident in L2
+  const int l2_passes = kL2BandwidthPasses;
   const int shared_iters = 4096;
   auto launch = [&] {
-    if (kind == "dram_read") ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.data());
-    else if (kind == "dram_write") ubench_bw_write<<<blocks, threads>>>(base, 2 * half);
-    else if (kind == "dram_copy") ubench_bw_copy<<<blocks, threads>>>(base, base + half, half);
-    else if (kind == "l2_read") ubench_bw_l2_read<<<sm_count * 4, 512>>>(base, l2_n, l2_passes, sink.data());
-    else ubench_bw_shared<<<sm_count * 4, 256>>>(shared_iters, sink.data());
+    switch (kind) {
+      case BandwidthKind::dram_read: ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.data()); break;
+      case BandwidthKind::dram_write: ubench_bw_write<<<blocks, threads>>>(base, 2 * half); break;
+      case BandwidthKind::dram_copy: ubench_bw_copy<<<blocks, threads>>>(base, base + half, half); break;
+      case BandwidthKind::l2_read: ubench_bw_l2_read<<<sm_count * 4, 512>>>(base, l2_n, l2_passes, sink.data()); break;
+      case BandwidthKind::l2_write: ubench_bw_l2_write<<<sm_count * 4, 512>>>(base, l2_n, l2_passes); break;
+      case BandwidthKind::shared_read: ubench_bw_shared<<<sm_count * 4, 256>>>(shared_iters, sink.data()); break;
+    }
   };
-  if (kind == "dram_read" || kind == "dram_write") out.bytes = 2.0 * half * sizeof(float4);
-  else if (kind == "dram_copy") out.bytes = 2.0 * half * sizeof(float4);
-  else if (kind == "l2_read") out.bytes = double(l2_n) * sizeof(float4) * l2_passes;
-  else out.bytes = double(sm_count) * 4 * 256 * shared_iters * 8 * sizeof(float4);
-  launch();  // warm-up
+  switch (kind) {
+    case BandwidthKind::dram_read:
+    case BandwidthKind::dram_write:
+    case BandwidthKind::dram_copy: out.bytes = 2.0 * half * sizeof(float4); break;
+    case BandwidthKind::l2_read:
+    case BandwidthKind::l2_write: out.bytes = double(l2_n) * sizeof(float4) * l2_passes; break;
+    case BandwidthKind::shared_read: out.bytes = double(sm_count) * 4 * 256 * shared_iters * 8 * sizeof(float4); break;
+  }
+  launch();  // warm-up (and, for l2_write, brings the footprint into L2)
   sync("bandwidth warm-up");
   for (int r = 0; r < reps; ++r) {
-    check(cudaEventRecord(a), "event");
+    events.start();
     launch();
-    check(cudaEventRecord(b), "event");
-    check(cudaEventSynchronize(b), "event");
+    events.stop();
+    out.seconds.push_back(events.elapsed_seconds());
     check(cudaGetLastError(), "bandwidth kernel");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, a, b), "event");
-    out.seconds.push_back(ms / 1e3);
   }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
   return out;
 }
 
+namespace {
+using TimedKernelFn = void (*)(TimedArgs);
+// The kernels run_timed launches, by symbol: one line per kernel of the TimedArgs signature.
+TimedKernelFn timed_kernel(const std::string& symbol) {
+  static const std::pair<const char*, TimedKernelFn> table[] = {
+      {"ubench_ldg_broadcast", ubench_ldg_broadcast},
+      {"ubench_ldg_coalesced", ubench_ldg_coalesced},
+      {"ubench_ldg_coalesced_16b", ubench_ldg_coalesced_16b},
+      {"ubench_ldg_scattered", ubench_ldg_scattered},
+      {"ubench_stg_coalesced", ubench_stg_coalesced},
+      {"ubench_stg_scattered", ubench_stg_scattered},
+      {"ubench_red_global_same", ubench_red_global_same},
+      {"ubench_red_global_distinct", ubench_red_global_distinct},
+      {"ubench_atom_shared_same", ubench_atom_shared_same},
+      {"ubench_atom_shared_distinct", ubench_atom_shared_distinct},
+      {"ubench_atom_global_latency", ubench_atom_global_latency},
+      {"ubench_local_chase", ubench_local_chase},
+      {"ubench_local_loads", ubench_local_loads},
+      {"ubench_barrier", ubench_barrier},
+  };
+  for (const auto& [name, fn] : table)
+    if (symbol == name) return fn;
+  throw warpmodel::support::cuda::CudaError("run_timed: no kernel " + symbol + " in kernels.cu's table");
+}
+}  // namespace
+
+Cycles run_timed(const std::string& kernel, int blocks, int warps, int reps) {
+  const TimedKernelFn fn = timed_kernel(kernel);
+  if (blocks < 1 || warps < 1 || warps > kMaxWarpsPerBlock || reps < 1)
+    throw warpmodel::support::cuda::CudaError("run_timed " + kernel + ": bad launch shape");
+  const std::size_t threads = static_cast<std::size_t>(blocks) * warps * 32;
+  // The largest per-thread or per-warp footprint of the family must fit the buffer.
+  const std::size_t need = std::max(threads * sizeof(unsigned),
+                                    static_cast<std::size_t>(blocks) * warps * kStoreRegionWords * sizeof(unsigned));
+  if (need > kMemoryBufferBytes)
+    throw warpmodel::support::cuda::CudaError("run_timed " + kernel + ": the grid's footprint exceeds the buffer");
+  // The largest L1 (0 % shared memory), as for the chase kernels: the footprints are meant to be L1-resident.
+  check(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, 0), "carveout " + kernel);
+  DevBuf<unsigned> buffer(kMemoryBufferBytes / sizeof(unsigned)), sink(threads);
+  buffer.fill_bytes(0);
+  DevBuf<long long> cycles(threads / 32 * static_cast<std::size_t>(reps + 1) * 2);
+  TimedArgs args{cycles.data(), buffer.data(), sink.data(), reps, 0u};
+  fn<<<blocks, warps * 32>>>(args);
+  sync(kernel.c_str());
+  return cycles.download();
+}
+
+std::vector<double> time_single_launches(int reps) {
+  warpmodel::support::cuda::EventPair events;
+  ubench_empty<<<1, kLaunchBlockThreads>>>();  // warm-up: module load, first-launch costs
+  sync("empty kernel warm-up");
+  std::vector<double> us;
+  for (int r = 0; r < reps; ++r) {
+    events.start();
+    ubench_empty<<<1, kLaunchBlockThreads>>>();
+    events.stop();
+    us.push_back(events.elapsed_seconds() * 1e6);
+    check(cudaGetLastError(), "empty kernel");
+  }
+  return us;
+}
+
+std::vector<double> time_back_to_back_launches(int launches, int reps) {
+  warpmodel::support::cuda::EventPair events;
+  std::vector<double> us;
+  for (int r = 0; r < reps; ++r) {
+    events.start();
+    for (int i = 0; i < launches; ++i) ubench_empty<<<1, kLaunchBlockThreads>>>();
+    events.stop();
+    us.push_back(events.elapsed_seconds() * 1e6 / launches);
+    check(cudaGetLastError(), "empty kernel");
+  }
+  return us;
+}
+
+int one_block_per_sm_shared_bytes() {
+  int device = 0, optin = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "shared memory opt-in");
+  return optin;
+}
+
+std::vector<double> time_grid_launches(int blocks, int threads, int dynamic_shared_bytes, int reps) {
+  if (dynamic_shared_bytes > 0)
+    check(cudaFuncSetAttribute(ubench_empty, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared_bytes),
+          "empty kernel: dynamic shared memory");
+  warpmodel::support::cuda::EventPair events;
+  ubench_empty<<<blocks, threads, dynamic_shared_bytes>>>();  // warm-up
+  sync("empty grid warm-up");
+  std::vector<double> us;
+  for (int r = 0; r < reps; ++r) {
+    events.start();
+    ubench_empty<<<blocks, threads, dynamic_shared_bytes>>>();
+    events.stop();
+    us.push_back(events.elapsed_seconds() * 1e6);
+    check(cudaGetLastError(), "empty grid");
+  }
+  return us;
+}
+
 void release_buffers() {
-  if (g_scratch.p) cudaFree(g_scratch.p);
+  if (g_scratch.p) check(cudaFree(g_scratch.p), "cudaFree scratch");
   g_scratch = Scratch{};
 }
 

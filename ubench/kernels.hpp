@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "registry.hpp"
+
 namespace warpmodel::ubench::gpu {
 
 void select_device(int index);
@@ -18,23 +20,39 @@ std::string pci_bus_id(int index);
 // Raw clock differences, laid out [block][warp][rep] (lane 0 of each warp writes).
 using Cycles = std::vector<long long>;
 
-// ALU chain kernels, by index into ubench.def. throughput=false: one dependent chain per thread;
-// throughput=true: 8 independent chains per thread, all warps of a block released together by a
-// barrier; returns absolute (start, end) %clock64 pairs, laid out [block][warp][rep][2].
+// ALU chain kernels, by row of ubench.def. Latency: one dependent chain per thread, region cycles
+// [block][warp][rep]; throughput: 8 independent chains per thread, all warps of a block released
+// together by a barrier, absolute (start, end) %clock64 pairs, laid out [block][warp][rep][2].
 int alu_count();
-Cycles run_alu(int alu_index, bool throughput, int blocks, int warps, int reps);
+Cycles run_alu(AluKernel kernel, int blocks, int warps, int reps);
 
-// Clock-read cost: which = 0: two %clock64 reads (the overhead subtracted everywhere);
-// 1: two %clock reads (thesis listing 4.1); 2: two clock() calls (listing 4.2).
-Cycles run_clock(int which, int warps, int reps);
+// Clock-read cost: two %clock64 reads (the overhead subtracted everywhere), two %clock reads
+// (thesis listing 4.1) or two clock() calls (listing 4.2).
+Cycles run_clock(ClockRead which, int warps, int reps);
 
 // Shared-memory pointer chase (ld.shared.u32, conflict-free), 1 block of `warps` warps.
 Cycles run_shared_chase(int warps, int reps);
 
 // Store latency as a round trip (thesis listings 4.8/4.9): 1 block of `warps` warps, each thread
-// chains "st [p], p; ld p, [p]" on its own word (which = 0: shared, 2: global with ld.global.cg),
-// or the same chain without the store (which = 1: shared, 3: global): the baseline subtracted.
-Cycles run_store(int which, int warps, int reps);
+// chains "st [p], p; ld p, [p]" on its own word (shared, or global with ld.global.cg), or the same
+// chain without the store (the selfload baseline that is subtracted).
+Cycles run_store(StoreChain which, int warps, int reps);
+
+// The memory-pipe kernels of one signature (LSU loads, stores, atomics, local memory, barriers),
+// by symbol: `blocks` blocks of `warps` warps over a zeroed buffer of sizes::kMemoryBufferBytes,
+// the carveout at the largest L1. Returns absolute (start, end) %clock64 pairs of every warp's
+// timed region, laid out [block][warp][rep][2]. Throws CudaError for an unknown symbol.
+Cycles run_timed(const std::string& kernel, int blocks, int warps, int reps);
+
+// Launch overhead: CUDA-event times, in microseconds, of the empty kernel.
+//   one launch of 1 block of 32 threads, each timed on its own, `reps` times;
+//   `launches` launches back to back between one event pair, per launch, `reps` times;
+//   one launch of `blocks` blocks of `threads` threads with `dynamic_shared_bytes` each, `reps` times.
+std::vector<double> time_single_launches(int reps);
+std::vector<double> time_back_to_back_launches(int launches, int reps);
+std::vector<double> time_grid_launches(int blocks, int threads, int dynamic_shared_bytes, int reps);
+// The dynamic shared memory that leaves room for one block per SM only (the opt-in maximum).
+int one_block_per_sm_shared_bytes();
 
 // Global-memory pointer chase over a device buffer. Nodes of 256 B (32 pointers, word i of a node
 // points to word i of the next node) lie at `stride` bytes over `footprint` bytes, linked in one
@@ -47,9 +65,9 @@ class ChaseBuffer {
   ChaseBuffer& operator=(const ChaseBuffer&) = delete;
   // Links a random cycle over footprint bytes; returns the number of nodes.
   std::size_t build(std::size_t footprint, std::size_t stride, std::uint64_t seed);
-  // cache_op: "ca" or "cg". coalesced: all lanes of a warp chase the same node (one request);
-  // otherwise every lane chases its own node (32 lines per request). threads = blocks x warps x 32.
-  Cycles run(const std::string& cache_op, bool coalesced, int blocks, int warps, int warmup_steps, int reps);
+  // coalesced: all lanes of a warp chase the same node (one request); otherwise every lane chases
+  // its own node (32 lines per request). threads = blocks x warps x 32.
+  Cycles run(CacheOp op, bool coalesced, int blocks, int warps, int warmup_steps, int reps);
   std::size_t nodes() const { return nodes_; }
   // Near/far L2: one warp on SM `target_sm` (the first of grid_blocks single-warp blocks that lands
   // there) chases `steps` nodes from the cycle's first node (.cg) and times every load on its own.
@@ -75,12 +93,12 @@ struct Departure {
 Departure run_departure(bool coalesced, int warps, int reps);
 
 // Bandwidth kernels, timed with CUDA events over `reps` launches; returns seconds per launch and
-// the bytes moved by one launch. kind: dram_read, dram_write, dram_copy, l2_read, shared_read.
+// the bytes moved by one launch.
 struct Bandwidth {
   std::vector<double> seconds;
   double bytes = 0;
 };
-Bandwidth run_bandwidth(const std::string& kind, int sm_count, int reps);
+Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps);
 
 // Releases cached device buffers.
 void release_buffers();

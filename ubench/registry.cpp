@@ -1,62 +1,354 @@
 #include "registry.hpp"
 
+#include <algorithm>
+#include <tuple>
+
+#include "constants.hpp"
+
 namespace warpmodel::ubench {
 namespace {
 
-constexpr int kThroughputIlp = 8;  // kernels.cu
-// The throughput kernels time a loop (kernels.cu): its body holds kThroughputUnroll steps of the
-// ILP chains (the check counts the static body), plus the loop's counter, compare and branch.
-constexpr int kThroughputUnroll = 32;  // kernels.cu
+using namespace sizes;
+
+// Loop bookkeeping tolerated in the loop-timed regions (throughput kernels): the counter, its
+// compare and branch, and the moves ptxas adds around them. The check counts the static body.
 const std::string kLoopRegex =
     "IADD3|VIADD|UIADD3|IMAD\\.IADD|ISETP\\..*|UISETP\\..*|BRA|BSSY|BSYNC|P?LOP3\\.LUT|R2UR|MOV|HFMA2\\.MMA|IMAD\\.MOV.*";
-constexpr int kSharedChain = 512;  // kernels.cu
-constexpr int kGlobalChain = 256;  // kernels.cu
-constexpr int kStoreChain = 256;   // kernels.cu
+// The memory-pipe kernels also consume every loaded value (LOP3) and may reload the buffer
+// pointer from the parameter bank (LDC) inside the region.
+const std::string kMemoryLoopRegex = kLoopRegex + "|LDC(\\..*)?|ULDC(\\..*)?|IMAD(\\..*)?|LEA(\\..*)?";
+// What a `fence.acq_rel.gpu` compiles to on sm_90 (the stop read then waits for the stores), and
+// the one S2R SR_TID.X ptxas may hoist from the result write (lane == 0) to before the fence: once
+// per repetition, after the loop, hidden by the fence's wait.
+const std::string kFenceRegex = "MEMBAR\\..*|ERRBAR|CGAERRBAR|CCTL\\..*|S2R";
+
+std::vector<int> warps_1_to(int n) {
+  std::vector<int> w;
+  for (int k = 1; k <= n; ++k) w.push_back(k);
+  return w;
+}
+const std::vector<int> kAllWarps = warps_1_to(kMaxWarpsPerBlock);
+const std::vector<int> kThroughputWarps = {1, 2, 4, 8, 16, 32};
+
+// 4 KiB .. 4 GiB in steps of x1.5 / x2, plus 208, 224, 240 KiB to resolve the L1 at the largest
+// carveout (README "Memory latency").
+std::vector<std::size_t> chase_footprints() {
+  constexpr std::size_t kMax = std::size_t(4) << 30;
+  std::vector<std::size_t> f;
+  for (std::size_t x = 4096; x <= kMax; x *= 2) {
+    f.push_back(x);
+    if (x < kMax) f.push_back(x * 3 / 2);
+  }
+  for (std::size_t x : {208u << 10, 224u << 10, 240u << 10}) f.push_back(x);
+  std::sort(f.begin(), f.end());
+  return f;
+}
+
+Declaration latency_row(std::string name, std::string group, std::string kernel, std::string ptx, KernelVariant v,
+                        std::string sass, int count, std::string allowed, int chain, std::vector<int> warps) {
+  Declaration d;
+  d.name = std::move(name);
+  d.group = std::move(group);
+  d.kernel = std::move(kernel);
+  d.ptx = std::move(ptx);
+  d.method = Method::latency_chain;
+  d.variant = v;
+  d.sass_regex = std::move(sass);
+  d.sass_count = count;
+  d.allowed_regex = std::move(allowed);
+  d.chain = chain;
+  d.axes.warps_per_block = std::move(warps);
+  d.axes.note = "1 block of 1..32 warps";
+  return d;
+}
+
+// A memory-pipe throughput row: TimedKernel, a loop of kMemorySteps x `per_step` operations.
+Declaration rate_row(std::string name, std::string result, std::string group, std::string kernel, std::string ptx,
+                     Method method, std::string sass, int per_step, std::string allowed, Rate rate,
+                     std::vector<int> warps, std::string note) {
+  Declaration d;
+  d.name = std::move(name);
+  d.result = std::move(result);
+  d.group = std::move(group);
+  d.kernel = std::move(kernel);
+  d.ptx = std::move(ptx);
+  d.method = method;
+  d.variant = TimedKernel{};
+  d.sass_regex = std::move(sass);
+  d.sass_count = per_step;
+  d.allowed_regex = allowed.empty() ? kMemoryLoopRegex : allowed + "|" + kMemoryLoopRegex;
+  d.chain = per_step;
+  d.rate = rate;
+  d.axes.warps_per_block = std::move(warps);
+  d.axes.every_sm = true;
+  d.axes.note = std::move(note);
+  d.output = Output::throughput;
+  return d;
+}
+
+Declaration bandwidth_row(std::string name, std::string kernel, BandwidthKind kind, std::string ptx,
+                          std::string sass, int count) {
+  Declaration d;
+  d.name = std::move(name);
+  d.group = "bandwidth";
+  d.kernel = std::move(kernel);
+  d.ptx = std::move(ptx);
+  d.method = Method::bandwidth;
+  d.variant = kind;
+  d.sass_region = SassRegion::whole_kernel;
+  d.sass_regex = std::move(sass);
+  d.sass_count = count;
+  d.allowed_regex = ".*";  // the loop and its address arithmetic; the memory op is what is counted
+  d.output = Output::special;
+  d.axes.note = "every SM, CUDA events around each launch";
+  return d;
+}
+
+// The two rows of an ALU op of ubench.def: its latency chain and its throughput loop.
+void add_alu_rows(std::vector<Declaration>& d, int alu, const std::string& name, const std::string& ptx,
+                  const std::string& sass_regex, int sass_per_op, const std::string& allowed_regex, int chain,
+                  double spec, const std::string& minus) {
+  Declaration lat = latency_row(name, "alu", "ubench_lat_" + name, ptx, AluKernel{alu, false}, sass_regex,
+                                chain * sass_per_op, allowed_regex, chain, kAllWarps);
+  lat.spec_per_clk_sm = spec;
+  lat.minus = minus;
+  lat.alu_index = alu;
+  d.push_back(lat);
+  Declaration thr;
+  thr.name = name + ".throughput";
+  thr.result = name;
+  thr.group = "alu_throughput";
+  thr.kernel = "ubench_thr_" + name;
+  thr.ptx = ptx;
+  thr.method = Method::block_throughput;
+  thr.variant = AluKernel{alu, true};
+  thr.sass_regex = sass_regex;
+  thr.sass_count = kThroughputUnroll * sass_per_op * kThroughputIlp;
+  thr.allowed_regex = allowed_regex.empty() ? kLoopRegex : allowed_regex + "|" + kLoopRegex;
+  thr.chain = chain;
+  thr.ilp = kThroughputIlp;
+  thr.spec_per_clk_sm = spec;
+  thr.alu_index = alu;
+  thr.rate = Rate{"ops", 32.0 * chain * kThroughputIlp, true, 0, 0};
+  thr.axes.warps_per_block = {32};
+  thr.axes.every_sm = true;
+  thr.axes.note = "32 warps x 1 block per SM, 8 independent chains per thread";
+  thr.output = Output::throughput;
+  d.push_back(thr);
+}
 
 std::vector<Declaration> build() {
   std::vector<Declaration> d;
+
+  // --- clock-read cost (thesis listings 4.1/4.2; clock64 is what every other row subtracts) ---
+  for (const auto& [name, kernel, ptx, which] :
+       {std::tuple{"clock64", "ubench_clock64", "mov.u64 %0, %clock64; mov.u64 %1, %clock64;", ClockRead::clock64},
+        std::tuple{"clock_register", "ubench_clock32", "mov.u32 %0, %clock; mov.u32 %1, %clock; (listing 4.1)",
+                   ClockRead::clock32_register},
+        std::tuple{"clock_function", "ubench_clock_fn", "clock(); clock(); (listing 4.2)", ClockRead::clock_function}}) {
+    Declaration c = latency_row(name, "clock", kernel, ptx, which, "", 0, "", 1, kAllWarps);
+    c.method = Method::clock_cost;
+    d.push_back(c);
+  }
+
+  // --- ALU (ubench.def): a latency row and a throughput row per op ---
   int alu = 0;
-#define UBENCH_ALU(name, T, constraint, ptx, sass_regex, sass_per_op, allowed_regex, chain, spec, minus)   \
-  d.push_back({#name, "alu", "ubench_lat_" #name, ptx, sass_regex, (chain) * (sass_per_op), allowed_regex,  \
-               chain, 1, spec, minus, alu, "warps per block 1..32, 1 block", "", 0});                              \
-  d.push_back({#name ".throughput", "alu_throughput", "ubench_thr_" #name, ptx, sass_regex,                 \
-               kThroughputUnroll * (sass_per_op) * kThroughputIlp,                                          \
-               std::string(allowed_regex).empty() ? kLoopRegex : std::string(allowed_regex) + "|" + kLoopRegex, \
-               chain, kThroughputIlp, spec, "", alu,                                                        \
-               "32 warps x 1 block per SM, 8 independent chains per thread", "", 0});                            \
-  ++alu;
+#define UBENCH_ALU(name, T, constraint, ptx, sass_regex, sass_per_op, allowed_regex, chain, spec, minus) \
+  add_alu_rows(d, alu++, #name, ptx, sass_regex, sass_per_op, allowed_regex, chain, spec, minus);
 #include "ubench.def"
-  d.push_back({"clock64", "clock", "ubench_clock64", "mov.u64 %0, %clock64; mov.u64 %1, %clock64;", "", 0, "", 1, 1,
-               0, "", -1, "warps per block 1..32", "", 0});
-  d.push_back({"clock_register", "clock", "ubench_clock32", "mov.u32 %0, %clock; mov.u32 %1, %clock; (listing 4.1)",
-               "", 0, "", 1, 1, 0, "", -1, "warps per block 1..32", "", 0});
-  d.push_back({"clock_function", "clock", "ubench_clock_fn", "clock(); clock(); (listing 4.2)", "", 0, "", 1, 1, 0,
-               "", -1, "warps per block 1..32", "", 0});
-  d.push_back({"shared_load", "shared", "ubench_shared_chase", "ld.shared.u32 %0, [%0];", "LDS", kSharedChain, "",
-               kSharedChain, 1, 0, "", -1, "warps per block 1..32", "", 0});
-  // The chases end with one LOP3 that consumes the last load, so the stop read waits for it.
-  d.push_back({"chase_ca", "global", "ubench_chase_ca", "ld.global.ca.u64 %0, [%0];", "LDG\\.E\\.64\\.STRONG\\.SM",
-               kGlobalChain, "LOP3\\.LUT", kGlobalChain, 1, 0, "", -1, "footprint 4 KiB..4 GiB; warps 1..32", "", 0});
-  d.push_back({"chase_cg", "global", "ubench_chase_cg", "ld.global.cg.u64 %0, [%0];", "LDG\\.E\\.64\\.STRONG\\.GPU",
-               kGlobalChain, "LOP3\\.LUT", kGlobalChain, 1, 0, "", -1, "footprint 4 KiB..4 GiB; warps 1..32", "", 0});
-  d.push_back({"l2_lines", "l2_lines", "ubench_l2_lines", "ld.global.cg.u64 %0, [%0]; (one load per timed region)",
-               "LDG\\.E\\.64\\.STRONG\\.GPU", 1, "LOP3\\.LUT", 1, 1, 0, "", -1,
-               "one warp pinned on each SM by %smid; 4 MiB footprint, every load timed", "", 0});
-  // Store latency (listings 4.8/4.9) as a round trip "st [p], p; ld p, [p]" minus the same chain
-  // without the store. The store opcode is counted; the loads of the chain are tolerated.
-  d.push_back({"store_shared", "store", "ubench_store_shared", "st.shared.u32 [%0], %0; ld.shared.u32 %0, [%0];",
-               "STS", kStoreChain, "LDS|LOP3\\.LUT", kStoreChain, 1, 0, "", -1, "warps per block 1..32", "LDS", kStoreChain});
-  d.push_back({"selfload_shared", "store", "ubench_selfload_shared", "ld.shared.u32 %0, [%0];", "LDS", kStoreChain,
-               "LOP3\\.LUT", kStoreChain, 1, 0, "", -1, "warps per block 1..32", "", 0});
-  d.push_back({"store_global", "store", "ubench_store_global", "st.global.u64 [%0], %0; ld.global.cg.u64 %0, [%0];",
-               "STG\\.E\\.64", kStoreChain, "LDG\\.E\\.64\\.STRONG\\.GPU|LOP3\\.LUT", kStoreChain, 1, 0, "", -1,
-               "warps per block 1..32", "LDG\\.E\\.64\\.STRONG\\.GPU", kStoreChain});
-  d.push_back({"selfload_global", "store", "ubench_selfload_global", "ld.global.cg.u64 %0, [%0];",
-               "LDG\\.E\\.64\\.STRONG\\.GPU", kStoreChain, "LOP3\\.LUT", kStoreChain, 1, 0, "", -1,
-               "warps per block 1..32", "", 0});
-  d.push_back({"departure", "departure", "ubench_departure", "ld.global.cg.u32 %0, [%1]; add.u32 %2, %2, %0;",
-               "LDG\\.E\\.STRONG\\.GPU", 1, "IMAD\\.IADD|IADD3", 1, 1, 0, "", -1,
-               "warps per block 1..32; coalesced / uncoalesced", "", 0});
+
+  // --- shared-memory pointer chase ---
+  d.push_back(latency_row("shared_load", "shared", "ubench_shared_chase", "ld.shared.u32 %0, [%0];", SharedChase{},
+                          "LDS", kSharedChaseChain, "", kSharedChaseChain, kAllWarps));
+
+  // --- global pointer chase: the footprint curve and the warp series at fixed footprints. The chase
+  // ends with one LOP3 that consumes the last load, so the stop read waits for it. ---
+  for (const auto& [op, opcode, series] :
+       {std::tuple{CacheOp::ca, "LDG\\.E\\.64\\.STRONG\\.SM", std::vector<ChaseSeries>{{"l1_hit", 16u << 10, true}}},
+        std::tuple{CacheOp::cg, "LDG\\.E\\.64\\.STRONG\\.GPU",
+                   std::vector<ChaseSeries>{{"l2_hit", 4u << 20, true},
+                                            {"global_load", std::size_t(1) << 30, true},
+                                            {"global_load_uncoalesced", std::size_t(1) << 30, false}}}}) {
+    const std::string o = op == CacheOp::ca ? "ca" : "cg";
+    Declaration c = latency_row("chase_" + o, "global", "ubench_chase_" + o, "ld.global." + o + ".u64 %0, [%0];", op,
+                                opcode, kGlobalChaseChain, "LOP3\\.LUT", kGlobalChaseChain, kAllWarps);
+    c.method = Method::pointer_chase;
+    c.output = Output::special;
+    c.axes.footprints_bytes = chase_footprints();
+    c.axes.warp_series = series;
+    c.axes.note = "footprint 4 KiB..4 GiB; warps 1..32";
+    d.push_back(c);
+  }
+  {
+    Declaration c = latency_row("l2_lines", "l2_lines", "ubench_l2_lines",
+                                "ld.global.cg.u64 %0, [%0]; (one load per timed region)", TimedKernel{},
+                                "LDG\\.E\\.64\\.STRONG\\.GPU", 1, "LOP3\\.LUT", 1, {1});
+    c.variant = std::monostate{};
+    c.method = Method::l2_lines;
+    c.output = Output::special;
+    c.axes.note = "one warp pinned on each SM by %smid; 4 MiB footprint, every load timed";
+    d.push_back(c);
+  }
+
+  // --- store latency (listings 4.8/4.9) as a round trip "st [p], p; ld p, [p]" minus the same
+  // chain without the store. The store opcode is counted; the loads of the chain too (also_regex). ---
+  struct StoreSpace {
+    const char* space;  // "shared" or "global"
+    StoreChain roundtrip, selfload;
+    const char *store_ptx, *load_ptx, *store_sass, *load_sass;
+  };
+  for (const auto& sp : {StoreSpace{"shared", StoreChain::shared_roundtrip, StoreChain::shared_selfload,
+                                    "st.shared.u32 [%0], %0;", "ld.shared.u32 %0, [%0];", "STS", "LDS"},
+                         StoreSpace{"global", StoreChain::global_roundtrip, StoreChain::global_selfload,
+                                    "st.global.u64 [%0], %0;", "ld.global.cg.u64 %0, [%0];", "STG\\.E\\.64",
+                                    "LDG\\.E\\.64\\.STRONG\\.GPU"}}) {
+    const std::string space = sp.space, load = sp.load_sass;
+    Declaration trip = latency_row("store_" + space, "store", "ubench_store_" + space,
+                                   std::string(sp.store_ptx) + " " + sp.load_ptx, sp.roundtrip, sp.store_sass,
+                                   kStoreChain, load + "|LOP3\\.LUT", kStoreChain, kAllWarps);
+    trip.also_regex = load;
+    trip.also_count = kStoreChain;
+    trip.result = space + "_store_roundtrip";
+    trip.difference_of = "selfload_" + space;
+    trip.difference_result = space + "_store";
+    d.push_back(trip);
+    Declaration self = latency_row("selfload_" + space, "store", "ubench_selfload_" + space, sp.load_ptx, sp.selfload,
+                                   load, kStoreChain, "LOP3\\.LUT", kStoreChain, kAllWarps);
+    self.result = space + "_selfload";
+    d.push_back(self);
+  }
+  {
+    Declaration dep = latency_row("departure", "departure", "ubench_departure",
+                                  "ld.global.cg.u32 %0, [%1]; add.u32 %2, %2, %0;", std::monostate{},
+                                  "LDG\\.E\\.STRONG\\.GPU", 1, "IMAD\\.IADD|IADD3", 1, kAllWarps);
+    dep.method = Method::departure;
+    dep.output = Output::special;
+    dep.axes.note = "warps per block 1..32; coalesced / uncoalesced";
+    d.push_back(dep);
+  }
+
+  // --- L1/LSU load throughput (issue 12): 32 independent weak loads (LDG.E, cached in L1) per loop
+  // step, every value consumed (LOP3) inside the loop so the stop read waits for the last load;
+  // L1-resident footprints (<= 16 KiB), the carveout at the largest L1. ---
+  const std::string loads_note = "1 block per SM on every SM, 1..32 warps; L1-resident footprint";
+  const double loads_per_warp = double(kMemoryOpsPerStep) * kMemorySteps;
+  d.push_back(rate_row("global_load_broadcast", "", "lsu_load", "ubench_ldg_broadcast",
+                       "ld.global.u32 %0, [base + 4 k]; (all lanes one word: 1 sector per request)",
+                       Method::block_throughput, "LDG\\.E", kMemoryOpsPerStep, "",
+                       Rate{"requests", loads_per_warp, true, 1, 0}, kThroughputWarps, loads_note));
+  d.push_back(rate_row("global_load_coalesced", "", "lsu_load", "ubench_ldg_coalesced",
+                       "ld.global.u32 %0, [base + 128 k + 4 lane]; (4 sectors per request)", Method::block_throughput,
+                       "LDG\\.E", kMemoryOpsPerStep, "", Rate{"requests", loads_per_warp, true, 4, 0},
+                       kThroughputWarps, loads_note));
+  d.push_back(rate_row("global_load_coalesced_16b", "", "lsu_load", "ubench_ldg_coalesced_16b",
+                       "ld.global.v4.u32 {..}, [base + 512 k + 16 lane]; (16 sectors per request)",
+                       Method::block_throughput, "LDG\\.E\\.128", kMemoryOpsPerStep, "",
+                       Rate{"requests", loads_per_warp, true, 16, 0}, kThroughputWarps, loads_note));
+  d.push_back(rate_row("global_load_scattered", "", "lsu_load", "ubench_ldg_scattered",
+                       "ld.global.u32 %0, [base + 128 lane + 4 k]; (32 lines, 32 sectors per request)",
+                       Method::block_throughput, "LDG\\.E", kMemoryOpsPerStep, "",
+                       Rate{"requests", loads_per_warp, true, 32, 0}, kThroughputWarps, loads_note));
+
+  // --- stores through L1 to L2: 4-byte stores, each warp its own 4 KiB region (16.5 MiB on 132
+  // SMs, resident in L2); a fence before the stop read, so the region ends when they are in L2. ---
+  const std::string stores_note = "1 block per SM on every SM, 1..32 warps; footprint in L2; fence before the stop read";
+  d.push_back(rate_row("global_store_coalesced", "", "store_throughput", "ubench_stg_coalesced",
+                       "st.global.u32 [region + 128 k + 4 lane], v; (4 sectors per request)",
+                       Method::block_throughput, "STG\\.E", kMemoryOpsPerStep, kFenceRegex,
+                       Rate{"requests", loads_per_warp, true, 4, 128}, kThroughputWarps, stores_note));
+  d.push_back(rate_row("global_store_scattered", "", "store_throughput", "ubench_stg_scattered",
+                       "st.global.u32 [region + 128 lane + 4 k], v; (one sector per lane: 32 per request)",
+                       Method::block_throughput, "STG\\.E", kMemoryOpsPerStep, kFenceRegex,
+                       Rate{"requests", loads_per_warp, true, 32, 128}, kThroughputWarps, stores_note));
+
+  // --- atomics: red.global (no return: what atomicAdd with an unused result compiles to) with a
+  // fence before the stop read; atom.shared with the result consumed. The address is offset by a
+  // run-time zero so ptxas cannot prove it warp-uniform: for a provably uniform address and a
+  // constant operand it aggregates the warp's adds into one RED (VOTEU.ANY + POPC). ---
+  const double atomics_per_warp = 32.0 * kAtomicOpsPerStep * kAtomicSteps;
+  d.push_back(rate_row("global_atomic_same_address", "", "atomic", "ubench_red_global_same",
+                       "red.global.add.u32 [word], 1; (every thread of the grid, one word)",
+                       Method::device_throughput, "REDG\\.E\\.ADD\\.STRONG\\.GPU", kAtomicOpsPerStep, kFenceRegex,
+                       Rate{"ops", atomics_per_warp, false, 0, 0}, {32},
+                       "32 warps x 1 block per SM on every SM; ops per clock of the whole GPU"));
+  d.push_back(rate_row("global_atomic_distinct", "", "atomic", "ubench_red_global_distinct",
+                       "red.global.add.u32 [word + 4 tid], 1; (each thread its own word, L2-resident)",
+                       Method::device_throughput, "REDG\\.E\\.ADD\\.STRONG\\.GPU", kAtomicOpsPerStep, kFenceRegex,
+                       Rate{"ops", atomics_per_warp, false, 0, 0}, {32},
+                       "32 warps x 1 block per SM on every SM; ops per clock of the whole GPU"));
+  d.push_back(rate_row("shared_atomic_same_address", "", "atomic", "ubench_atom_shared_same",
+                       "atom.shared.add.u32 %0, [word], 1; (every thread of the block, one word)",
+                       Method::block_throughput, "ATOMS\\.ADD", kAtomicOpsPerStep, "",
+                       Rate{"ops", atomics_per_warp, true, 0, 0}, {32}, "32 warps x 1 block per SM on every SM"));
+  d.push_back(rate_row("shared_atomic_distinct", "", "atomic", "ubench_atom_shared_distinct",
+                       "atom.shared.add.u32 %0, [word + 4 tid], 1; (each thread its own word, no bank conflict)",
+                       Method::block_throughput, "ATOMS\\.ADD", kAtomicOpsPerStep, "",
+                       Rate{"ops", atomics_per_warp, true, 0, 0}, {32}, "32 warps x 1 block per SM on every SM"));
+  {
+    Declaration a = latency_row("global_atomic_latency", "atomic", "ubench_atom_global_latency",
+                                "atom.global.add.u32 %0, [word], %0; (one lane; the result is the next operand)",
+                                TimedKernel{}, "ATOMG\\.E\\.ADD\\.STRONG\\.GPU", kAtomicChain,
+                                "LOP3\\.LUT|LDC(\\..*)?", kAtomicChain, {1});
+    a.result = "global_atomic";
+    a.axes.note = "1 warp, 1 lane active";
+    d.push_back(a);
+  }
+
+  // --- local memory (LDL hitting L1): a per-thread array whose address is given to the asm, so it
+  // stays in local memory; indices that ptxas cannot resolve (a chase, a run-time offset). ---
+  {
+    Declaration l = latency_row("local_load", "local", "ubench_local_chase", "ld.local.u32 %0, [%0];", TimedKernel{},
+                                "LDL", kLocalChaseChain, "LOP3\\.LUT", kLocalChaseChain, kAllWarps);
+    l.axes.note = "1 block of 1..32 warps; 128 B of local memory per thread";
+    d.push_back(l);
+  }
+  d.push_back(rate_row("local_load.throughput", "local_load", "local", "ubench_local_loads",
+                       "ld.local.u32 %0, [base + 4 k]; (k < 8; all lanes one index: 4 sectors per request)",
+                       Method::block_throughput, "LDL", kLocalThroughputWords, "",
+                       Rate{"requests", loads_per_warp, true, 4, 0}, kThroughputWarps,
+                       "1 block per SM on every SM, 1..32 warps; 32 B of local memory per thread"));
+
+  // --- barriers: kBarrierChain straight-line bar.sync 0 (no loop, so no loop overhead) ---
+  {
+    Declaration b = latency_row("barrier", "barrier", "ubench_barrier", "bar.sync 0;", TimedKernel{},
+                                "BAR\\.SYNC\\.DEFER_BLOCKING", kBarrierChain, "", kBarrierChain, kAllWarps);
+    b.output = Output::barrier;
+    b.axes.note = "1 block of 1..32 warps";
+    d.push_back(b);
+  }
+
+  // --- bandwidth (CUDA events) ---
+  d.push_back(bandwidth_row("dram_read", "ubench_bw_read", BandwidthKind::dram_read, "__ldcg(float4), 2 GiB",
+                            "LDG\\.E\\.128\\.STRONG\\.GPU", 1));
+  d.push_back(bandwidth_row("dram_write", "ubench_bw_write", BandwidthKind::dram_write, "float4 store, 2 GiB",
+                            "STG\\.E\\.128", 1));
+  d.push_back(bandwidth_row("dram_copy", "ubench_bw_copy", BandwidthKind::dram_copy, "float4 copy, 2 x 1 GiB",
+                            "STG\\.E\\.128", 1));
+  d.push_back(bandwidth_row("l2_read", "ubench_bw_l2_read", BandwidthKind::l2_read,
+                            "__ldcg(float4) over 16 MiB, 256 passes", "LDG\\.E\\.128\\.STRONG\\.GPU", 1));
+  d.push_back(bandwidth_row("l2_write", "ubench_bw_l2_write", BandwidthKind::l2_write,
+                            "float4 store over 16 MiB, 256 passes", "STG\\.E\\.128", 1));
+  d.push_back(bandwidth_row("shared_read", "ubench_bw_shared", BandwidthKind::shared_read,
+                            "ld.shared.v4.f32, 32 KiB per block", "LDS\\.128", 8));
+
+  // --- launch overhead: an empty kernel (nothing but EXIT) ---
+  {
+    Declaration l;
+    l.name = "launch";
+    l.group = "launch";
+    l.kernel = "ubench_empty";
+    l.ptx = "(empty kernel)";
+    l.method = Method::launch;
+    l.sass_region = SassRegion::whole_kernel;
+    l.sass_regex = "EXIT";
+    l.sass_count = 1;
+    l.allowed_regex = "BRA|LDC";  // the self-branch after EXIT; the stack-pointer load ptxas puts first
+    l.output = Output::special;
+    l.axes.waves.clear();
+    for (int w = 1; w <= kLaunchMaxWaves; ++w) l.axes.waves.push_back(w);
+    l.axes.note = "1 block of 32 threads; grids of 1..64 waves of one block per SM";
+    d.push_back(l);
+  }
   return d;
 }
 
@@ -71,6 +363,52 @@ const Declaration* find_declaration(const std::string& name) {
   for (const auto& d : declarations())
     if (d.name == name) return &d;
   return nullptr;
+}
+
+const std::vector<LatencyReportRow>& latency_report_rows() {
+  static const std::vector<LatencyReportRow> rows = {
+      {"clock64", "-", "-"},
+      {"clock_register", "16 ± 0.57", "20 ± 0.57"},
+      {"clock_function", "16 ± 0.57", "20 ± 0.57"},
+      {"fp32_add", "12 ± 0.57", "10 ± 0.61"},
+      {"fp32_sub", "12", "11"},
+      {"fp32_mul", "12", "11"},
+      {"fp32_fma", "-", "-"},
+      {"fp32_div_approx", "-", "-"},
+      {"fp32_div_full", "206", "222"},
+      {"fp32_div_rn", "-", "-"},
+      {"fp64_add", "-", "-"},
+      {"fp64_fma", "-", "-"},
+      {"sfu_rcp", "-", "-"},
+      {"sfu_sqrt", "-", "-"},
+      {"sfu_ex2", "-", "-"},
+      {"sfu_sin", "-", "-"},
+      {"shared_load", "45 ± 0.57", "45 ± 0.60"},
+      {"shared_store", "12 (lone store, issue)", "14 (lone store, issue)"},
+      {"shared_store_roundtrip", "-", "-"},
+      {"shared_selfload", "-", "-"},
+      {"l1_hit", "29 (eq 4.27)", "29 (eq 4.27)"},
+      {"l2_hit", "215.5 (eq 4.28)", "212 (eq 4.28)"},
+      {"global_load", "402 ± 5.88", "395 ± 6.17"},
+      {"global_load_uncoalesced", "-", "-"},
+      {"global_store", "21 (lone store, issue)", "20 (lone store, issue)"},
+      {"global_store_roundtrip", "-", "-"},
+      {"global_selfload", "-", "-"},
+      {"local_load", "-", "-"},
+      {"global_atomic", "-", "-"},
+  };
+  return rows;
+}
+
+const std::vector<GroupTitle>& throughput_groups() {
+  static const std::vector<GroupTitle> groups = {
+      {"alu_throughput", "Issue throughput (32 warps x 1 block per SM, 8 independent chains)"},
+      {"lsu_load", "L1/LSU load throughput (1 block per SM on every SM, L1-resident)"},
+      {"store_throughput", "Store throughput through L1 to L2 (1 block per SM on every SM)"},
+      {"atomic", "Atomic throughput (32 warps x 1 block per SM on every SM)"},
+      {"local", "Local-memory load throughput (LDL hitting L1)"},
+  };
+  return groups;
 }
 
 }  // namespace warpmodel::ubench

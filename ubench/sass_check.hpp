@@ -1,27 +1,23 @@
-// The SASS check: parse a `cuobjdump -sass` (or `nvdisasm`) listing, find each declared kernel,
-// take its timed region (the instructions between its first two reads of SR_CLOCKLO) and verify
-// that it holds the declared instruction exactly the declared number of times and nothing else
-// beyond what the declaration tolerates. Plain C++; tested on committed fixtures.
+// The SASS check: for each declared kernel, take its timed region (the instructions between its
+// two reads of SR_CLOCKLO, or the whole kernel for event-timed kernels) and verify that it holds
+// the declared instruction exactly the declared number of times and nothing else beyond what the
+// declaration tolerates. Parsing the listing and running cuobjdump are profiles/sass's
+// (warpmodel::sass::parse_sass_listing, sass::dump_sass); only the check is here. Plain C++.
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "registry.hpp"
+#include "warpmodel/sass/listing.hpp"
 
 namespace warpmodel::ubench {
 
-struct SassInstruction {
-  std::string predicate;  // "@P0", "@!PT", or ""
-  std::string opcode;     // with modifiers: "LDG.E.64.STRONG.GPU"
-  std::string operands;
-};
+// Kernel name -> its instructions in order (the first listing of each name).
+using SassListing = std::map<std::string, std::vector<sass::Instruction>>;
 
-// Kernel name -> its instructions in order.
-using SassListing = std::map<std::string, std::vector<SassInstruction>>;
-
+// parse_sass_listing of a `cuobjdump -sass` (or nvdisasm) listing, indexed by kernel name.
 SassListing parse_sass(const std::string& text);
 
 struct SassVerdict {
@@ -35,10 +31,5 @@ struct SassVerdict {
 
 SassVerdict check_declaration(const Declaration& d, const SassListing& listing);
 std::vector<SassVerdict> check_all(const SassListing& listing);
-
-// Finds cuobjdump: $WARPMODEL_CUOBJDUMP, PATH, /usr/local/cuda/bin, the PyPI wheel's folder.
-std::optional<std::string> find_cuobjdump();
-// Runs `cuobjdump -sass FILE`; nullopt when the tool is missing or fails.
-std::optional<std::string> dump_sass(const std::string& binary, std::string* error = nullptr);
 
 }  // namespace warpmodel::ubench

@@ -1,5 +1,7 @@
 #include "warpmodel/sass/listing.hpp"
 
+#include "warpmodel/support/text.hpp"
+
 #include <cxxabi.h>
 
 #include <cstdlib>
@@ -10,12 +12,7 @@
 namespace warpmodel::sass {
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
+using support::trim;
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 

@@ -183,6 +183,18 @@ std::string require_cuobjdump() {
 
 }  // namespace
 
+std::string dump_sass(const std::string& binary, int timeout_seconds) {
+  const std::string cuobjdump = require_cuobjdump();
+  std::error_code ec;
+  if (!fs::is_regular_file(binary, ec) || ::access(binary.c_str(), R_OK) != 0)
+    throw AnalysisError(binary + ": cannot read the file (does it exist and is it readable?)");
+  TempDir tmp;
+  const ToolRun r = run(quote(cuobjdump) + " -sass " + quote(fs::absolute(binary).string()), tmp.path, timeout_seconds);
+  if (r.status != 0 || r.out.empty())
+    throw AnalysisError("cuobjdump -sass " + binary + ": " + (r.status == 0 ? "no SASS in the file" : why(r)));
+  return r.out;
+}
+
 BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
   const std::string cuobjdump = require_cuobjdump();
   std::error_code ec;

@@ -302,7 +302,7 @@ TEST(SassCli, KernelProfileOfTheBuiltProgramPredictsOnTheH200) {
   if (!fs::exists(device)) GTEST_SKIP() << device << " not committed";
   const std::string kernel_file = (kTmp / "live.kernel.json").string();
   // Without --binary the program analyses itself (/proc/self/exe, resolved before the tools run).
-  const auto r = run("kernel-profile --kernel ubench_lat_register_mov --launch grid=132,block=32 -o " + kernel_file);
+  const auto r = run("kernel-profile --kernel ubench_lat_fp32_add --launch grid=132,block=32 -o " + kernel_file);
   if (r.exit_code == 2 && r.err.find("no device code") != std::string::npos) GTEST_SKIP() << r.err;  // CUDA off
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json k = json::parse(slurp(kernel_file));

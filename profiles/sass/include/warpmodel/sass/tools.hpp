@@ -60,6 +60,11 @@ BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds = 1
 // readable or holds no cubin.
 BinaryAnalysis analyse_cubin_folder(const std::string& folder, int timeout_seconds = 120);
 
+// `cuobjdump -sass BINARY` of a whole file (every cubin it embeds, one listing), for checks that
+// only need the instructions (ubench's SASS check of its own program). Throws ToolMissing when
+// cuobjdump is missing, AnalysisError when the file cannot be read or the tool fails.
+std::string dump_sass(const std::string& binary, int timeout_seconds = 120);
+
 // Analyses dumps made earlier (fixtures, or text from another machine).
 std::vector<KernelStatics> analyse_dump(const CubinDump& dump);
 

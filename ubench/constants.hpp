@@ -1,0 +1,55 @@
+// The sizes the kernels (kernels.cu) are built with and the declarations (registry.cpp) divide by:
+// one header, so the per-op figures cannot drift from the code that runs. Plain constexpr, C++17
+// (nvcc compiles kernels.cu as C++17).
+#pragma once
+
+#include <cstddef>
+
+namespace warpmodel::ubench::sizes {
+
+constexpr int kMaxWarpsPerBlock = 32;
+
+// ALU throughput kernels: kThroughputIlp independent chains per thread, timed as a loop whose body
+// holds kThroughputUnroll steps of every chain (the body stays in the instruction cache).
+constexpr int kThroughputIlp = 8;
+constexpr int kThroughputUnroll = 32;
+
+// Latency chains (dependent operations between the two clock reads).
+constexpr int kSharedChaseChain = 512;  // ld.shared.u32 pointer chase
+constexpr int kSharedChaseWords = 2048;
+constexpr int kGlobalChaseChain = 256;  // ld.global.{ca,cg}.u64 pointer chase
+constexpr int kChaseNodeBytes = 256;    // 32 pointers: a warp chases one node, or every lane its own
+constexpr int kStoreChain = 256;        // st [p], p; ld p, [p]
+constexpr int kLocalChaseChain = 256;   // ld.local.u32 pointer chase
+constexpr int kLocalChaseWords = 32;    // per thread: 128 B of local memory
+constexpr int kAtomicChain = 128;       // atom.global.add.u32 on one word, the result fed back
+constexpr int kBarrierChain = 64;       // bar.sync 0, straight-line (no loop to subtract)
+
+// Memory-pipe throughput kernels (LSU loads, stores, atomics, local loads): every warp runs
+// kMemorySteps iterations of a loop whose body holds kMemoryOpsPerStep independent operations.
+constexpr int kMemoryOpsPerStep = 32;
+constexpr int kMemorySteps = 16;
+constexpr int kAtomicOpsPerStep = 4;  // atomics: fewer, a same-address atomic is slow
+constexpr int kAtomicSteps = 8;
+// Local loads: one per word of an 8-word per-thread array per step (32 B per thread, so 32 warps x
+// 32 lanes hold 32 KiB per SM); ptxas merges repeated loads of one address, so the step holds each
+// word once, and takes 64 steps for the same 512 requests per warp as the other memory kernels.
+constexpr int kLocalThroughputWords = 8;
+constexpr int kLocalSteps = kMemoryOpsPerStep * kMemorySteps / kLocalThroughputWords;
+
+// Device buffer of the memory-pipe kernels: every kernel's footprint lies inside it.
+constexpr std::size_t kMemoryBufferBytes = std::size_t(64) << 20;
+// Stores: each warp writes its own 4 KiB region (32 requests of 128 B, or 32 lines x 1 sector), so
+// 132 SMs x 32 warps write 16.5 MiB, well inside L2.
+constexpr int kStoreRegionWords = 1024;
+
+// Bandwidth kernels: the L2 read/write footprint (resident in L2) and its passes.
+constexpr std::size_t kL2BandwidthBytes = std::size_t(16) << 20;
+constexpr int kL2BandwidthPasses = 256;
+
+// Launch overhead: grids of 1..kLaunchMaxWaves waves of one block per SM, kLaunchBlockThreads each.
+constexpr int kLaunchMaxWaves = 64;
+constexpr int kLaunchBlockThreads = 32;
+constexpr int kBackToBackLaunches = 1000;
+
+}  // namespace warpmodel::ubench::sizes

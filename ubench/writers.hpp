@@ -1,0 +1,25 @@
+// The writers: device.json (a warpmodel.device/1 profile with the full tables under
+// `measurements`), ubench.csv (every raw series) and ubench.md (thesis tables 4.3/4.4 layout plus a
+// table per group). They read only the harness's reduced results (results.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "results.hpp"
+
+namespace warpmodel::ubench {
+
+// Warnings about the profile itself (a required latency not measured, written as 1 so the profile
+// stays readable). The caller adds them to the results' warnings before writing.
+std::vector<std::string> profile_warnings(const Results& results);
+
+std::string write_device_json(const Results& results);
+std::string write_csv(const Results& results);
+std::string write_markdown(const Results& results);
+
+// FP32 lanes and SFU lanes per SM by compute capability (CUDA programming guide throughput table).
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+int sfu_lanes_per_sm(int cc_major, int cc_minor);
+
+}  // namespace warpmodel::ubench
