@@ -254,7 +254,16 @@ class Harness {
     const int blocks = gpu_.sm_count;
     RateSeries s{d.result_name(), d.group, d.rate.unit, d.rate.per_sm, d.rate.sectors_per_unit, d.rate.bytes_per_unit,
                  d.spec_per_clk_sm, sass_status(d.name), {}, {}};
+    // A kernel whose registers do not fit 32 warps in a block runs the axis up to what fits; the
+    // rate is then the last point's (writers record its warps_per_block).
+    const int max_warps = std::holds_alternative<AluKernel>(d.variant) ? sizes::kMaxWarpsPerBlock
+                                                                       : gpu::timed_max_warps_per_block(d.kernel);
     for (int warps : d.axes.warps_per_block) {
+      if (warps > max_warps) {
+        log("throughput " + d.name + ": " + std::to_string(warps) + " warps skipped, its registers fit at most " +
+            std::to_string(max_warps) + " warps per block");
+        continue;
+      }
       const gpu::Cycles c = std::holds_alternative<AluKernel>(d.variant)
                                 ? gpu::run_alu(std::get<AluKernel>(d.variant), blocks, warps, R)
                                 : gpu::run_timed(d.kernel, blocks, warps, R);

@@ -915,6 +915,12 @@ Cycles run_timed(const std::string& kernel, int blocks, int warps, int reps) {
   return cycles.download();
 }
 
+int timed_max_warps_per_block(const std::string& kernel) {
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, timed_kernel(kernel)), "attributes of " + kernel);
+  return std::min(kMaxWarpsPerBlock, attributes.maxThreadsPerBlock / 32);
+}
+
 std::vector<double> time_single_launches(int reps) {
   warpmodel::support::cuda::EventPair events;
   ubench_empty<<<1, kLaunchBlockThreads>>>();  // warm-up: module load, first-launch costs

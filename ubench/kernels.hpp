@@ -44,6 +44,10 @@ Cycles run_store(StoreChain which, int warps, int reps);
 // timed region, laid out [block][warp][rep][2]. Throws CudaError for an unknown symbol.
 Cycles run_timed(const std::string& kernel, int blocks, int warps, int reps);
 
+// The most warps one block of that kernel can hold: its registers per thread decide (ptxas gives the
+// 32-deep unrolled float4 loads and the stores 79-130 registers, so fewer than 32 warps fit).
+int timed_max_warps_per_block(const std::string& kernel);
+
 // Launch overhead: CUDA-event times, in microseconds, of the empty kernel.
 //   one launch of 1 block of 32 threads, each timed on its own, `reps` times;
 //   `launches` launches back to back between one event pair, per launch, `reps` times;

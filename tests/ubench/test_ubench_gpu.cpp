@@ -99,14 +99,17 @@ TEST(Ubench, MemoryPipeKernelsRunAndAreOrdered) {
   int sms = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
   const int reps = 5, warps = 32;
-  std::map<std::string, double> per_request;  // cycles per request per SM, 32 warps
+  std::map<std::string, double> per_request;  // cycles per request per SM, 32 warps (or what fits)
   for (const char* k : {"ubench_ldg_broadcast", "ubench_ldg_coalesced", "ubench_ldg_coalesced_16b", "ubench_ldg_scattered",
                         "ubench_stg_coalesced", "ubench_stg_scattered", "ubench_local_loads"}) {
-    const auto c = gpu::run_timed(k, sms, warps, reps);
-    ASSERT_EQ(c.size(), static_cast<std::size_t>(sms) * warps * (reps + 1) * 2) << k;
-    const auto r = regions(c, sms * warps, reps);
+    // The float4 loads and the stores take too many registers for 32 warps in one block.
+    const int w = std::min(warps, gpu::timed_max_warps_per_block(k));
+    EXPECT_GE(w, 8) << k;
+    const auto c = gpu::run_timed(k, sms, w, reps);
+    ASSERT_EQ(c.size(), static_cast<std::size_t>(sms) * w * (reps + 1) * 2) << k;
+    const auto r = regions(c, sms * w, reps);
     EXPECT_GT(*std::min_element(r.begin(), r.end()), 0) << k;
-    per_request[k] = mean(r) / (double(warps) * sizes::kMemoryOpsPerStep * sizes::kMemorySteps);
+    per_request[k] = mean(r) / (double(w) * sizes::kMemoryOpsPerStep * sizes::kMemorySteps);
   }
   // 32 sectors per request cost more than 1 sector per request.
   EXPECT_GT(per_request["ubench_ldg_scattered"], per_request["ubench_ldg_broadcast"]);

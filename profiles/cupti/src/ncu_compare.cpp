@@ -92,6 +92,11 @@ bool is_timing_metric(const std::string& metric) {
   return false;
 }
 
+bool is_cycle_count_metric(const std::string& metric) {
+  return (metric.rfind("sm__cycles", 0) == 0 || metric.rfind("smsp__cycles", 0) == 0) && !is_percentage_metric(metric) &&
+         metric.find("per_second") == std::string::npos;
+}
+
 bool Comparison::all_ok() const {
   if (!problems.empty() || rows.empty()) return false;
   return std::all_of(rows.begin(), rows.end(), [](const MetricAgreement& a) { return a.ok; });
@@ -138,9 +143,37 @@ Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const 
     if (ncu_runs[r].size() != ncu.size())
       c.problems.push_back("ncu run " + std::to_string(r + 1) + " profiled " + std::to_string(ncu_runs[r].size()) + " kernels");
   const std::size_t n = std::min(ncu.size(), cupti.launches.size());
+  // Launch i's values of one metric over each tool's runs.
+  auto cupti_values_of = [&](std::size_t i, const std::string& metric) {
+    std::vector<double> v;
+    for (const auto& run : cupti_runs)
+      if (i < run.launches.size())
+        if (auto it = run.launches[i].metrics.find(metric); it != run.launches[i].metrics.end() && std::isfinite(it->second))
+          v.push_back(it->second);
+    return v;
+  };
+  auto ncu_values_of = [&](std::size_t i, const std::string& metric) {
+    std::vector<double> v;
+    for (const auto& run : ncu_runs)
+      if (i < run.size())
+        if (auto it = run[i].metrics.find(metric); it != run[i].metrics.end() && std::isfinite(it->second))
+          v.push_back(it->second);
+    return v;
+  };
+  // The SM clock a tool ran launch i at: median over its runs of cycles / duration (0 when unknown).
+  auto clock_of = [](const std::vector<double>& cycles, const std::vector<double>& durations) {
+    std::vector<double> f;
+    for (std::size_t r = 0; r < std::min(cycles.size(), durations.size()); ++r)
+      if (durations[r] > 0) f.push_back(cycles[r] / durations[r]);
+    return f.empty() ? 0.0 : support::median(f);
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const LaunchRecord& l = cupti.launches[i];
     const NcuLaunch& k = ncu[i];
+    const double cupti_clock = clock_of(cupti_values_of(i, "sm__cycles_elapsed.avg"), cupti_values_of(i, "gpu__time_duration.sum"));
+    const double ncu_clock = clock_of(ncu_values_of(i, "sm__cycles_elapsed.avg"), ncu_values_of(i, "gpu__time_duration.sum"));
+    const double clock_difference =
+        cupti_clock > 0 && ncu_clock > 0 ? 100.0 * std::fabs(cupti_clock / ncu_clock - 1.0) : 0.0;
     // ncu prints its own demangling (no namespaces, "(anonymous namespace)" shortened), so the
     // function identifiers are compared; the order and count were matched already.
     if (k.kernel_name != l.kernel && kernel_identifier(k.kernel_name) != kernel_identifier(l.demangled)) {
@@ -152,15 +185,7 @@ Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const 
         c.problems.push_back("launch " + std::to_string(i) + ": ncu has no column for " + metric);
         continue;
       }
-      std::vector<double> cupti_values, ncu_values;
-      for (const auto& run : cupti_runs)
-        if (i < run.launches.size())
-          if (auto it = run.launches[i].metrics.find(metric); it != run.launches[i].metrics.end() && std::isfinite(it->second))
-            cupti_values.push_back(it->second);
-      for (const auto& run : ncu_runs)
-        if (i < run.size())
-          if (auto it = run[i].metrics.find(metric); it != run[i].metrics.end() && std::isfinite(it->second))
-            ncu_values.push_back(it->second);
+      const std::vector<double> cupti_values = cupti_values_of(i, metric), ncu_values = ncu_values_of(i, metric);
       MetricAgreement a;
       a.launch_index = l.launch_index;
       a.kernel = display_name(l.demangled);
@@ -178,6 +203,10 @@ Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const 
       a.tolerance = a.base_tolerance;
       if (a.cupti_runs >= kRunsForSpread && a.ncu_runs >= kRunsForSpread)
         a.tolerance = std::max(a.base_tolerance, kSpreadFactor * std::max(a.cupti_spread, a.ncu_spread));
+      if (is_cycle_count_metric(metric)) {
+        a.clock_difference = clock_difference;
+        a.tolerance += clock_difference;
+      }
       a.ok = std::isfinite(a.difference) && a.difference <= a.tolerance;
       if (a.timing) c.max_timing_difference_pct = std::max(c.max_timing_difference_pct, a.difference);
       else if (a.percentage) c.max_percentage_difference_pp = std::max(c.max_percentage_difference_pp, a.difference);
@@ -205,6 +234,7 @@ nlohmann::json to_json(const Comparison& c) {
                     {"cupti_spread", spread_json(a.cupti_spread)},
                     {"ncu_spread", spread_json(a.ncu_spread)},
                     {"base_tolerance", a.base_tolerance},
+                    {"clock_difference", a.clock_difference},
                     {"tolerance", a.tolerance},
                     {"timing", a.timing},
                     {"ok", a.ok}});
@@ -370,7 +400,10 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
      << " x the larger of the two spreads) when each tool ran at least " << kRunsForSpread
      << " times, else within the base tolerance alone. The spread is what one tool cannot repeat from process to "
         "process (clocks left alone, physical pages, the write-backs still in flight when a range closes); two "
-        "tools cannot be asked to agree more closely than that. Timing metrics (cycles, durations, rates) are "
+        "tools cannot be asked to agree more closely than that. A count of SM cycles also moves with the SM clock "
+        "each process ran at (clocks left alone): its tolerance adds the clocks' difference, each tool's clock being "
+        "the median of its runs' sm__cycles_elapsed.avg / gpu__time_duration.sum for that launch, so it agrees when "
+        "the durations agree and the clocks explain the rest. Timing metrics (cycles, durations, rates) are "
         "marked.\n\n"
      << "Provenance: " << provenance << ". ncu: " << ncu_version << ".\n\n"
      << "**Summary:** " << doc.workloads << " workload(s); largest work-counter difference "

@@ -216,6 +216,41 @@ TEST(NcuCompare, ToleranceFollowsTheToolsMeasuredSpread) {
   EXPECT_FALSE(wc::compare_with_ncu(steady, {wc::parse_ncu_csv(ncu_csv(100, 0, kernel), "ncu").launches, other}).problems.empty());
 }
 
+// The H200's 1 GiB copy: the same duration under both tools, the SM at 1935 MHz under CUPTI and at
+// 1978 MHz under ncu, so the elapsed cycles differ by 2.2 %; the clocks explain it, the durations agree.
+TEST(NcuCompare, CycleCountsAllowForTheClockEachToolRanAt) {
+  auto r = sample_report();
+  const std::string kernel = r.launches[0].kernel;
+  auto cupti_run = [&](double cycles, double ns) {
+    auto x = r;
+    x.launches[0].metrics = {{"sm__cycles_elapsed.avg", cycles}, {"gpu__time_duration.sum", ns}};
+    return x;
+  };
+  auto ncu_run = [&](double cycles, double ns) {
+    return wc::parse_ncu_csv("\"ID\",\"Kernel Name\",\"sm__cycles_elapsed.avg\",\"gpu__time_duration.sum\"\n\"\",\"\",\"cycle\",\"ns\"\n"
+                             "\"0\",\"" + kernel + "\",\"" + std::to_string(cycles) + "\",\"" + std::to_string(ns) + "\"\n",
+                             "ncu").launches;
+  };
+  EXPECT_TRUE(wc::is_cycle_count_metric("sm__cycles_elapsed.avg"));
+  EXPECT_TRUE(wc::is_cycle_count_metric("smsp__cycles_active.avg"));
+  EXPECT_FALSE(wc::is_cycle_count_metric("gpu__time_duration.sum"));
+  EXPECT_FALSE(wc::is_cycle_count_metric("sm__cycles_elapsed.avg.per_second"));
+  // 815000 ns at 1.935 and 1.978 GHz: cycles 1577025 vs 1612070 (2.17 %); clocks differ by 2.17 %.
+  const std::vector<wc::ProfileReport> cupti = {cupti_run(1577025, 815000), cupti_run(1577025, 815000),
+                                                cupti_run(1577025, 815000)};
+  auto c = wc::compare_with_ncu(cupti, {ncu_run(1612070, 815000), ncu_run(1612070, 815000), ncu_run(1612070, 815000)});
+  ASSERT_EQ(c.rows.size(), 2u);
+  const auto& cycles = c.rows[0].metric == "sm__cycles_elapsed.avg" ? c.rows[0] : c.rows[1];
+  EXPECT_NEAR(cycles.clock_difference, 100.0 * std::fabs(1577025.0 / 1612070.0 - 1.0), 1e-6);
+  EXPECT_NEAR(cycles.tolerance, 0.5 + cycles.clock_difference, 1e-6);
+  EXPECT_TRUE(c.all_ok()) << wc::comparison_markdown(c);
+  // Same clocks but durations 2 % apart: the duration row disagrees, and so does the cycle count.
+  c = wc::compare_with_ncu(cupti, {ncu_run(1577025 * 1.02, 815000 * 1.02), ncu_run(1577025 * 1.02, 815000 * 1.02),
+                                   ncu_run(1577025 * 1.02, 815000 * 1.02)});
+  EXPECT_FALSE(c.all_ok());
+  for (const auto& a : c.rows) EXPECT_FALSE(a.ok) << a.metric;
+}
+
 TEST(NcuCompare, TheFolderNamesTheCommandsItRan) {
   // A copy of the fixture with ncu's repeat and the command file the gpu test writes.
   const fs::path dir = fs::temp_directory_path() / ("ncu-folder-" + std::to_string(::getpid()));
@@ -253,7 +288,7 @@ TEST(NcuCompare, TheMeasuredCopyComparison) {
   // twice and ncu once. Every work counter agrees exactly but DRAM writes, which differ by ~1 %
   // (the write-backs a kernel replay's memory restore leaves in L2 differ between the tools);
   // the comparison must say so. With fewer than 3 runs of each tool no spread is derived, so the
-  // cycle counts (clocks left alone) are judged by the base tolerance too.
+  // cycle counts are judged by the base tolerance plus the clocks' difference.
   const wc::ComparisonDocument doc = wc::compare_ncu_directory(WARPMODEL_CUPTI_FIXTURES "/ncu-comparison");
   EXPECT_EQ(doc.workloads, 1u);
   const auto& rows = doc.json.at("comparisons").at(0).at("rows");
@@ -267,8 +302,12 @@ TEST(NcuCompare, TheMeasuredCopyComparison) {
       EXPECT_LT(r.at("difference").get<double>(), 2.0);
       continue;
     }
-    EXPECT_EQ(r.at("tolerance").get<double>(), r.at("base_tolerance").get<double>()) << m;
-    EXPECT_EQ(r.at("ok").get<bool>(), r.at("difference").get<double>() <= r.at("base_tolerance").get<double>()) << m;
+    // Cycle counts add the two tools' clock difference; every other metric keeps the base tolerance.
+    const double allowed = r.at("base_tolerance").get<double>() + r.at("clock_difference").get<double>();
+    if (wc::is_cycle_count_metric(m)) EXPECT_GT(r.at("clock_difference").get<double>(), 0.0) << m;
+    else EXPECT_EQ(r.at("clock_difference").get<double>(), 0.0) << m;
+    EXPECT_EQ(r.at("tolerance").get<double>(), allowed) << m;
+    EXPECT_EQ(r.at("ok").get<bool>(), r.at("difference").get<double>() <= allowed) << m;
     if (!r.at("timing").get<bool>()) {
       EXPECT_TRUE(r.at("ok").get<bool>()) << m;
     }
