@@ -133,20 +133,22 @@ void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& labe
     CubinResult r;
     CubinDump& dump = r.dump;
     dump.cubin = cubin.filename().string();
-    const ToolRun sass = run(quote(cuobjdump) + " -sass " + quote(cubin.string()), work, timeout_seconds);
+    // The tools run inside `work`, so a path relative to the caller's folder is made absolute first.
+    const fs::path cubin_path = fs::absolute(cubin);
+    const ToolRun sass = run(quote(cuobjdump) + " -sass " + quote(cubin_path.string()), work, timeout_seconds);
     if (sass.status != 0) {
       r.error = "cuobjdump -sass " + dump.cubin + " from " + label + ": " + why(sass);
       return r;
     }
     dump.sass = sass.out;
-    const ToolRun usage = run(quote(cuobjdump) + " -res-usage " + quote(cubin.string()), work, timeout_seconds);
+    const ToolRun usage = run(quote(cuobjdump) + " -res-usage " + quote(cubin_path.string()), work, timeout_seconds);
     if (usage.status != 0) {
       r.error = "cuobjdump -res-usage " + dump.cubin + " from " + label + ": " + why(usage);
       return r;
     }
     dump.res_usage = usage.out;
     if (nvdisasm) {
-      const ToolRun cfg = run(quote(*nvdisasm) + " -bbcfg -poff " + quote(cubin.string()), work, timeout_seconds);
+      const ToolRun cfg = run(quote(*nvdisasm) + " -bbcfg -poff " + quote(cubin_path.string()), work, timeout_seconds);
       if (cfg.status == 0)
         dump.cfg_dot = cfg.out;
       else

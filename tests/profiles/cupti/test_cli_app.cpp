@@ -277,6 +277,13 @@ TEST(PredictApp, TheExampleProgramGroupedAndFromItsCubins) {
   EXPECT_NE(o.out.find("INCOMPLETE"), std::string::npos) << o.out;
   EXPECT_NE(o.err.find("is incomplete"), std::string::npos) << o.err;
   EXPECT_NE(o.out.find("matmul_naive_kernel"), std::string::npos) << o.out;
+  // The same profile named by a relative path (scripts/app_example_device_run.sh does so): the
+  // cubins are found, and the tools, which run in a temporary folder, are given absolute paths.
+  const CommandResult relative = warpmodel::test::run_command(
+      "cd " + q(t.path.parent_path()) + " && " + q(kBin) + " predict-app --profile " +
+      q(t.path.filename() / profile.filename()) + " --device " + q(kDevice) + " --group");
+  ASSERT_EQ(relative.code, 0) << relative.out;
+  EXPECT_NE(relative.out.find("matmul_naive_kernel"), std::string::npos) << relative.out;
 }
 
 TEST(PredictApp, BadInputIsOneLine) {
