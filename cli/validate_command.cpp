@@ -31,6 +31,7 @@ struct ValidateOptions {
   bool quick = false;   // --measure: a few configurations only (a smoke run)
   std::vector<std::string> families;  // --measure: which sweeps (stencil, adi, corpus); empty: all
   std::string output;   // default: the measurements' folder
+  std::vector<std::string> cross;  // other GPUs' folders: cross-GPU evaluation in both directions
   std::string command;
 };
 
@@ -69,7 +70,27 @@ int analyse(const ValidateOptions& o) {
   const fs::path measurements_path = dir / "validation-measurements.json";
   const nlohmann::json measurements = read_json_file(measurements_path);
   std::vector<ValidationCase> cases = validation_cases_from_json(measurements, measurements_path.string());
-  const ValidationResult v = validate(device, std::move(cases));
+  const ValidationResult v = validate(device, cases);
+  // Held-out evaluations that cannot flatter: each class predicted by constants that never saw it,
+  // and each other GPU's sweep predicted by this GPU's constants and the other way round.
+  const HeldOutEvaluation loco = leave_one_class_out(device, v.cases);
+  struct Cross {
+    std::string label;
+    HeldOutEvaluation evaluation;
+    std::vector<ValidationCase> cases;
+  };
+  std::vector<Cross> crosses;
+  for (const std::string& other_dir : o.cross) {
+    const fs::path other(other_dir);
+    const DeviceProfile other_device = load_device_profile(other / "device.json");
+    const fs::path other_path = other / "validation-measurements.json";
+    std::vector<ValidationCase> other_cases = validation_cases_from_json(read_json_file(other_path), other_path.string());
+    const std::string here = dir.filename().string(), there = other.filename().string();
+    crosses.push_back({"cross-gpu " + here + " -> " + there, cross_device(device, v.cases, other_device, other_cases), other_cases});
+    crosses.push_back({"cross-gpu " + there + " -> " + here, cross_device(other_device, other_cases, device, v.cases), v.cases});
+  }
+  // What users' predictions use: the constants fitted on every measured case, in device.json.
+  const DeviceProfile::HopperCalibration fitted_on_all = fit_hopper_calibration_on_all(device, v.cases);
 
   // Everything is rendered before anything is written.
   const std::string provenance = provenance_lines(measurements);
@@ -82,6 +103,20 @@ int analyse(const ValidateOptions& o) {
      << validation_summary_table(v).render(TableFormat::Markdown) << "\n";
   for (const auto& t : validation_layout_tables(v))
     md << "## " << t.title << "\n\n" << t.table.render(TableFormat::Markdown) << "\n";
+  md << "## Held-out evaluations (hopper)\n\n"
+     << "The committed split above keeps every kernel in both halves, so it measures interpolation. Below, the "
+        "constants never see the class (or the GPU) they predict.\n\n"
+     << "### Held-out half of the split, by class\n\n"
+     << class_score_table(v.held_out_classes, std::nullopt).render(TableFormat::Markdown) << "\n"
+     << "### Leave-one-class-out\n\n" << loco.description << ".\n\n"
+     << class_score_table(loco.classes, loco.pooled).render(TableFormat::Markdown) << "\n";
+  for (const auto& c : crosses)
+    md << "### " << c.label << "\n\n" << c.evaluation.description << " (" << calibration_line(c.evaluation.calibrations.at(0).second)
+       << ").\n\n" << class_score_table(c.evaluation.classes, c.evaluation.pooled).render(TableFormat::Markdown) << "\n";
+  md << "device.json carries the constants fitted on every case (" << fitted_on_all.fitted_on
+     << "): launch_cycles = " << format_number(fitted_on_all.launch_cycles, 6) << ", scale = " << format_number(fitted_on_all.scale, 6)
+     << ", wave_cycles = " << format_number(fitted_on_all.wave_cycles, 6)
+     << ", barrier_cycles = " << format_number(fitted_on_all.barrier_cycles, 6) << ".\n\n";
   md << "## Launch-shape choice\n\n" << shape_choice_table(v).render(TableFormat::Markdown) << "\n";
   if (!provenance.empty()) md << "## Provenance of the measurements\n\n" << provenance;
 
@@ -104,6 +139,39 @@ int analyse(const ValidateOptions& o) {
                               {"barrier_cycles", v.calibration.barrier_cycles},
                               {"fitted_on", v.calibration.fitted_on}}},
                             {"summaries", nlohmann::json::array()}};
+  auto score_json = [](const ClassScore& s) {
+    auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+    return nlohmann::json{{"class", s.kernel_class},           {"cases", s.cases},
+                          {"mape", num(s.mape)},               {"median_abs_error", num(s.median_abs_error)},
+                          {"mean_signed_error", num(s.mean_signed_error)},
+                          {"within_10_percent", num(s.within_10_percent)},
+                          {"within_25_percent", num(s.within_25_percent)}};
+  };
+  auto evaluation_json = [&](const HeldOutEvaluation& e, const std::string& label) {
+    nlohmann::json j = {{"evaluation", label}, {"description", e.description}, {"pooled", score_json(e.pooled)},
+                        {"classes", nlohmann::json::array()}};
+    for (const auto& s : e.classes) j["classes"].push_back(score_json(s));
+    return j;
+  };
+  summary["held_out_half_by_class"] = nlohmann::json::array();
+  for (const auto& s : v.held_out_classes) summary["held_out_half_by_class"].push_back(score_json(s));
+  summary["leave_one_class_out"] = evaluation_json(loco, "leave-one-class-out");
+  summary["cross_gpu"] = nlohmann::json::array();
+  for (const auto& c : crosses) summary["cross_gpu"].push_back(evaluation_json(c.evaluation, c.label));
+  summary["hopper_calibration_all_cases"] = {{"launch_cycles", fitted_on_all.launch_cycles},
+                                             {"scale", fitted_on_all.scale},
+                                             {"wave_cycles", fitted_on_all.wave_cycles},
+                                             {"barrier_cycles", fitted_on_all.barrier_cycles},
+                                             {"fitted_on", fitted_on_all.fitted_on}};
+  Table held_out = held_out_rows_table(v.cases, loco, "leave-one-class-out");
+  for (const auto& c : crosses) held_out = held_out_rows_table(c.cases, c.evaluation, c.label, std::move(held_out));
+  // device.json with the constants fitted on every case (the rest of the file as it was).
+  nlohmann::json device_json = read_json_file(dir / "device.json");
+  device_json["hopper_calibration"] = {{"launch_cycles", fitted_on_all.launch_cycles},
+                                       {"scale", fitted_on_all.scale},
+                                       {"wave_cycles", fitted_on_all.wave_cycles},
+                                       {"barrier_cycles", fitted_on_all.barrier_cycles},
+                                       {"fitted_on", fitted_on_all.fitted_on + " by `warpmodel validate`"}};
   for (std::size_t i = 0; i < v.summaries.size(); ++i) {
     const auto& s = v.summaries[i];
     const auto& c = v.shape_summaries[i];
@@ -122,11 +190,18 @@ int analyse(const ValidateOptions& o) {
   const fs::path out_dir = o.output.empty() ? dir : fs::path(o.output);
   write_file_atomically(out_dir / "validation.md", md.str());
   write_file_atomically(out_dir / "validation.csv", validation_rows_table(v).render(TableFormat::Csv));
+  write_file_atomically(out_dir / "validation-held-out.csv", held_out.render(TableFormat::Csv));
+  write_file_atomically(out_dir / "device.json", device_json.dump(2) + "\n");
   write_file_atomically(out_dir / "validation.tex", tex.str());
   write_file_atomically(out_dir / "validation.json", summary.dump(2) + "\n");
   // validation.csv cannot carry it: its provenance sits beside it.
   write_file_atomically(out_dir / "validation.provenance.json", provenance_json.dump(2) + "\n");
   std::cout << validation_summary_table(v).render(TableFormat::Text) << calibration_line(v.calibration) << "\n"
+            << "hopper leave-one-class-out: MAPE " << format_number(100 * loco.pooled.mape, 3) << "%, within 25% "
+            << format_number(100 * loco.pooled.within_25_percent, 3) << "% of " << loco.pooled.cases << " cases\n";
+  for (const auto& c : crosses)
+    std::cout << "hopper " << c.label << ": MAPE " << format_number(100 * c.evaluation.pooled.mape, 3) << "%\n";
+  std::cout
             << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << " and validation.provenance.json\n";
   return kExitOk;
 }
@@ -218,7 +293,13 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "with --measure: only these sweeps (stencil, adi, corpus; comma-separated); the other families' cases "
                   "are kept from the folder's validation-measurements.json")
       ->delimiter(',');
-  cmd->add_option("-o,--output", o->output, "folder for validation.{md,csv,tex,json} (default: the --from folder)");
+  cmd->add_option("-o,--output", o->output,
+                  "folder for validation.{md,csv,tex,json}, validation-held-out.csv and device.json with the fitted "
+                  "constants (default: the --from folder)");
+  cmd->add_option("--cross", o->cross,
+                  "with --from: other GPUs' folders (device.json + validation-measurements.json); each GPU's constants "
+                  "predict the other's sweep, both directions")
+      ->check(CLI::ExistingDirectory);
   cmd->callback([&action, o] {
     o->command = support::this_process_command_line();
     action = [o] { return run_validate(*o); };

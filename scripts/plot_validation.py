@@ -5,6 +5,9 @@
   validation_errors.png    signed error per model on the held-out half (box: quartiles, whiskers: 5-95%)
   validation_warps.png     thesis figure 4.15 layout: cycles against warps per SM for the stencil kernels,
                            one panel per kernel and size, measured beside every model
+  validation_classes.png   from validation-held-out.csv beside it (hopper, constants that never saw the row):
+                           predicted against measured per class (leave-one-class-out) and the signed error per
+                           class for leave-one-class-out and each cross-GPU direction
 usage: plot_validation.py results/h200/validation.csv   (PNGs beside it)
 """
 import os
@@ -113,6 +116,53 @@ def warps_figure(df, out):
     return True
 
 
+def classes_figure(held_out_csv, out):
+    """Per class: predicted vs measured (leave-one-class-out) and the signed error of each held-out evaluation."""
+    if not os.path.exists(held_out_csv):
+        return False
+    df = pd.read_csv(held_out_csv).dropna(subset=["signed_error"])
+    if df.empty:
+        return False
+    classes = sorted(set(df["class"]))
+    evaluations = list(dict.fromkeys(df["evaluation"]))
+    cmap = plt.get_cmap("tab20")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 6.5), gridspec_kw={"width_ratios": [1, 1.6]})
+    loco = df[df["evaluation"] == "leave-one-class-out"]
+    for i, c in enumerate(classes):
+        part = loco[loco["class"] == c]
+        left.scatter(part["measured_cycles"], part["predicted_cycles"], s=10, color=cmap(i % 20), label=c)
+    lo = min(loco["measured_cycles"].min(), loco["predicted_cycles"].min()) * 0.7
+    hi = max(loco["measured_cycles"].max(), loco["predicted_cycles"].max()) * 1.4
+    left.plot([lo, hi], [lo, hi], "k-", lw=0.8)
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_xlabel("measured cycles")
+    left.set_ylabel("predicted cycles (hopper, its class left out of the fit)")
+    left.set_title("leave-one-class-out")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=6, ncol=2)
+    width = 0.8 / max(1, len(evaluations))
+    for k, e in enumerate(evaluations):
+        data = [100 * df[(df["evaluation"] == e) & (df["class"] == c)]["signed_error"] for c in classes]
+        pos = [i + 1 + (k - (len(evaluations) - 1) / 2) * width for i in range(len(classes))]
+        box = right.boxplot(data, positions=pos, widths=width * 0.9, whis=(5, 95), showfliers=False, patch_artist=True)
+        for patch in box["boxes"]:
+            patch.set_facecolor(plt.get_cmap("Set2")(k))
+        right.plot([], [], color=plt.get_cmap("Set2")(k), lw=6, label=e)
+    right.set_xticks(range(1, len(classes) + 1), classes, rotation=60, ha="right", fontsize=8)
+    right.axhline(0, color="k", lw=0.8)
+    for bound in (-15, 15):
+        right.axhline(bound, color="k", lw=0.6, ls=":")
+    right.set_ylabel("(predicted - measured) / measured, %")
+    right.set_title("signed error per class (box: quartiles, whiskers: 5-95 %)")
+    right.grid(True, axis="y", alpha=0.3)
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main(path):
     df = pd.read_csv(path)
     folder = os.path.dirname(path) or "."
@@ -121,6 +171,8 @@ def main(path):
     wrote = ["validation_scatter.png", "validation_errors.png"]
     if warps_figure(df, os.path.join(folder, "validation_warps.png")):
         wrote.append("validation_warps.png")
+    if classes_figure(os.path.join(folder, "validation-held-out.csv"), os.path.join(folder, "validation_classes.png")):
+        wrote.append("validation_classes.png")
     print(f"plot_validation: wrote {', '.join(wrote)} in {folder}/")
 
 

@@ -43,7 +43,13 @@ echo "regenerate: wrote $out/"
 for dir in results/*/; do
   dir=${dir%/}
   if [ -f "$dir/validation-measurements.json" ] && [ -f "$dir/device.json" ]; then
-    $bin validate --from "$dir" >/dev/null
+    # Every other GPU folder with a sweep: cross-GPU evaluation in both directions.
+    cross=()
+    for other in results/*/; do
+      other=${other%/}
+      [ "$other" != "$dir" ] && [ -f "$other/validation-measurements.json" ] && [ -f "$other/device.json" ] && cross+=(--cross "$other")
+    done
+    $bin validate --from "$dir" "${cross[@]}" >/dev/null
     python3 scripts/plot_validation.py "$dir/validation.csv"
     echo "regenerate: wrote $dir/validation.*"
   fi

@@ -16,10 +16,12 @@ namespace {
 struct Rates {
   double dependent_latency = 0;           // cycles
   double l1_bytes_per_clock = 0;          // per SM
-  double l2_bytes_per_clock = 0;          // per SM: the measured L2 bandwidth shared by all SMs
+  double l2_bytes_per_clock = 0;          // whole device: the measured L2 read bandwidth
   double dram_read_bytes_per_clock = 0;   // whole device
   double dram_write_bytes_per_clock = 0;  // whole device
   double dram_copy_bytes_per_clock = 0;   // whole device, read + write bytes (when no split is known)
+  double l2_write_bytes_per_clock = 0;    // whole device; 0: not measured (writes at the read rate)
+  double block_dispatch_cycles = 0;       // per block per SM; 0: not measured (no H.13 term)
 };
 
 Rates measured_rates(const DeviceProfile& d) {
@@ -37,13 +39,16 @@ Rates measured_rates(const DeviceProfile& d) {
   Rates r;
   r.dependent_latency = *d.fp32_dependent_latency_cycles;
   r.l1_bytes_per_clock = hopper_eq::bytes_per_clock(*d.shared_read_bandwidth_gbs, d.sm_clock_mhz) / d.sm_count;
-  r.l2_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_read_bandwidth_gbs, d.sm_clock_mhz) / d.sm_count;
+  r.l2_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_read_bandwidth_gbs, d.sm_clock_mhz);
   r.dram_copy_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_copy_bandwidth_gbs, d.sm_clock_mhz);
   // Without a read or write measurement that direction runs at the copy rate.
   r.dram_read_bytes_per_clock =
       d.dram_read_bandwidth_gbs ? hopper_eq::bytes_per_clock(*d.dram_read_bandwidth_gbs, d.sm_clock_mhz) : r.dram_copy_bytes_per_clock;
   r.dram_write_bytes_per_clock =
       d.dram_write_bandwidth_gbs ? hopper_eq::bytes_per_clock(*d.dram_write_bandwidth_gbs, d.sm_clock_mhz) : r.dram_copy_bytes_per_clock;
+  if (d.l2_write_bandwidth_gbs)
+    r.l2_write_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_write_bandwidth_gbs, d.sm_clock_mhz);
+  r.block_dispatch_cycles = d.block_dispatch_cycles.value_or(0);
   return r;
 }
 
@@ -52,7 +57,7 @@ Rates measured_rates(const DeviceProfile& d) {
 // bytes are split into reads and writes when the profile says how many were written; otherwise
 // they all run at the copy rate (read_bytes holds them, write_bytes is 0).
 struct WarpTraffic {
-  double l1 = 0, l2 = 0, dram_read = 0, dram_write = 0;
+  double l1 = 0, l2 = 0, l2_write = 0, dram_read = 0, dram_write = 0;
   bool dram_split = false;
 };
 
@@ -62,6 +67,7 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   const double global_bytes = k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
   t.l1 = global_bytes + (k.shared_inst_per_warp + k.bank_conflicts_per_warp) * kWavefrontBytes;
   t.l2 = k.l2_bytes_per_warp.value_or(global_bytes * k.l1_miss_ratio);
+  t.l2_write = std::min(t.l2, k.l2_write_bytes_per_warp.value_or(0));
   const double dram = k.dram_bytes_per_warp.value_or(t.l2 * k.l2_miss_ratio);
   t.dram_split = k.dram_bytes_per_warp && k.dram_write_bytes_per_warp;
   t.dram_write = t.dram_split ? *k.dram_write_bytes_per_warp : 0;
@@ -70,14 +76,15 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
 }
 
 struct WaveTerms {
-  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0;
+  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0;
   double warp = 0, pipe = 0, data = 0, wave = 0;
   std::string bound;
 };
 
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& traffic,
-                     double stall_per_inst, double loads, double batch_latency, double n, double sms) {
+                     double stall_per_inst, double loads, double batch_latency, double n, double sms,
+                     double blocks_per_sm) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
@@ -85,22 +92,31 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.schedule = hopper_eq::t_schedule(k.inst_per_warp, stall_per_inst);                                     // H.4
   w.mem_latency = hopper_eq::t_mem_latency(loads, k.mlp, batch_latency);                                   // H.6
   w.l1 = hopper_eq::t_bandwidth(n, traffic.l1, r.l1_bytes_per_clock);                                      // H.7
-  w.l2 = hopper_eq::t_bandwidth(n, traffic.l2, r.l2_bytes_per_clock);                                      // H.8
+  // H.8-H.9: the wave's SMs share the L2 and DRAM bandwidths; one SM cannot draw more through
+  // L2 than its own L1 data path moves (a one-block kernel is not given 1/#SMs of the L2).
+  const auto l2_share = [&](double device_rate) { return std::min(device_rate / sms, r.l1_bytes_per_clock); };
+  const double l2_read_rate = l2_share(r.l2_bytes_per_clock);
+  // H.8: writes at the L2's write rate when it was measured, else every byte at the read rate.
+  w.l2 = r.l2_write_bytes_per_clock > 0
+             ? hopper_eq::t_l2(n, traffic.l2 - traffic.l2_write, l2_read_rate, traffic.l2_write, l2_share(r.l2_write_bytes_per_clock))
+             : hopper_eq::t_bandwidth(n, traffic.l2, l2_read_rate);
   // H.9: the wave's SMs share DRAM; one SM cannot draw more than its share of the L2 bandwidth.
-  const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, r.l2_bytes_per_clock); };
+  const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, l2_read_rate); };
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
                                                   traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
                               : hopper_eq::t_bandwidth(n, traffic.dram_read, per_sm(r.dram_copy_bytes_per_clock));
   w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency);  // H.10
   w.pipe = hopper_eq::t_pipe(w.issue, w.sfu);
   w.data = hopper_eq::t_data(w.l1, w.l2, w.dram);
-  w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data);  // H.11
+  w.dispatch = hopper_eq::t_dispatch(blocks_per_sm, r.block_dispatch_cycles);  // H.13
+  w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data, w.dispatch);             // H.11
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
                                                   {w.sfu, "sfu pipe"},
                                                   {w.warp, w.mem_latency > w.schedule ? "memory latency" : "warp schedule"},
                                                   {w.l1, "l1/shared data path"},
                                                   {w.l2, "l2 bandwidth"},
-                                                  {w.dram, "dram bandwidth"}};
+                                                  {w.dram, "dram bandwidth"},
+                                                  {w.dispatch, "block dispatch"}};
   double best = -1;
   for (const auto& [value, name] : named)
     if (value > best) best = value, w.bound = name;
@@ -123,6 +139,12 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const Rates rates = measured_rates(device);
   const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
   if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0, barrier 0)");
+  if (!device.l2_write_bandwidth_gbs)
+    p.notes.push_back("hopper: no measured L2 write bandwidth in the device profile: L2 writes at the read rate (H.8); "
+                      "re-run `warpmodel characterize`");
+  if (!device.block_dispatch_cycles)
+    p.notes.push_back("hopper: no measured block dispatch cost in the device profile: T_dispatch = 0 (H.13); "
+                      "re-run `warpmodel characterize`");
   // H.4: the control bits' stall count when the profile has it, else lat_dep / ILP.
   double stall_per_inst = 0;
   if (kernel.stall_cycles_per_inst) {
@@ -148,7 +170,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const double batch_latency =
       hopper_eq::batch_latency(p.mlp, device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
                                kernel.l2_miss_ratio, device.dram_latency_cycles) +
-      hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, p.departure_delay);  // H.6
+      hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);  // H.6
 
   // H.1: full waves at N warps per SM on every active SM, then the partial wave.
   const hopper_eq::WaveSplit split =
@@ -158,7 +180,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
 
   const WaveTerms full =
-      wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, occ.n, occ.active_sms);
+      wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, occ.n, occ.active_sms,
+                 occ.resident_blocks_per_sm);
   p.t_issue = full.issue;
   p.t_sfu = full.sfu;
   p.t_schedule = full.schedule;
@@ -166,6 +189,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_l1_data = full.l1;
   p.t_l2_bandwidth = full.l2;
   p.t_dram_bandwidth = full.dram;
+  p.t_block_dispatch = full.dispatch;
   p.t_warp = full.warp;
   p.t_pipe = full.pipe;
   p.t_data = full.data;
@@ -174,7 +198,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_last_wave = 0;
   if (split.last_wave_blocks > 0) {
     const WaveTerms last = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
-                                      p.last_wave_warps_per_sm, split.last_wave_sms);
+                                      p.last_wave_warps_per_sm, split.last_wave_sms, split.last_wave_blocks_per_sm);
     p.t_last_wave = last.wave;
     if (split.full_waves == 0) p.bound = last.bound;
   }

@@ -245,6 +245,8 @@ void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
   fill(d.dram_copy_bandwidth_gbs, "/bandwidth/dram_copy/gbs");
   fill(d.l2_read_bandwidth_gbs, "/bandwidth/l2_read/gbs");
   fill(d.shared_read_bandwidth_gbs, "/bandwidth/shared_read/gbs");
+  fill(d.l2_write_bandwidth_gbs, "/bandwidth/l2_write/gbs");
+  fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles");
 }
 
 }  // namespace
@@ -288,6 +290,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   d.departure_delay_coalesced_cycles = lat.positive("departure_delay_coalesced");
   d.departure_delay_uncoalesced_cycles = lat.optional_positive("departure_delay_uncoalesced");
   d.fp32_dependent_latency_cycles = lat.optional_positive("fp32_dependent");
+  d.block_dispatch_cycles = lat.optional_positive("block_dispatch");
   lat.finish();
 
   if (auto bw = top.optional_object("bandwidth_gbs")) {
@@ -296,6 +299,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     d.dram_copy_bandwidth_gbs = bw->optional_positive("dram_copy");
     d.l2_read_bandwidth_gbs = bw->optional_positive("l2_read");
     d.shared_read_bandwidth_gbs = bw->optional_positive("shared_read");
+    d.l2_write_bandwidth_gbs = bw->optional_positive("l2_write");
     bw->finish();
   }
   if (auto cal = top.optional_object("hopper_calibration")) {
@@ -383,6 +387,11 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   mem.ignore("dram_bytes_per_warp");
   if (mem.has("l2_bytes_per_warp")) k.l2_bytes_per_warp = mem.non_negative("l2_bytes_per_warp");
   if (mem.has("dram_bytes_per_warp")) k.dram_bytes_per_warp = mem.non_negative("dram_bytes_per_warp");
+  mem.ignore("l2_write_bytes_per_warp");
+  if (mem.has("l2_write_bytes_per_warp")) {
+    if (!k.l2_bytes_per_warp) mem.fail("l2_write_bytes_per_warp", "needs l2_bytes_per_warp (all L2 traffic) beside it");
+    k.l2_write_bytes_per_warp = mem.non_negative("l2_write_bytes_per_warp");
+  }
   mem.ignore("dram_write_bytes_per_warp");
   if (mem.has("dram_write_bytes_per_warp")) {
     if (!k.dram_bytes_per_warp) mem.fail("dram_write_bytes_per_warp", "needs dram_bytes_per_warp (reads + writes) beside it");
@@ -424,6 +433,17 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     r.ignore("profile");
     r.ignore("counters");  // the raw CUPTI counters the profile was merged from (diagnostics)
     c.profile = kernel_from_json(r.at("profile"), origin + " " + path + ".profile");
+    // Sweeps measured before the profile carried the L2's written bytes still hold the counter:
+    // the same rule as `kernel-profile --counters` (profiles/sass merge.cpp), sectors x 32 / warps.
+    if (!c.profile.l2_write_bytes_per_warp && c.profile.l2_bytes_per_warp && r.has("counters")) {
+      const json& counters = r.at("counters");
+      const json::json_pointer sectors("/lts__t_sectors_op_write.sum"), warps("/smsp__warps_launched.sum");
+      if (counters.is_object() && counters.contains(sectors) && counters.contains(warps) && counters.at(sectors).is_number() &&
+          counters.at(warps).is_number() && counters.at(warps).get<double>() > 0) {
+        c.profile.l2_write_bytes_per_warp = counters.at(sectors).get<double>() * 32.0 / counters.at(warps).get<double>();
+        c.profile.sources["memory.l2_write_bytes_per_warp"] = "cupti: lts__t_sectors_op_write.sum x 32 B / smsp__warps_launched.sum (the case's counters)";
+      }
+    }
     r.finish();
     cases.push_back(std::move(c));
   }
@@ -512,6 +532,7 @@ json to_json(const DeviceProfile& d) {
   if (d.shared_load_latency_cycles) lat["shared_load"] = *d.shared_load_latency_cycles;
   if (d.departure_delay_uncoalesced_cycles) lat["departure_delay_uncoalesced"] = *d.departure_delay_uncoalesced_cycles;
   if (d.fp32_dependent_latency_cycles) lat["fp32_dependent"] = *d.fp32_dependent_latency_cycles;
+  if (d.block_dispatch_cycles) lat["block_dispatch"] = *d.block_dispatch_cycles;
   json out = {{"schema", kDeviceSchema},
               {"name", d.name},
               {"hardware",
@@ -531,6 +552,7 @@ json to_json(const DeviceProfile& d) {
   if (d.dram_copy_bandwidth_gbs) bw["dram_copy"] = *d.dram_copy_bandwidth_gbs;
   if (d.l2_read_bandwidth_gbs) bw["l2_read"] = *d.l2_read_bandwidth_gbs;
   if (d.shared_read_bandwidth_gbs) bw["shared_read"] = *d.shared_read_bandwidth_gbs;
+  if (d.l2_write_bandwidth_gbs) bw["l2_write"] = *d.l2_write_bandwidth_gbs;
   if (!bw.empty()) out["bandwidth_gbs"] = bw;
   if (const auto& c = d.hopper_calibration) {
     out["hopper_calibration"] = {
@@ -582,6 +604,7 @@ json to_json(const KernelProfile& k) {
   if (k.l2_bytes_per_warp) out["memory"]["l2_bytes_per_warp"] = *k.l2_bytes_per_warp;
   if (k.dram_bytes_per_warp) out["memory"]["dram_bytes_per_warp"] = *k.dram_bytes_per_warp;
   if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;
+  if (k.l2_write_bytes_per_warp) out["memory"]["l2_write_bytes_per_warp"] = *k.l2_write_bytes_per_warp;
   if (!k.sources.empty()) out["sources"] = k.sources;
   return out;
 }

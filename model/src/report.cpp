@@ -255,6 +255,36 @@ Table shape_choice_table(const ValidationResult& v) {
   return t;
 }
 
+Table class_score_table(const std::vector<ClassScore>& classes, const std::optional<ClassScore>& pooled) {
+  Table t;
+  t.headers = {"class", "cases", "MAPE", "median |error|", "mean signed error", "within 10%", "within 25%"};
+  auto add = [&](const ClassScore& s) {
+    t.rows.push_back({s.kernel_class, std::to_string(s.cases), percent(s.mape), percent(s.median_abs_error),
+                      (s.mean_signed_error >= 0 ? "+" : "") + percent(s.mean_signed_error), percent(s.within_10_percent),
+                      percent(s.within_25_percent)});
+  };
+  for (const auto& s : classes) add(s);
+  if (pooled) add(*pooled);
+  return t;
+}
+
+Table held_out_rows_table(const std::vector<ValidationCase>& cases, const HeldOutEvaluation& e,
+                          const std::string& evaluation, Table into) {
+  if (into.headers.empty())
+    into.headers = {"evaluation", "class", "family", "kernel", "size", "shape", "measured_cycles", "predicted_cycles",
+                    "signed_error", "abs_error", "bound", "error"};
+  for (std::size_t r = 0; r < e.rows.size(); ++r) {
+    const ValidationRow& row = e.rows[r];
+    const ValidationCase& c = cases[row.case_index];
+    const bool ok = row.error.empty();
+    into.rows.push_back({evaluation, e.row_class[r], c.family, c.kernel, c.size, c.shape,
+                         format_number(row.measured_cycles, 10), ok ? format_number(row.predicted_cycles, 10) : "",
+                         ok ? format_number(row.signed_error, 6) : "", ok ? format_number(std::fabs(row.signed_error), 6) : "",
+                         row.bound, row.error});
+  }
+  return into;
+}
+
 std::vector<TitledTable> validation_layout_tables(const ValidationResult& v) {
   // rows of one variant, by case
   std::map<std::pair<std::size_t, ModelVariant>, const ValidationRow*> row_of;

@@ -127,6 +127,112 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
   return cal;
 }
 
+ClassScore score_errors(const std::string& kernel_class, const std::vector<double>& signed_errors) {
+  ClassScore s;
+  s.kernel_class = kernel_class;
+  s.cases = signed_errors.size();
+  if (signed_errors.empty()) {
+    s.mape = s.median_abs_error = s.mean_signed_error = s.within_10_percent = s.within_25_percent = kNaN;
+    return s;
+  }
+  std::vector<double> abs_errors;
+  for (double e : signed_errors) abs_errors.push_back(std::fabs(e));
+  const double n = static_cast<double>(signed_errors.size());
+  s.mape = std::accumulate(abs_errors.begin(), abs_errors.end(), 0.0) / n;
+  s.median_abs_error = support::median(abs_errors);
+  s.mean_signed_error = std::accumulate(signed_errors.begin(), signed_errors.end(), 0.0) / n;
+  s.within_10_percent = std::count_if(abs_errors.begin(), abs_errors.end(), [](double e) { return e <= 0.10; }) / n;
+  s.within_25_percent = std::count_if(abs_errors.begin(), abs_errors.end(), [](double e) { return e <= 0.25; }) / n;
+  return s;
+}
+
+namespace {
+
+// Hopper predictions of `cases` with `fitted` (its calibration set), appended to `e`.
+void predict_held_out(const DeviceProfile& fitted, const std::vector<ValidationCase>& cases,
+                      const std::vector<std::size_t>& which, HeldOutEvaluation& e) {
+  for (std::size_t i : which) {
+    ValidationRow row;
+    row.case_index = i;
+    row.variant = ModelVariant::Hopper;
+    row.split = Split::HeldOut;
+    row.measured_cycles = cases[i].measured_cycles();
+    try {
+      const Prediction p = predict(ModelVariant::Hopper, fitted, cases[i].profile);
+      row.predicted_cycles = p.cycles;
+      row.signed_error = (p.cycles - row.measured_cycles) / row.measured_cycles;
+      row.bound = p.bound;
+    } catch (const ModelError& err) {
+      row.error = err.what();
+      row.predicted_cycles = row.signed_error = kNaN;
+    }
+    e.rows.push_back(row);
+    e.row_class.push_back(cases[i].kernel_class);
+  }
+}
+
+// Per-class and pooled scores of the evaluation's rows.
+void score_rows(HeldOutEvaluation& e) {
+  std::map<std::string, std::vector<double>> by_class;
+  std::vector<double> all;
+  for (std::size_t r = 0; r < e.rows.size(); ++r) {
+    if (!e.rows[r].error.empty()) continue;
+    by_class[e.row_class[r]].push_back(e.rows[r].signed_error);
+    all.push_back(e.rows[r].signed_error);
+  }
+  for (const auto& [name, errors] : by_class) e.classes.push_back(score_errors(name, errors));
+  e.pooled = score_errors("pooled", all);
+}
+
+}  // namespace
+
+HeldOutEvaluation leave_one_class_out(const DeviceProfile& device, const std::vector<ValidationCase>& cases) {
+  HeldOutEvaluation e;
+  e.name = "leave-one-class-out";
+  e.description = "for each class, the hopper constants fitted on every case of the other classes predict that class";
+  std::map<std::string, std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < cases.size(); ++i) members[cases[i].kernel_class].push_back(i);
+  for (const auto& [name, held] : members) {
+    std::vector<Split> split(cases.size(), Split::Training);
+    for (std::size_t i : held) split[i] = Split::HeldOut;
+    DeviceProfile fitted = device;
+    try {
+      fitted.hopper_calibration = fit_hopper_calibration(device, cases, split);
+    } catch (const ModelError& err) {
+      e.description += "; class " + name + " skipped (" + err.what() + ")";
+      continue;
+    }
+    e.calibrations.emplace_back(name, *fitted.hopper_calibration);
+    predict_held_out(fitted, cases, held, e);
+  }
+  score_rows(e);
+  return e;
+}
+
+DeviceProfile::HopperCalibration fit_hopper_calibration_on_all(const DeviceProfile& device,
+                                                               const std::vector<ValidationCase>& cases) {
+  DeviceProfile::HopperCalibration c =
+      fit_hopper_calibration(device, cases, std::vector<Split>(cases.size(), Split::Training));
+  c.fitted_on = std::to_string(cases.size()) + " measured launches of " + device.name + " (every case; least squares, H.12)";
+  return c;
+}
+
+HeldOutEvaluation cross_device(const DeviceProfile& fit_device, const std::vector<ValidationCase>& fit_cases,
+                               const DeviceProfile& device, const std::vector<ValidationCase>& cases) {
+  HeldOutEvaluation e;
+  e.name = "cross-gpu";
+  e.description = "the hopper constants fitted on every case of " + fit_device.name + " predict every case of " +
+                  device.name + " (with its own device profile)";
+  DeviceProfile fitted = device;
+  fitted.hopper_calibration = fit_hopper_calibration_on_all(fit_device, fit_cases);
+  e.calibrations.emplace_back(fit_device.name, *fitted.hopper_calibration);
+  std::vector<std::size_t> all(cases.size());
+  std::iota(all.begin(), all.end(), 0);
+  predict_held_out(fitted, cases, all, e);
+  score_rows(e);
+  return e;
+}
+
 ValidationResult validate(const DeviceProfile& device, std::vector<ValidationCase> cases) {
   ValidationResult out;
   out.cases = std::move(cases);
@@ -201,6 +307,12 @@ ValidationResult validate(const DeviceProfile& device, std::vector<ValidationCas
     cs.within_5_percent_rate = cs.groups ? static_cast<double>(within5) / cs.groups : kNaN;
     out.shape_summaries.push_back(cs);
   }
+  // The hopper variant's held-out half, class by class.
+  std::map<std::string, std::vector<double>> by_class;
+  for (const ValidationRow& r : out.rows)
+    if (r.variant == ModelVariant::Hopper && r.split == Split::HeldOut && r.error.empty())
+      by_class[out.cases[r.case_index].kernel_class].push_back(r.signed_error);
+  for (const auto& [name, errors] : by_class) out.held_out_classes.push_back(score_errors(name, errors));
   return out;
 }
 

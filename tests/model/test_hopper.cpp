@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
 #include "round_profiles.hpp"
@@ -124,6 +125,57 @@ TEST(Hopper, DramReadsAndWritesAtTheirOwnRates) {
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 1792);
   k.dram_write_bytes_per_warp.reset();  // no split: all 1024 bytes at the copy rate, 32 per SM
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * 1024 / 32.0);
+}
+
+// H.6: only the lines that miss L1 leave the SM and wait their departure.
+TEST(Hopper, DeparturesCountTheLinesThatLeaveTheSmOnly) {
+  KernelProfile k = round_kernel();
+  k.l1_miss_ratio = 0.25;
+  k.transactions_per_request = 16;  // 4 lines per request; a batch of 4 loads: 16 lines, 4 of them leave
+  EXPECT_DOUBLE_EQ(hopper_eq::batch_departures(4, 16, 0.25, 20), 3 * 20.0);
+  EXPECT_DOUBLE_EQ(hopper_eq::batch_departures(4, 16, 1.0, 20), 15 * 20.0);
+  EXPECT_DOUBLE_EQ(hopper_eq::batch_departures(1, 4, 0.0, 20), 0.0);  // an L1 hit departs nowhere
+  const Prediction hits = predict_hopper(round_device(), k);
+  k.l1_miss_ratio = 1;
+  const Prediction misses = predict_hopper(round_device(), k);
+  // 4 loads in one batch: the departures differ by (15 - 3) x 20 beside the batch latency's own change
+  EXPECT_LT(hits.t_mem_latency, misses.t_mem_latency - 12 * 20.0);
+}
+
+// H.8: L2 writes at the L2's write rate when characterize measured it; one SM is not held to
+// 1/#SMs of the L2 when it is alone.
+TEST(Hopper, L2WritesAtTheirOwnRateAndALoneSmIsNotGivenAShare) {
+  DeviceProfile d = round_device();
+  KernelProfile k = round_kernel();
+  k.l2_bytes_per_warp = 1024;
+  k.l2_write_bytes_per_warp = 256;
+  k.dram_bytes_per_warp = 0;
+  const double before = predict_hopper(d, k).t_l2_bandwidth;
+  EXPECT_DOUBLE_EQ(before, 64 * 1024 / 64.0);  // no write rate: every byte at the read rate
+  d.l2_write_bandwidth_gbs = 1600;             // 16 B/clk per SM with 100 SMs busy
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (768 / 64.0 + 256 / 16.0));
+  // One block on one SM: the whole device's L2 rates, capped by the SM's own L1 path (128 B/clk).
+  k.launch.grid = {1, 1, 1};
+  const Prediction lone = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 8 * (768 / 128.0 + 256 / 128.0));
+}
+
+// H.13: the blocks of a wave are handed to an SM one after another.
+TEST(Hopper, BlockDispatchIsAFourthBoundOfTheWave) {
+  DeviceProfile d = round_device();
+  const KernelProfile k = round_kernel();
+  const Prediction without = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(without.t_block_dispatch, 0);
+  d.block_dispatch_cycles = 150;
+  const Prediction p = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(p.t_block_dispatch, 8 * 150.0);  // 8 resident blocks per SM in the full wave
+  EXPECT_DOUBLE_EQ(p.t_wave, std::sqrt(without.t_wave * without.t_wave + 1200.0 * 1200.0));
+  EXPECT_DOUBLE_EQ(p.t_last_wave,
+                   std::sqrt(without.t_last_wave * without.t_last_wave + 300.0 * 300.0));  // 2 blocks per SM
+  const DeviceProfile back = device_from_json(to_json(d), "round-trip");
+  EXPECT_EQ(back.block_dispatch_cycles, d.block_dispatch_cycles);
+  d.l2_write_bandwidth_gbs = 1600;
+  EXPECT_EQ(device_from_json(to_json(d), "round-trip").l2_write_bandwidth_gbs, 1600);
 }
 
 TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {

@@ -137,6 +137,61 @@ TEST(Validation, ShapeChoiceHitRateAndSlowdown) {
   }
 }
 
+TEST(HeldOut, ScoresByHand) {
+  const ClassScore s = score_errors("c", {0.05, -0.2, 0.3, -0.1});
+  EXPECT_EQ(s.cases, 4u);
+  EXPECT_NEAR(s.mape, 0.1625, 1e-12);
+  EXPECT_NEAR(s.median_abs_error, 0.15, 1e-12);
+  EXPECT_NEAR(s.mean_signed_error, 0.0125, 1e-12);
+  EXPECT_DOUBLE_EQ(s.within_10_percent, 0.5);
+  EXPECT_DOUBLE_EQ(s.within_25_percent, 0.75);
+}
+
+// Three classes follow H.12 exactly with the same constants: each class, predicted by constants
+// fitted on the other two, is exact. A fourth class measured twice as slow cannot be fitted away
+// when it is held out: its mean signed error is -50 %, which shows it never saw its own rows.
+TEST(HeldOut, LeaveOneClassOutNeverFitsTheClassItScores) {
+  std::vector<ValidationCase> cases;
+  for (const char* name : {"a", "b", "c", "slow"}) {
+    for (ValidationCase c : synthetic_cases(800, 1.25, 12, 7)) {
+      c.kernel_class = name;
+      c.kernel += std::string(" ") + name;
+      if (std::string(name) == "slow") c.duration_ns *= 2;
+      cases.push_back(c);
+    }
+  }
+  const HeldOutEvaluation e = leave_one_class_out(round_device(), cases);
+  ASSERT_EQ(e.classes.size(), 4u);
+  ASSERT_EQ(e.calibrations.size(), 4u);
+  EXPECT_EQ(e.rows.size(), cases.size());
+  for (const ClassScore& s : e.classes) {
+    if (s.kernel_class == "slow") {
+      EXPECT_NEAR(s.mean_signed_error, -0.5, 0.05) << "fitted on a, b, c only";
+    } else {
+      EXPECT_EQ(s.cases, 12u);
+      EXPECT_GT(std::fabs(s.mean_signed_error), 0.01) << s.kernel_class << ": the slow class is in its fit";
+    }
+  }
+  EXPECT_EQ(e.pooled.cases, cases.size());
+  for (const auto& [name, cal] : e.calibrations)
+    if (name == "slow") EXPECT_NEAR(cal.scale, 1.25, 1e-6);
+}
+
+TEST(HeldOut, CrossDeviceUsesTheOtherSweepsConstantsAndItsOwnProfile) {
+  const auto fit = synthetic_cases(800, 1.25, 12, 7);
+  // The same launches on a GPU whose time follows the same constants: exact.
+  HeldOutEvaluation e = cross_device(round_device(), fit, round_device(), fit);
+  EXPECT_LT(e.pooled.mape, 1e-9);
+  ASSERT_EQ(e.calibrations.size(), 1u);
+  EXPECT_NEAR(e.calibrations[0].second.scale, 1.25, 1e-9);
+  // Measured 10 % slower there: the constants of the first GPU under-predict by 1/1.1 - 1.
+  auto slower = fit;
+  for (auto& c : slower) c.duration_ns *= 1.1;
+  e = cross_device(round_device(), fit, round_device(), slower);
+  EXPECT_NEAR(e.pooled.mean_signed_error, 1 / 1.1 - 1, 1e-9);
+  EXPECT_EQ(fit_hopper_calibration_on_all(round_device(), fit).fitted_on.find("12 measured launches"), 0u);
+}
+
 TEST(ValidationJson, CasesRoundTripAndErrorsNameTheField) {
   const auto cases = synthetic_cases(100, 1, 0);
   nlohmann::json j = {{"schema", kValidationSchema}, {"provenance", {{"gpu", "test"}}}, {"cases", nlohmann::json::array()}};

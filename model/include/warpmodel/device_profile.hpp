@@ -69,6 +69,10 @@ struct DeviceProfile {
   std::optional<double> dram_copy_bandwidth_gbs;        // read + write bytes counted
   std::optional<double> l2_read_bandwidth_gbs;
   std::optional<double> shared_read_bandwidth_gbs;      // the L1/shared data path
+  std::optional<double> l2_write_bandwidth_gbs;         // stores written through L1 into L2 (hopper H.8)
+  // Clocks an SM needs per block it is handed (the launch microbenchmark's slope of time over
+  // blocks per SM); hopper H.13. Absent on profiles from characterize versions before it.
+  std::optional<double> block_dispatch_cycles;
 
   // Constants of the hopper variant fitted by `warpmodel validate` on a training half (absent:
   // launch 0, scale 1, wave 0, barrier 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).

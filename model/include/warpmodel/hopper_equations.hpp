@@ -19,12 +19,13 @@
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
 //   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM)
-//   H.8   T_l2        = n x bytes_l2 / (L2 bytes per clk per SM)
+//   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
 //   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9)
-//   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + T_data^2)
+//   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + T_data^2 + T_dispatch^2)
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
 //                  + wave_cycles x waves + barrier_cycles x waves x #sync
+//   H.13  T_dispatch  = blocks per SM in the wave x block_dispatch   (measured by `characterize`)
 //
 // Readings, each chosen on the H200 sweep's measurements (results/h200/validation-measurements.json).
 // In brackets: the held-out MAPE before -> after, from an offline exploration that refitted the
@@ -45,6 +46,18 @@
 // * H.9 prices reads and writes at their own measured rates (dram_read, dram_write) instead of the
 //   copy rate for both [12.3 % -> 11.8 %].
 // * H.6's departures: a batch's line requests leave one Delta apart [12 % -> 11 %].
+// * H.6's departures count the lines that leave the SM (L1 misses) only: a row-walking GEMV
+//   (16.5 sectors per request, 88 % L1 hits, batches of 13 loads) was priced 13 x 4 x Delta per
+//   batch for lines that never left, and over-predicted by 60-200 %.
+// * H.8 prices L2 writes at the L2's measured write rate: stores are written through L1, and a
+//   naive GEMM that stores its accumulator every iteration runs at one store request per ~8.5
+//   clocks per SM on the H100 (the global_store_coalesced microbenchmark's rate, which is the
+//   L2 write bandwidth), not at the L2 read rate. Without a measured write rate (profiles from
+//   characterize versions before it) every L2 byte runs at the read rate, as before.
+// * H.13: an SM takes a block every block_dispatch clocks (the launch microbenchmark: time over
+//   blocks per SM). Kernels of 2-warp blocks that each do little (a 64-thread reduction) are
+//   dispatch-bound: 150-165 clocks per block on the H100 and H200. It is a fourth bound of H.11.
+//   Absent from older profiles: 0.
 // * Barriers: #sync (BAR, from the ADU pipe counter) enters H.12 linearly, each costing its wave a
 //   fitted barrier_cycles; the microbenchmarks do not measure a barrier yet.
 // What remains (results/h200/validation.md): kernels of a few thousand cycles (256^2 ADI transposes
@@ -130,9 +143,10 @@ inline double batch_latency(double batch, double l1_lat, double l1_miss, double 
   const double h12 = std::pow(1 - l1_miss * l2_miss, batch);
   return l1_lat * h1 + l2_lat * (h12 - h1) + dram_lat * (1 - h12);
 }
-inline double batch_departures(double batch, double sectors_per_request, double delta) {
+// Only the lines that miss L1 leave the SM and queue for departure (fraction l1_miss of them).
+inline double batch_departures(double batch, double sectors_per_request, double l1_miss, double delta) {
   const double lines = std::max(1.0, sectors_per_request / 4.0);
-  return std::max(0.0, batch * lines - 1.0) * delta;
+  return std::max(0.0, batch * lines * l1_miss - 1.0) * delta;
 }
 inline double t_mem_latency(double loads, double mlp, double batch_latency_cycles) {
   if (loads <= 0) return 0;
@@ -143,6 +157,13 @@ inline double t_mem_latency(double loads, double mlp, double batch_latency_cycle
 inline double t_bandwidth(double n, double bytes_per_warp, double bytes_per_clock_per_sm) {
   return n * bytes_per_warp / bytes_per_clock_per_sm;
 }
+// H.8 with the L2's writes at their own rate: T_l2 = n x (read / read rate + written / write rate).
+inline double t_l2(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
+                   double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
+  return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
+}
+// H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.
+inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { return blocks_per_sm * block_dispatch_cycles; }
 // H.9 T_dram = n x (read bytes / read rate + written bytes / write rate): reads and writes share the
 // DRAM bus, each at its measured rate (bytes per clock per SM of the wave).
 inline double t_dram(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
@@ -158,9 +179,9 @@ inline double t_warp(double t_schedule, double t_mem_latency) { return t_schedul
 inline double t_pipe(double t_issue, double t_sfu) { return std::max(t_issue, t_sfu); }
 inline double t_data(double t_l1, double t_l2, double t_dram) { return std::max({t_l1, t_l2, t_dram}); }
 
-// H.11 T_wave = sqrt(T_warp^2 + T_pipe^2 + T_data^2)
-inline double t_wave(double t_warp, double t_pipe, double t_data) {
-  return std::sqrt(t_warp * t_warp + t_pipe * t_pipe + t_data * t_data);
+// H.11 T_wave = sqrt(T_warp^2 + T_pipe^2 + T_data^2 + T_dispatch^2) (T_dispatch: H.13, 0 when unmeasured)
+inline double t_wave(double t_warp, double t_pipe, double t_data, double t_dispatch = 0) {
+  return std::sqrt(t_warp * t_warp + t_pipe * t_pipe + t_data * t_data + t_dispatch * t_dispatch);
 }
 
 // H.12 cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial)) + wave_cycles x waves

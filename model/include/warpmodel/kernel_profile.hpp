@@ -73,6 +73,9 @@ struct KernelProfile {
   // The written part of dram_bytes_per_warp (CUPTI dram__bytes_write / warps): the hopper variant
   // prices reads and writes at their own measured rates.
   std::optional<double> dram_write_bytes_per_warp;
+  // The written part of l2_bytes_per_warp (CUPTI lts__t_sectors_op_write x 32 / warps): stores and
+  // reductions reach L2 through the write-through L1 at the L2's write rate (hopper H.8).
+  std::optional<double> l2_write_bytes_per_warp;
 
   // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
   std::map<std::string, std::string> sources;

@@ -102,6 +102,7 @@ struct Prediction {
   double t_l1_data = kUnused;             // H.7
   double t_l2_bandwidth = kUnused;        // H.8
   double t_dram_bandwidth = kUnused;      // H.9
+  double t_block_dispatch = kUnused;      // H.13: the wave's blocks handed to one SM, one after another
   double t_warp = kUnused;                // H.10: one warp's path, T_schedule + T_mem_latency
   double t_pipe = kUnused;                // H.10: the issue slots, max(T_issue, T_sfu)
   double t_data = kUnused;                // H.10: the narrowest memory level, max(T_l1, T_l2, T_dram)

@@ -1,6 +1,7 @@
 // Output: the model's results as tables (aligned text, Markdown, CSV). Nothing here computes.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,5 +47,11 @@ struct TitledTable {
   Table table;
 };
 std::vector<TitledTable> validation_layout_tables(const ValidationResult& v);
+// Class scores (leave-one-class-out, cross-GPU, the split's held-out half): one row per class, then
+// the pooled row when given: cases, MAPE, median |error|, mean signed error, within 10 % / 25 %.
+Table class_score_table(const std::vector<ClassScore>& classes, const std::optional<ClassScore>& pooled);
+// Every row of held-out evaluations (validation-held-out.csv): evaluation, class, case, errors.
+Table held_out_rows_table(const std::vector<ValidationCase>& cases, const HeldOutEvaluation& e,
+                          const std::string& evaluation, Table into = {});
 
 }  // namespace warpmodel

@@ -84,6 +84,45 @@ struct ShapeChoiceSummary {
   double within_5_percent_rate = 0;  // predicted choice within 5% of the measured best
 };
 
+// Scores of a set of hopper predictions that were all held out from the fit that priced them.
+struct ClassScore {
+  std::string kernel_class;  // the class, or "pooled"
+  std::size_t cases = 0;
+  double mape = 0;
+  double median_abs_error = 0;
+  double mean_signed_error = 0;  // the bias: + over-predicted, - under-predicted
+  double within_10_percent = 0;  // share of cases with |error| <= 10 %
+  double within_25_percent = 0;
+};
+ClassScore score_errors(const std::string& kernel_class, const std::vector<double>& signed_errors);
+
+// A held-out evaluation of the hopper variant: every row was predicted with constants fitted on
+// rows that exclude it (leave-one-class-out: every other class; cross-GPU: another GPU's sweep).
+struct HeldOutEvaluation {
+  std::string name;         // "leave-one-class-out", "cross-gpu"
+  std::string description;  // what was fitted on what, what was predicted
+  std::vector<ValidationRow> rows;     // case_index into `cases`; hopper only
+  std::vector<std::string> row_class;  // the class of each row
+  std::vector<ClassScore> classes;     // one per class, by class name
+  ClassScore pooled;
+  // The constants each part was predicted with: per held-out class, or one entry for cross-GPU.
+  std::vector<std::pair<std::string, DeviceProfile::HopperCalibration>> calibrations;
+};
+
+// Leave-one-class-out: for every class (ValidationCase::kernel_class), the constants are fitted on
+// all other classes' cases and that class is predicted. Classes whose complement cannot determine
+// the constants are skipped with a note in `description`.
+HeldOutEvaluation leave_one_class_out(const DeviceProfile& device, const std::vector<ValidationCase>& cases);
+
+// Cross-GPU: the constants fitted on every case of one GPU's sweep (with that GPU's profile)
+// predict every case of another GPU's sweep (with the other GPU's own profile).
+HeldOutEvaluation cross_device(const DeviceProfile& fit_device, const std::vector<ValidationCase>& fit_cases,
+                               const DeviceProfile& device, const std::vector<ValidationCase>& cases);
+
+// The constants fitted on every case (no held-out half): what a device profile carries for users.
+DeviceProfile::HopperCalibration fit_hopper_calibration_on_all(const DeviceProfile& device,
+                                                               const std::vector<ValidationCase>& cases);
+
 struct ValidationResult {
   std::vector<ValidationCase> cases;
   std::vector<Split> split;
@@ -92,6 +131,7 @@ struct ValidationResult {
   std::vector<VariantSummary> summaries;         // held-out only
   std::vector<ShapeChoice> shape_choices;        // every group x every variant
   std::vector<ShapeChoiceSummary> shape_summaries;
+  std::vector<ClassScore> held_out_classes;  // hopper on the held-out half, per class (the worst class shows)
 };
 
 // Spearman's rank correlation (average ranks for ties); NaN for fewer than 2 points or no spread.

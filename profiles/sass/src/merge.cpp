@@ -508,6 +508,12 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   } else {
     src["memory.l2_bytes_per_warp"] = "not set: the model derives it from the requests and l1_miss_ratio";
   }
+  if (auto written = first_of(m, {"lts__t_sectors_op_write.sum"}); written && k.l2_bytes_per_warp) {
+    k.l2_write_bytes_per_warp = written->value * 32.0 / warps;
+    src["memory.l2_write_bytes_per_warp"] = cupti(written->name + " x 32 B", *k.l2_write_bytes_per_warp);
+  } else {
+    src["memory.l2_write_bytes_per_warp"] = "not set: L2 traffic all at the read rate" + fallback("lts__t_sectors_op_write.sum");
+  }
   const auto dram_read = first_of(m, {"dram__bytes_read.sum"});
   const auto dram_write = first_of(m, {"dram__bytes_write.sum"});
   if (dram_read && dram_write) {
