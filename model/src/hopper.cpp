@@ -65,7 +65,12 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   constexpr double kSectorBytes = 32, kWavefrontBytes = 128;
   WarpTraffic t;
   const double global_bytes = k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
-  t.l1 = global_bytes + (k.shared_inst_per_warp + k.bank_conflicts_per_warp) * kWavefrontBytes;
+  // H.7: the data pipe's measured wavefronts (one 128-byte wavefront per clock) when the profile has
+  // them; else the bytes the requests name: sectors of global requests, a wavefront per shared
+  // instruction and per bank conflict.
+  t.l1 = k.l1_wavefronts_per_warp
+             ? *k.l1_wavefronts_per_warp * kWavefrontBytes
+             : global_bytes + (k.shared_inst_per_warp + k.bank_conflicts_per_warp) * kWavefrontBytes;
   t.l2 = k.l2_bytes_per_warp.value_or(global_bytes * k.l1_miss_ratio);
   t.l2_write = std::min(t.l2, k.l2_write_bytes_per_warp.value_or(0));
   const double dram = k.dram_bytes_per_warp.value_or(t.l2 * k.l2_miss_ratio);

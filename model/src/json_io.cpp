@@ -387,6 +387,8 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   mem.ignore("dram_bytes_per_warp");
   if (mem.has("l2_bytes_per_warp")) k.l2_bytes_per_warp = mem.non_negative("l2_bytes_per_warp");
   if (mem.has("dram_bytes_per_warp")) k.dram_bytes_per_warp = mem.non_negative("dram_bytes_per_warp");
+  mem.ignore("l1_wavefronts_per_warp");
+  if (mem.has("l1_wavefronts_per_warp")) k.l1_wavefronts_per_warp = mem.non_negative("l1_wavefronts_per_warp");
   mem.ignore("l2_write_bytes_per_warp");
   if (mem.has("l2_write_bytes_per_warp")) {
     if (!k.l2_bytes_per_warp) mem.fail("l2_write_bytes_per_warp", "needs l2_bytes_per_warp (all L2 traffic) beside it");
@@ -433,15 +435,25 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     r.ignore("profile");
     r.ignore("counters");  // the raw CUPTI counters the profile was merged from (diagnostics)
     c.profile = kernel_from_json(r.at("profile"), origin + " " + path + ".profile");
-    // Sweeps measured before the profile carried the L2's written bytes still hold the counter:
-    // the same rule as `kernel-profile --counters` (profiles/sass merge.cpp), sectors x 32 / warps.
-    if (!c.profile.l2_write_bytes_per_warp && c.profile.l2_bytes_per_warp && r.has("counters")) {
+    // Sweeps measured before the profile carried the L2's written bytes and the L1 wavefronts still
+    // hold the counters: the same rules as `kernel-profile --counters` (profiles/sass merge.cpp).
+    if (r.has("counters") && r.at("counters").is_object()) {
       const json& counters = r.at("counters");
-      const json::json_pointer sectors("/lts__t_sectors_op_write.sum"), warps("/smsp__warps_launched.sum");
-      if (counters.is_object() && counters.contains(sectors) && counters.contains(warps) && counters.at(sectors).is_number() &&
-          counters.at(warps).is_number() && counters.at(warps).get<double>() > 0) {
-        c.profile.l2_write_bytes_per_warp = counters.at(sectors).get<double>() * 32.0 / counters.at(warps).get<double>();
+      auto per_warp = [&](const char* name) -> std::optional<double> {
+        const json::json_pointer value(std::string("/") + name), warps("/smsp__warps_launched.sum");
+        if (!counters.contains(value) || !counters.contains(warps) || !counters.at(value).is_number() ||
+            !counters.at(warps).is_number() || !(counters.at(warps).get<double>() > 0))
+          return std::nullopt;
+        return counters.at(value).get<double>() / counters.at(warps).get<double>();
+      };
+      if (auto sectors = per_warp("lts__t_sectors_op_write.sum");
+          sectors && !c.profile.l2_write_bytes_per_warp && c.profile.l2_bytes_per_warp) {
+        c.profile.l2_write_bytes_per_warp = *sectors * 32.0;
         c.profile.sources["memory.l2_write_bytes_per_warp"] = "cupti: lts__t_sectors_op_write.sum x 32 B / smsp__warps_launched.sum (the case's counters)";
+      }
+      if (auto wavefronts = per_warp("l1tex__data_pipe_lsu_wavefronts.sum"); wavefronts && !c.profile.l1_wavefronts_per_warp) {
+        c.profile.l1_wavefronts_per_warp = *wavefronts;
+        c.profile.sources["memory.l1_wavefronts_per_warp"] = "cupti: l1tex__data_pipe_lsu_wavefronts.sum / smsp__warps_launched.sum (the case's counters)";
       }
     }
     r.finish();
@@ -605,6 +617,7 @@ json to_json(const KernelProfile& k) {
   if (k.dram_bytes_per_warp) out["memory"]["dram_bytes_per_warp"] = *k.dram_bytes_per_warp;
   if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;
   if (k.l2_write_bytes_per_warp) out["memory"]["l2_write_bytes_per_warp"] = *k.l2_write_bytes_per_warp;
+  if (k.l1_wavefronts_per_warp) out["memory"]["l1_wavefronts_per_warp"] = *k.l1_wavefronts_per_warp;
   if (!k.sources.empty()) out["sources"] = k.sources;
   return out;
 }

@@ -160,6 +160,17 @@ TEST(Hopper, L2WritesAtTheirOwnRateAndALoneSmIsNotGivenAShare) {
   EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 8 * (768 / 128.0 + 256 / 128.0));
 }
 
+// H.7: with the data pipe's wavefronts counted, each is 128 bytes of the L1 path (one per clock).
+TEST(Hopper, L1DataPathFromTheCountedWavefronts) {
+  KernelProfile k = round_kernel();
+  const double from_requests = predict_hopper(round_device(), k).t_l1_data;
+  EXPECT_DOUBLE_EQ(from_requests, 64 * (4 * 4 * 32) / 128.0);  // 4 requests x 4 sectors x 32 B
+  k.l1_wavefronts_per_warp = 66;  // e.g. lanes walking rows: a wavefront per sector, and then some
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).t_l1_data, 64 * 66.0);
+  const KernelProfile back = kernel_from_json(to_json(k), "round-trip");
+  EXPECT_EQ(back.l1_wavefronts_per_warp, 66);
+}
+
 // H.13: the blocks of a wave are handed to an SM one after another.
 TEST(Hopper, BlockDispatchIsAFourthBoundOfTheWave) {
   DeviceProfile d = round_device();

@@ -18,7 +18,8 @@
 //   H.6   T_mem_lat   = #loads / MLP x batch_lat                one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
-//   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM)
+//   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM), bytes_l1 = 128 x the data
+//                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
 //   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9)
@@ -54,6 +55,9 @@
 //   clocks per SM on the H100 (the global_store_coalesced microbenchmark's rate, which is the
 //   L2 write bandwidth), not at the L2 read rate. Without a measured write rate (profiles from
 //   characterize versions before it) every L2 byte runs at the read rate, as before.
+// * H.7 counts the L1 data pipe's wavefronts when CUPTI gives them: a naive SYRK whose lanes walk
+//   rows (16.5 sectors per request, 98 % L1 hits) keeps the data pipe at 0.9 wavefronts per clock,
+//   one per sector, where its bytes at 128 B per clock said a quarter of that (-70 % on the H100).
 // * H.13: an SM takes a block every block_dispatch clocks (the launch microbenchmark: time over
 //   blocks per SM). Kernels of 2-warp blocks that each do little (a 64-thread reduction) are
 //   dispatch-bound: 150-165 clocks per block on the H100 and H200. It is a fourth bound of H.11.

@@ -76,6 +76,10 @@ struct KernelProfile {
   // The written part of l2_bytes_per_warp (CUPTI lts__t_sectors_op_write x 32 / warps): stores and
   // reductions reach L2 through the write-through L1 at the L2's write rate (hopper H.8).
   std::optional<double> l2_write_bytes_per_warp;
+  // L1/shared data-pipe wavefronts per warp (CUPTI l1tex__data_pipe_lsu_wavefronts.sum / warps): the
+  // L1 moves one wavefront per clock, and a request whose lanes touch many sectors takes many (hopper
+  // H.7). When absent H.7 derives the data-path bytes from the request and sector counts.
+  std::optional<double> l1_wavefronts_per_warp;
 
   // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
   std::map<std::string, std::string> sources;

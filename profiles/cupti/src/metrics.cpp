@@ -223,7 +223,7 @@ std::vector<MetricSet> build_sets() {
       {"model",
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
-       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies",
+       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 written sectors, L1 data-pipe wavefronts",
        {
            "smsp__inst_executed.sum",
            "smsp__inst_issued.sum",
@@ -263,6 +263,10 @@ std::vector<MetricSet> build_sets() {
            "smsp__inst_executed_op_tma_ld.sum",
            "lts__t_bytes.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+           // The L2's written sectors (H.8 prices them at the L2 write rate) and every LSU data-pipe
+           // wavefront (H.7: the L1 moves one wavefront per clock; a scattered request takes many).
+           "lts__t_sectors_op_write.sum",
+           "l1tex__data_pipe_lsu_wavefronts.sum",
        }},
       {"seed-003",
        "the nvprof metrics read in the FWI 2D profiling study (../shared/notes/003-fwi2d-profiling.md), translated; "

@@ -508,6 +508,13 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   } else {
     src["memory.l2_bytes_per_warp"] = "not set: the model derives it from the requests and l1_miss_ratio";
   }
+  if (auto wavefronts = first_of(m, {"l1tex__data_pipe_lsu_wavefronts.sum"})) {
+    k.l1_wavefronts_per_warp = per_warp(*wavefronts);
+    src["memory.l1_wavefronts_per_warp"] = cupti(wavefronts->name, *k.l1_wavefronts_per_warp);
+  } else {
+    src["memory.l1_wavefronts_per_warp"] = "not set: the L1 data path from requests and sectors" +
+                                           fallback("l1tex__data_pipe_lsu_wavefronts.sum");
+  }
   if (auto written = first_of(m, {"lts__t_sectors_op_write.sum"}); written && k.l2_bytes_per_warp) {
     k.l2_write_bytes_per_warp = written->value * 32.0 / warps;
     src["memory.l2_write_bytes_per_warp"] = cupti(written->name + " x 32 B", *k.l2_write_bytes_per_warp);
