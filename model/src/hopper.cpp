@@ -161,7 +161,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     stall_per_inst = hopper_eq::stall_from_ilp(rates.dependent_latency, p.ilp);
   }
   // H.6: the loads a warp waits for; every memory instruction when the profile does not separate them.
-  const double loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
+  // Local loads (LDL) are round trips too: the warp waits for the register they fill.
+  const double loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp) + kernel.local_load_inst_per_warp;
   if (!kernel.global_load_inst_per_warp)
     p.notes.push_back("hopper: no instructions_per_warp.global_load; every memory instruction counted as a load");
   p.mlp = std::min(kernel.mlp, std::max(1.0, loads));

@@ -357,6 +357,7 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   inst.ignore("global_load");
   if (inst.has("global_load")) k.global_load_inst_per_warp = inst.non_negative("global_load");
   k.async_copy_inst_per_warp = inst.non_negative_or("async_copy", 0);
+  k.local_load_inst_per_warp = inst.non_negative_or("local_load", 0);
   if (k.mem_inst_per_warp > k.inst_per_warp)
     inst.fail("memory", "expected at most instructions_per_warp.total (" + std::to_string(k.inst_per_warp) + ")");
   if (k.uncoalesced_mem_inst_per_warp > k.mem_inst_per_warp)
@@ -450,6 +451,11 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
           sectors && !c.profile.l2_write_bytes_per_warp && c.profile.l2_bytes_per_warp) {
         c.profile.l2_write_bytes_per_warp = *sectors * 32.0;
         c.profile.sources["memory.l2_write_bytes_per_warp"] = "cupti: lts__t_sectors_op_write.sum x 32 B / smsp__warps_launched.sum (the case's counters)";
+      }
+      if (auto local = per_warp("smsp__inst_executed_op_local_ld.sum"); local && c.profile.local_load_inst_per_warp == 0 &&
+                                                                        !c.profile.sources.count("instructions_per_warp.local_load")) {
+        c.profile.local_load_inst_per_warp = *local;
+        c.profile.sources["instructions_per_warp.local_load"] = "cupti: smsp__inst_executed_op_local_ld.sum / smsp__warps_launched.sum (the case's counters)";
       }
       if (auto wavefronts = per_warp("l1tex__data_pipe_lsu_wavefronts.sum"); wavefronts && !c.profile.l1_wavefronts_per_warp) {
         c.profile.l1_wavefronts_per_warp = *wavefronts;
@@ -603,7 +609,8 @@ json to_json(const KernelProfile& k) {
                 {"uncoalesced_memory", k.uncoalesced_mem_inst_per_warp},
                 {"divergent", k.divergent_inst_per_warp},
                 {"shared", k.shared_inst_per_warp},
-                {"async_copy", k.async_copy_inst_per_warp}}},
+                {"async_copy", k.async_copy_inst_per_warp},
+                {"local_load", k.local_load_inst_per_warp}}},
               {"parallelism", par},
               {"memory",
                {{"transactions_per_request", k.transactions_per_request},

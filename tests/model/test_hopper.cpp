@@ -171,6 +171,16 @@ TEST(Hopper, L1DataPathFromTheCountedWavefronts) {
   EXPECT_EQ(back.l1_wavefronts_per_warp, 66);
 }
 
+// H.6: a local load (LDL) is a round trip like a global load.
+TEST(Hopper, LocalLoadsAreRoundTrips) {
+  KernelProfile k = round_kernel();
+  k.global_load_inst_per_warp = 4;
+  const double four = predict_hopper(round_device(), k).t_mem_latency;
+  k.local_load_inst_per_warp = 4;  // eight loads in batches of MLP 4: twice the round trips
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).t_mem_latency, 2 * four);
+  EXPECT_EQ(kernel_from_json(to_json(k), "round-trip").local_load_inst_per_warp, 4);
+}
+
 // H.13: the blocks of a wave are handed to an SM one after another.
 TEST(Hopper, BlockDispatchIsAFourthBoundOfTheWave) {
   DeviceProfile d = round_device();

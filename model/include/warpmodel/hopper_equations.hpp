@@ -15,7 +15,7 @@
 //                                                              count (else lat_dep / ILP)
 //   H.5   AMAT        = (1 - m1) L1 + m1 (1 - m2) L2 + m1 m2 avg_DRAM_lat   (two-level, by the names)
 //         avg_DRAM_lat = DRAM_lat + (lines - 1) x Delta       lines = sectors per request / 4 (eq 4.10)
-//   H.6   T_mem_lat   = #loads / MLP x batch_lat                one warp's round trips; a batch of MLP
+//   H.6   T_mem_lat   = #loads / MLP x batch_lat  (LDG + LDL)   one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
 //   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM), bytes_l1 = 128 x the data
@@ -47,6 +47,9 @@
 // * H.9 prices reads and writes at their own measured rates (dram_read, dram_write) instead of the
 //   copy rate for both [12.3 % -> 11.8 %].
 // * H.6's departures: a batch's line requests leave one Delta apart [12 % -> 11 %].
+// * H.6 counts local loads (LDL) beside the global ones: a spill reload or a dynamically indexed
+//   per-thread array returns a register the warp waits for (a per-thread histogram in local memory,
+//   255 LDL/STL per warp, was priced as 8 global loads and under-predicted by 55-67 %).
 // * H.6's departures count the lines that leave the SM (L1 misses) only: a row-walking GEMV
 //   (16.5 sectors per request, 88 % L1 hits, batches of 13 loads) was priced 13 x 4 x Delta per
 //   batch for lines that never left, and over-predicted by 60-200 %.

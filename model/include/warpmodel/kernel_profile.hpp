@@ -49,6 +49,9 @@ struct KernelProfile {
   // Asynchronous copies into shared memory (LDGSTS, TMA loads), hopper variant: they return no
   // register, so a warp keeps issuing while they are in flight and waits at a pipeline barrier.
   double async_copy_inst_per_warp = 0;
+  // Local-memory loads (LDL: spills, dynamically indexed per-thread arrays), hopper variant: a round
+  // trip like a global load (the warp waits for the register), through L1 and, on a miss, L2.
+  double local_load_inst_per_warp = 0;
 
   // --- parallelism within a warp ---
   std::optional<double> ilp;               // ILP; when absent, eq 4.26 from the two counts below

@@ -360,6 +360,14 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
         static_estimate("sass: LDG " + std::to_string(s.mix.ldg) + " + LD " + std::to_string(s.mix.ld)) +
         fallback("smsp__inst_executed_op_global_ld.sum");
   }
+  if (auto local = first_of(m, {"smsp__inst_executed_op_local_ld.sum"})) {
+    k.local_load_inst_per_warp = per_warp(*local);
+    src["instructions_per_warp.local_load"] = cupti(local->name, k.local_load_inst_per_warp);
+  } else {
+    k.local_load_inst_per_warp = s.mix.ldl;
+    src["instructions_per_warp.local_load"] =
+        static_estimate("sass: LDL " + std::to_string(s.mix.ldl)) + fallback("smsp__inst_executed_op_local_ld.sum");
+  }
   {
     // LDGSTS (cp.async) and TMA loads (UTMALDG, UBLKCP.S.G) are counted apart from op_global_ld.
     const auto ldgsts = first_of(m, {"smsp__inst_executed_op_ldgsts.sum"});
