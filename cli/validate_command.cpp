@@ -89,6 +89,8 @@ int analyse(const ValidateOptions& o) {
     crosses.push_back({"cross-gpu " + here + " -> " + there, cross_device(device, v.cases, other_device, other_cases), other_cases});
     crosses.push_back({"cross-gpu " + there + " -> " + here, cross_device(other_device, other_cases, device, v.cases), v.cases});
   }
+  // The "before tuning" use: one reference shape's counters predict every shape of its kernel.
+  const CrossShapeEvaluation shapes = cross_shape(device, v.cases, loco);
   // What users' predictions use: the constants fitted on every measured case, in device.json.
   const DeviceProfile::HopperCalibration fitted_on_all = fit_hopper_calibration_on_all(device, v.cases);
 
@@ -113,6 +115,24 @@ int analyse(const ValidateOptions& o) {
   for (const auto& c : crosses)
     md << "### " << c.label << "\n\n" << c.evaluation.description << " (" << calibration_line(c.evaluation.calibrations.at(0).second)
        << ").\n\n" << class_score_table(c.evaluation.classes, c.evaluation.pooled).render(TableFormat::Markdown) << "\n";
+  {
+    Table t;
+    t.headers = {"counters", "cases", "MAPE", "median |error|", "mean signed error", "within 25%",
+                 "best shape within 5%", "mean slowdown of the pick"};
+    auto row = [&](const ClassScore& s, double within5, double slowdown) {
+      t.rows.push_back({s.kernel_class, std::to_string(s.cases), format_number(100 * s.mape, 3) + "%",
+                        format_number(100 * s.median_abs_error, 3) + "%", format_number(100 * s.mean_signed_error, 3) + "%",
+                        format_number(100 * s.within_25_percent, 3) + "%", format_number(100 * within5, 3) + "%",
+                        format_number(100 * slowdown, 3) + "%"});
+    };
+    row(shapes.from_reference, shapes.best_within_5_percent_reference, shapes.mean_slowdown_reference);
+    row(shapes.from_own_counters, shapes.best_within_5_percent_own, shapes.mean_slowdown_own);
+    md << "### Cross-shape (before tuning)\n\nPer kernel and size (" << shapes.groups
+       << " with two or more shapes), the per-warp counts of the first shape measured predict every other shape "
+          "with its own launch (as `sweep` does), with the class's leave-one-class-out constants; beside it, the "
+          "same shapes from their own measured counters. What not having measured costs is the difference.\n\n"
+       << t.render(TableFormat::Markdown) << "\n";
+  }
   md << "device.json carries the constants fitted on every case (" << fitted_on_all.fitted_on
      << "): launch_cycles = " << format_number(fitted_on_all.launch_cycles, 6) << ", scale = " << format_number(fitted_on_all.scale, 6)
      << ", wave_cycles = " << format_number(fitted_on_all.wave_cycles, 6)
@@ -158,12 +178,25 @@ int analyse(const ValidateOptions& o) {
   summary["leave_one_class_out"] = evaluation_json(loco, "leave-one-class-out");
   summary["cross_gpu"] = nlohmann::json::array();
   for (const auto& c : crosses) summary["cross_gpu"].push_back(evaluation_json(c.evaluation, c.label));
+  summary["cross_shape"] = {{"groups", shapes.groups},
+                            {"from_reference", score_json(shapes.from_reference)},
+                            {"from_own_counters", score_json(shapes.from_own_counters)},
+                            {"best_within_5_percent_reference", shapes.best_within_5_percent_reference},
+                            {"best_within_5_percent_own", shapes.best_within_5_percent_own},
+                            {"mean_slowdown_reference", shapes.mean_slowdown_reference},
+                            {"mean_slowdown_own", shapes.mean_slowdown_own}};
   summary["hopper_calibration_all_cases"] = {{"launch_cycles", fitted_on_all.launch_cycles},
                                              {"scale", fitted_on_all.scale},
                                              {"wave_cycles", fitted_on_all.wave_cycles},
                                              {"barrier_cycles", fitted_on_all.barrier_cycles},
                                              {"fitted_on", fitted_on_all.fitted_on}};
   Table held_out = held_out_rows_table(v.cases, loco, "leave-one-class-out");
+  {
+    HeldOutEvaluation shaped;  // the cross-shape rows in the same layout
+    shaped.rows = shapes.rows;
+    for (const auto& r : shapes.rows) shaped.row_class.push_back(v.cases[r.case_index].kernel_class);
+    held_out = held_out_rows_table(v.cases, shaped, "cross-shape (reference counters)", std::move(held_out));
+  }
   for (const auto& c : crosses) held_out = held_out_rows_table(c.cases, c.evaluation, c.label, std::move(held_out));
   // device.json with the constants fitted on every case (the rest of the file as it was).
   nlohmann::json device_json = read_json_file(dir / "device.json");
@@ -199,6 +232,10 @@ int analyse(const ValidateOptions& o) {
   std::cout << validation_summary_table(v).render(TableFormat::Text) << calibration_line(v.calibration) << "\n"
             << "hopper leave-one-class-out: MAPE " << format_number(100 * loco.pooled.mape, 3) << "%, within 25% "
             << format_number(100 * loco.pooled.within_25_percent, 3) << "% of " << loco.pooled.cases << " cases\n";
+  std::cout << "hopper cross-shape: MAPE " << format_number(100 * shapes.from_reference.mape, 3)
+            << "% from the reference shape's counters (" << format_number(100 * shapes.from_own_counters.mape, 3)
+            << "% from each shape's own), best shape within 5%: " << format_number(100 * shapes.best_within_5_percent_reference, 3)
+            << "% (" << format_number(100 * shapes.best_within_5_percent_own, 3) << "%) of " << shapes.groups << "\n";
   for (const auto& c : crosses)
     std::cout << "hopper " << c.label << ": MAPE " << format_number(100 * c.evaluation.pooled.mape, 3) << "%\n";
   std::cout

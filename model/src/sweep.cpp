@@ -1,6 +1,7 @@
 #include "warpmodel/sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "warpmodel/model.hpp"
 #include "warpmodel/occupancy.hpp"
@@ -34,15 +35,34 @@ std::vector<Dim3> candidate_block_shapes(const DeviceProfile& device, const Dim3
   return out;
 }
 
+KernelProfile profile_at_launch(const KernelProfile& reference, const LaunchConfig& target) {
+  auto launched_warps = [](const LaunchConfig& l, int warp_size) {
+    return static_cast<double>(l.grid.count()) * std::ceil(static_cast<double>(l.block.count()) / warp_size);
+  };
+  constexpr int kWarpSize = 32;
+  const double from = launched_warps(reference.launch, kWarpSize), to = launched_warps(target, kWarpSize);
+  KernelProfile k = reference;
+  k.launch = target;
+  k.launch.active_warps_per_sm.reset();  // N and #total_warps follow from the new shape
+  k.launch.total_warps.reset();
+  if (!(from > 0) || !(to > 0)) return k;
+  const double f = from / to;
+  for (double* x : {&k.inst_per_warp, &k.mem_inst_per_warp, &k.fp_inst_per_warp, &k.sfu_inst_per_warp,
+                    &k.sync_inst_per_warp, &k.uncoalesced_mem_inst_per_warp, &k.divergent_inst_per_warp,
+                    &k.bank_conflicts_per_warp, &k.shared_inst_per_warp, &k.async_copy_inst_per_warp,
+                    &k.local_load_inst_per_warp})
+    *x *= f;
+  for (std::optional<double>* x : {&k.global_load_inst_per_warp, &k.l2_bytes_per_warp, &k.dram_bytes_per_warp,
+                                   &k.dram_write_bytes_per_warp, &k.l2_write_bytes_per_warp, &k.l1_wavefronts_per_warp})
+    if (*x) **x *= f;
+  return k;
+}
+
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,
                                 std::span<const Dim3> blocks) {
   SweepResult result;
   result.domain = kernel_domain(kernel);
   result.ranked.reserve(blocks.size());
-  KernelProfile shaped = kernel;
-  // N and #total_warps follow from each shape, so overrides measured at one shape are dropped.
-  shaped.launch.active_warps_per_sm.reset();
-  shaped.launch.total_warps.reset();
   for (const Dim3& block : blocks) {
     const BlockResources resources{static_cast<int>(block.count()), kernel.launch.registers_per_thread,
                                    kernel.launch.shared_memory_per_block_bytes};
@@ -50,8 +70,12 @@ SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile
       ++result.rejected;  // does not fit on an SM; any other ModelError is the profile's and propagates
       continue;
     }
-    shaped.launch.block = block;
-    shaped.launch.grid = grid_for(result.domain, block);
+    LaunchConfig launch = kernel.launch;
+    launch.block = block;
+    launch.grid = grid_for(result.domain, block);
+    launch.domain = result.domain;
+    // The profiled launch's work, spread over this shape's warps (N and #total_warps from the shape).
+    const KernelProfile shaped = profile_at_launch(kernel, launch);
     result.ranked.push_back({block, shaped.launch.grid, predict(variant, device, shaped)});
   }
   std::stable_sort(result.ranked.begin(), result.ranked.end(),

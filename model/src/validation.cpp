@@ -10,6 +10,7 @@
 
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
+#include "warpmodel/sweep.hpp"
 #include "warpmodel/support/statistics.hpp"
 
 namespace warpmodel {
@@ -231,6 +232,94 @@ HeldOutEvaluation cross_device(const DeviceProfile& fit_device, const std::vecto
   predict_held_out(fitted, cases, all, e);
   score_rows(e);
   return e;
+}
+
+CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<ValidationCase>& cases,
+                                 const HeldOutEvaluation& loco) {
+  CrossShapeEvaluation out;
+  std::map<std::string, DeviceProfile::HopperCalibration> constants(loco.calibrations.begin(), loco.calibrations.end());
+  std::map<std::size_t, double> own_prediction;  // case -> LOCO prediction from its own counters
+  for (const ValidationRow& r : loco.rows)
+    if (r.error.empty()) own_prediction[r.case_index] = r.predicted_cycles;
+  // Groups in the order their first case was measured; the first case is the reference.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::size_t>> members;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!members.count(cases[i].group())) order.push_back(cases[i].group());
+    members[cases[i].group()].push_back(i);
+  }
+  std::vector<double> errors_reference, errors_own, slow_reference, slow_own;
+  std::size_t within_reference = 0, within_own = 0;
+  for (const std::string& g : order) {
+    const std::vector<std::size_t>& m = members[g];
+    if (m.size() < 2) continue;
+    const ValidationCase& reference = cases[m.front()];
+    const auto cal = constants.find(reference.kernel_class);
+    if (cal == constants.end()) continue;  // its class could not be fitted without it
+    DeviceProfile fitted = device;
+    fitted.hopper_calibration = cal->second;
+    struct Pick {
+      std::size_t case_index;
+      double from_reference, from_own;
+    };
+    std::vector<Pick> picks;
+    for (std::size_t i : m) {
+      // The shape's own block, grid, registers, shared memory; the reference's work conserved.
+      const KernelProfile shaped = profile_at_launch(reference.profile, cases[i].profile.launch);
+      ValidationRow row;
+      row.case_index = i;
+      row.variant = ModelVariant::Hopper;
+      row.measured_cycles = cases[i].measured_cycles();
+      try {
+        const Prediction p = predict(ModelVariant::Hopper, fitted, shaped);
+        row.predicted_cycles = p.cycles;
+        row.signed_error = (p.cycles - row.measured_cycles) / row.measured_cycles;
+        row.bound = p.bound;
+      } catch (const ModelError& e) {
+        row.error = e.what();
+        row.predicted_cycles = row.signed_error = kNaN;
+      }
+      out.rows.push_back(row);
+      const auto own = own_prediction.find(i);
+      if (!row.error.empty() || own == own_prediction.end()) continue;
+      picks.push_back({i, row.predicted_cycles, own->second});
+      if (i != m.front()) {
+        errors_reference.push_back(row.signed_error);
+        errors_own.push_back((own->second - row.measured_cycles) / row.measured_cycles);
+      }
+    }
+    if (picks.size() < 2) continue;
+    auto best_by = [&](auto key) {
+      return std::min_element(picks.begin(), picks.end(), [&](const Pick& a, const Pick& b) { return key(a) < key(b); })->case_index;
+    };
+    const std::size_t measured_best = best_by([&](const Pick& p) { return cases[p.case_index].measured_cycles(); });
+    const std::size_t by_reference = best_by([](const Pick& p) { return p.from_reference; });
+    const std::size_t by_own = best_by([](const Pick& p) { return p.from_own; });
+    const double best = cases[measured_best].measured_cycles();
+    CrossShapeEvaluation::Group gr;
+    gr.group = g;
+    gr.kernel_class = reference.kernel_class;
+    gr.reference_shape = reference.shape;
+    gr.measured_best = cases[measured_best].shape;
+    gr.picked_reference = cases[by_reference].shape;
+    gr.picked_own = cases[by_own].shape;
+    gr.slowdown_reference = cases[by_reference].measured_cycles() / best - 1;
+    gr.slowdown_own = cases[by_own].measured_cycles() / best - 1;
+    within_reference += gr.slowdown_reference <= 0.05;
+    within_own += gr.slowdown_own <= 0.05;
+    slow_reference.push_back(gr.slowdown_reference);
+    slow_own.push_back(gr.slowdown_own);
+    out.per_group.push_back(gr);
+  }
+  out.groups = out.per_group.size();
+  out.from_reference = score_errors("from the reference shape's counters", errors_reference);
+  out.from_own_counters = score_errors("from each shape's own counters", errors_own);
+  auto mean = [](const std::vector<double>& v) { return v.empty() ? kNaN : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
+  out.best_within_5_percent_reference = out.groups ? static_cast<double>(within_reference) / out.groups : kNaN;
+  out.best_within_5_percent_own = out.groups ? static_cast<double>(within_own) / out.groups : kNaN;
+  out.mean_slowdown_reference = mean(slow_reference);
+  out.mean_slowdown_own = mean(slow_own);
+  return out;
 }
 
 ValidationResult validate(const DeviceProfile& device, std::vector<ValidationCase> cases) {

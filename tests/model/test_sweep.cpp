@@ -35,6 +35,36 @@ TEST(Sweep, RanksFastestFirstAndRederivesTheGrid) {
   }
 }
 
+// A one-block kernel profiled with 2 warps and relaunched with 32: the same work over 16 times the
+// warps, so every per-warp count is divided by 16; a one-thread-per-point grid keeps its counts.
+TEST(Sweep, ProfileAtLaunchConservesTheWork) {
+  KernelProfile k;
+  k.launch.grid = {1, 1, 1};
+  k.launch.block = {64, 1, 1};
+  k.inst_per_warp = 3200;
+  k.mem_inst_per_warp = 160;
+  k.global_load_inst_per_warp = 128;
+  k.l2_bytes_per_warp = 16384;
+  k.l1_miss_ratio = 0.5;
+  k.mlp = 4;
+  k.launch.active_warps_per_sm = 2;
+  LaunchConfig wide = k.launch;
+  wide.block = {1024, 1, 1};
+  const KernelProfile w = profile_at_launch(k, wide);
+  EXPECT_DOUBLE_EQ(w.inst_per_warp, 200);
+  EXPECT_DOUBLE_EQ(w.mem_inst_per_warp, 10);
+  EXPECT_DOUBLE_EQ(*w.global_load_inst_per_warp, 8);
+  EXPECT_DOUBLE_EQ(*w.l2_bytes_per_warp, 1024);
+  EXPECT_DOUBLE_EQ(w.l1_miss_ratio, 0.5);  // ratios and parallelism are the kernel's, not the shape's
+  EXPECT_DOUBLE_EQ(w.mlp, 4);
+  EXPECT_FALSE(w.launch.active_warps_per_sm) << "N follows from the new shape";
+  EXPECT_EQ(w.launch.block, (Dim3{1024, 1, 1}));
+  LaunchConfig same_points = k.launch;  // 1 x 64 threads as 2 blocks of 32
+  same_points.grid = {2, 1, 1};
+  same_points.block = {32, 1, 1};
+  EXPECT_DOUBLE_EQ(profile_at_launch(k, same_points).inst_per_warp, 3200);
+}
+
 TEST(Sweep, ShapesThatCannotRunAreCountedNotRanked) {
   const DeviceProfile d = thesis_k40_device();
   KernelProfile k = thesis_order2_kernel();

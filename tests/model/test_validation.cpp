@@ -192,6 +192,27 @@ TEST(HeldOut, CrossDeviceUsesTheOtherSweepsConstantsAndItsOwnProfile) {
   EXPECT_EQ(fit_hopper_calibration_on_all(round_device(), fit).fitted_on.find("12 measured launches"), 0u);
 }
 
+// Cross-shape on the synthetic sweep: the six "shapes" of each kernel differ only in shared memory
+// (warps per SM), so the reference's counts describe every shape exactly and the derived
+// predictions equal the ones from each case's own counters.
+TEST(HeldOut, CrossShapeFromTheReferenceCountersOfEachGroup) {
+  std::vector<ValidationCase> cases;
+  for (const char* name : {"a", "b", "c"})
+    for (ValidationCase c : synthetic_cases(800, 1.25, 12, 7)) {
+      c.kernel_class = name;
+      c.kernel += std::string(" ") + name;
+      cases.push_back(c);
+    }
+  const HeldOutEvaluation loco = leave_one_class_out(round_device(), cases);
+  const CrossShapeEvaluation x = cross_shape(round_device(), cases, loco);
+  EXPECT_EQ(x.groups, 6u);                // 2 kernels x 3 classes, one size each
+  EXPECT_EQ(x.from_reference.cases, 30u);  // 5 non-reference shapes per group
+  EXPECT_NEAR(x.from_reference.mape, x.from_own_counters.mape, 1e-12);
+  EXPECT_DOUBLE_EQ(x.best_within_5_percent_reference, x.best_within_5_percent_own);
+  EXPECT_EQ(x.rows.size(), cases.size());
+  for (const auto& g : x.per_group) EXPECT_EQ(g.reference_shape, "256x1x1 @8") << "the first shape measured";
+}
+
 TEST(ValidationJson, CasesRoundTripAndErrorsNameTheField) {
   const auto cases = synthetic_cases(100, 1, 0);
   nlohmann::json j = {{"schema", kValidationSchema}, {"provenance", {{"gpu", "test"}}}, {"cases", nlohmann::json::array()}};

@@ -1,6 +1,7 @@
 // Launch-shape sweep: predict a kernel under many block shapes and rank them.
-// The per-warp counts of the profile are held fixed across shapes (the model's assumption: they
-// were measured at one shape); the grid is re-derived from the domain so padding is counted.
+// The profile's total work is held fixed across shapes (profile_at_launch: its per-warp counts spread
+// over each shape's launched warps; the model's assumption: they were measured at one shape); the
+// grid is re-derived from the domain so padding is counted.
 #pragma once
 
 #include <span>
@@ -33,6 +34,13 @@ Dim3 kernel_domain(const KernelProfile& kernel);
 
 // Grid of ceil(domain / block) blocks.
 Dim3 grid_for(const Dim3& domain, const Dim3& block);
+
+// The profile of `reference` launched as `target` (block, grid, registers, shared memory), its work
+// conserved: every per-warp count and byte count is scaled by the reference's launched warps / the
+// target's, so a kernel whose grid does not follow the block (a grid-stride loop, one block) keeps
+// its total work instead of multiplying it. For a one-thread-per-point kernel the two warp counts
+// agree up to padding and the per-warp counts stay as they are. Ratios, MLP and stalls are kept.
+KernelProfile profile_at_launch(const KernelProfile& reference, const LaunchConfig& target);
 
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,
                                 std::span<const Dim3> blocks);

@@ -119,6 +119,29 @@ HeldOutEvaluation leave_one_class_out(const DeviceProfile& device, const std::ve
 HeldOutEvaluation cross_device(const DeviceProfile& fit_device, const std::vector<ValidationCase>& fit_cases,
                                const DeviceProfile& device, const std::vector<ValidationCase>& cases);
 
+// Cross-shape, the "before tuning" use: per kernel and size, the per-warp counts of one reference
+// launch (the first shape the sweep measured) predict every shape, each with its own launch (block,
+// grid, registers, shared memory), as `sweep` does; beside it the same cases predicted from each
+// shape's own measured counters. Constants: each class's leave-one-class-out constants, so no
+// prediction is scored by constants fitted on its own class.
+struct CrossShapeEvaluation {
+  std::size_t groups = 0;                  // kernels x sizes with at least two shapes
+  ClassScore from_reference;               // the non-reference shapes predicted from the reference counters
+  ClassScore from_own_counters;            // the same cases from their own counters
+  double best_within_5_percent_reference = 0;  // share of groups whose predicted best shape is within 5 %
+  double best_within_5_percent_own = 0;        // of the measured best, from the reference / own counters
+  double mean_slowdown_reference = 0;          // mean measured slowdown of the picked shape
+  double mean_slowdown_own = 0;
+  struct Group {
+    std::string group, kernel_class, reference_shape, measured_best, picked_reference, picked_own;
+    double slowdown_reference = 0, slowdown_own = 0;
+  };
+  std::vector<Group> per_group;
+  std::vector<ValidationRow> rows;  // every case of a multi-shape group, predicted from the reference counters
+};
+CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<ValidationCase>& cases,
+                                 const HeldOutEvaluation& leave_one_class_out);
+
 // The constants fitted on every case (no held-out half): what a device profile carries for users.
 DeviceProfile::HopperCalibration fit_hopper_calibration_on_all(const DeviceProfile& device,
                                                                const std::vector<ValidationCase>& cases);
