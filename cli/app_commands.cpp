@@ -161,8 +161,8 @@ int run_predict_app(const PredictAppOptions& o) {
       text += bullet + "device: " + device.name + " (" + o.device + ")\n";
       text += bullet + "model: " + prediction.model + "\n";
       text += bullet + "SASS: " + prediction.sass + "\n";
-      text += bullet + "best block: the block shape `sweep` ranks first (grid re-derived from grid x block; per-warp "
-              "counts held at the profiled shape), \"none better\" below a 0.5 % predicted gain; predicted gain = 1 - "
+      text += bullet + "best block: the block shape `sweep` ranks first (grid re-derived from grid x block; the "
+              "launch's work spread over each shape's warps), \"none better\" below a 0.5 % predicted gain; predicted gain = 1 - "
               "its time / the profiled shape's\n\n";
     }
     text += sass::app_prediction_table(prediction, format).render(format);

@@ -136,7 +136,7 @@ int run_sweep(const SweepOptions& o) {
     text += "device: " + device.name + "\nkernel: " + kernel.name + "\nmodel: " + std::string(to_string(models[0])) +
             "\ndomain: " + format_dim3(domain) + "; " + std::to_string(shapes.size()) + " block shapes tried, " +
             std::to_string(result.rejected) + " cannot run\n" +
-            "per-warp counts held at the profiled shape " + format_dim3(kernel.launch.block) + "\n\n";
+            "the profiled launch's work spread over each shape's warps (profiled at " + format_dim3(kernel.launch.block) + ")\n\n";
   text += sweep_table(result, o.top).render(table_format(format));
   emit(o, text);
   return kExitOk;
