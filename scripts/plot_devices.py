@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 # (label, the quantities that may hold it, first found wins): the short profile fields first, then
 # the full tables under measurements (profiles of other characterize versions have one or the other).
@@ -55,6 +56,10 @@ def lookup(comparison, wanted):
     return out
 
 
+def bar_text(value):
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def grouped_bars(ax, comparison, rows, title, ylabel):
     names = [d["name"] for d in comparison["devices"]]
     ax.set_title(title)
@@ -74,12 +79,18 @@ def grouped_bars(ax, comparison, rows, title, ylabel):
                 ax.text(x, 0.01, "n/a", rotation=90, ha="center", va="bottom", fontsize=6, color="0.4",
                         transform=ax.get_xaxis_transform())
                 continue
-            ax.bar(x, values[d], width, color=COLOURS[d % len(COLOURS)], label=None if labelled else name)
+            bars = ax.bar(x, values[d], width, color=COLOURS[d % len(COLOURS)], label=None if labelled else name)
+            ax.bar_label(bars, labels=[bar_text(values[d])], fontsize=6, rotation=90, padding=2)
             labelled = True
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels([label for label, _ in rows], fontsize=8)
-    if log:
+    if log:  # plain numbers on the major ticks, room below the smallest bar and above the labels
         ax.set_yscale("log")
+        ax.set_ylim(min(present) / 2, max(present) * 3)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.set_ylim(0, max(present) * 1.15 if present else 1)
     ax.set_ylabel(ylabel)
     ax.grid(True, axis="y", which="both", alpha=0.3)
 

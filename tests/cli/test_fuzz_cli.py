@@ -97,6 +97,8 @@ def main():
             (counters, "counters.json", lambda f, o: ["kernel-profile"] + sass + ["--kernel", "naive_kernel<1>",
                                                       "--counters", f, "-o", o], False),
             (ncu_csv, "ncu-0.csv", lambda f, o: ["compare-ncu", "--from", os.path.dirname(f), "-o", o], False),
+            (device_k40, "device.json", lambda f, o: ["compare-devices", paths("device_h200.json"), f,
+                                                      "--format", "markdown", "-o", o], False),
         ]
         open(paths("kernel0.json"), "w").write(kernel)
         open(paths("device0.json"), "w").write(device_k40)
