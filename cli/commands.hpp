@@ -12,6 +12,8 @@ using Action = std::function<int()>;
 
 // predict, sweep, reproduce-thesis: model only, no GPU needed.
 void add_model_commands(CLI::App& app, Action& action);
+// compare-devices: device profiles side by side, with ratios and spec values (no GPU needed).
+void add_device_commands(CLI::App& app, Action& action);
 // validate --from DIR: predicted against measured cycles from committed measurements (no GPU).
 void add_validate_command(CLI::App& app, Action& action);
 // GPU subcommands (devices, ...). Without CUDA support built in they say so and exit 3.

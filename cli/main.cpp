@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "warpmodel 0.1.0");
   cli::Action action;
   cli::add_model_commands(app, action);
+  cli::add_device_commands(app, action);
   cli::add_validate_command(app, action);
   cli::add_gpu_commands(app, action);
   cli::add_app_commands(app, action);

@@ -4,7 +4,9 @@
 # results.regenerate runs it in a copy of the tree and fails on any difference from the committed
 # files, so that what is committed is what the current code writes.
 #   results/k40-thesis/   the thesis's worked example and tables 4.5/4.7, recomputed
-#   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json
+#   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json,
+#                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
+#   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
 # usage: scripts/regenerate_results.sh   (from the repository root; WARPMODEL_BIN names the program,
 #        default build/cli/warpmodel)
 set -euo pipefail
@@ -52,5 +54,25 @@ for dir in results/*/; do
     $bin validate --from "$dir" "${cross[@]}" >/dev/null
     python3 scripts/plot_validation.py "$dir/validation.csv"
     echo "regenerate: wrote $dir/validation.*"
+  fi
+done
+
+# The device profiles side by side, after the validation above (which rewrites device.json's fitted
+# constants; compare-devices does not read them): the H200, the H100 and the thesis's K40.
+compare=results/compare-h100-h200
+profiles=(results/h200/device.json results/h100-80gb-hbm3/device.json $data/k40-thesis.device.json)
+if [ -f "${profiles[0]}" ] && [ -f "${profiles[1]}" ]; then
+  $bin compare-devices "${profiles[@]}" --format markdown --output "$compare.md"
+  $bin compare-devices "${profiles[@]}" --format json --output "$compare.json"
+  python3 scripts/plot_devices.py "$compare.json" "$compare.png" >/dev/null
+  echo "regenerate: wrote $compare.{md,json,png}"
+fi
+
+# The one-page report of each GPU (README.md), from what its folder holds now.
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/device.json" ]; then
+    python3 scripts/gpu_report.py "$dir" >/dev/null
+    echo "regenerate: wrote $dir/README.md"
   fi
 done

@@ -247,3 +247,80 @@ TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("device.json"), std::string::npos) << missing.err;
 }
+
+// compare-devices (README "Compare GPUs"): the thesis's K40 beside a variant of it.
+namespace compare_fixture {
+std::string other_device() {
+  std::string text = slurp(kDevice);
+  const std::string k40_name = "\"Tesla K40 (thesis, seeds/000 chapter 4)\"";
+  text.replace(text.find(k40_name), k40_name.size(), "\"Other GPU\"");
+  text.replace(text.find("\"dram\": 399"), 11, "\"dram\": 798");
+  return write("other/device.json", text);
+}
+}  // namespace compare_fixture
+
+TEST(Cli, CompareDevicesInEveryFormat) {
+  fs::create_directories(kTmp / "other");
+  const std::string other = compare_fixture::other_device();
+  const std::string both = kDevice + " " + other;
+  const CommandResult text = run("compare-devices " + both);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(text.err.empty()) << text.err;
+  EXPECT_NE(text.out.find("In every profile"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Other GPU / Tesla K40"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("latency_cycles.dram"), std::string::npos);
+
+  const CommandResult md = run("compare-devices " + both + " --format markdown");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("# Device profiles compared\n", 0), 0u) << md.out;
+  EXPECT_NE(md.out.find("| latency_cycles.dram | cycles | 399 | 798 | 2 |"), std::string::npos) << md.out;
+
+  const CommandResult csv = run("compare-devices " + both + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("quantity,unit,Tesla K40,Other GPU,Other GPU / Tesla K40,", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find("\nlatency_cycles.dram,cycles,399,798,2,"), std::string::npos) << csv.out;
+
+  const CommandResult json = run("compare-devices " + both + " --format json --names K40,other");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["schema"], "warpmodel.device-comparison/1");
+  ASSERT_EQ(j["devices"].size(), 2u);
+  EXPECT_EQ(j["devices"][1]["name"], "other");
+  EXPECT_EQ(j["devices"][1]["source"], other);
+  bool dram = false;
+  for (const auto& q : j["quantities"])
+    if (q["quantity"] == "latency_cycles.dram") {
+      dram = true;
+      EXPECT_EQ(q["values"], nlohmann::json::array({399, 798}));
+      EXPECT_EQ(q["ratios"][1], 2.0);
+    }
+  EXPECT_TRUE(dram);
+
+  // -o: the same text in the file, nothing on standard output.
+  const fs::path out = kTmp / "compare.md";
+  const CommandResult to_file = run("compare-devices " + both + " --format markdown -o " + out.string());
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_TRUE(to_file.out.empty()) << to_file.out;
+  EXPECT_EQ(slurp(out), md.out);
+}
+
+TEST(Cli, CompareDevicesBadInputIsOneLineAndNoFile) {
+  fs::create_directories(kTmp / "other");
+  const std::string other = compare_fixture::other_device();
+  const fs::path out = kTmp / "compare-bad.md";
+  const std::string to_file = " -o " + out.string();
+  expect_bad_input(run("compare-devices " + kDevice + to_file), "needs two or more device profiles, got 1");
+  expect_bad_input(run("compare-devices" + to_file), "needs two or more device profiles, got 0");
+  expect_bad_input(run("compare-devices " + kDevice + " /nonexistent/device.json" + to_file),
+                   "/nonexistent/device.json: cannot read");
+  const std::string broken = write("broken-device.json", "{\"schema\": \"warpmodel.device/1\", ");
+  expect_bad_input(run("compare-devices " + kDevice + " " + broken + to_file), "broken-device.json: not valid JSON");
+  expect_bad_input(run("compare-devices " + kDevice + " " + kKernel + to_file),
+                   "stencil-order2-k40-thesis.kernel.json: schema 'warpmodel.kernel/1': expected a device profile");
+  expect_bad_input(run("compare-devices " + kDevice + " " + other + " --names one" + to_file),
+                   "--names: 1 names for 2 profiles");
+  const CommandResult format = run("compare-devices " + kDevice + " " + other + " --format yaml" + to_file);
+  EXPECT_EQ(format.exit_code, 2);
+  EXPECT_EQ(lines(format.err), 1) << format.err;
+  EXPECT_FALSE(fs::exists(out));
+}

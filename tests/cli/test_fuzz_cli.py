@@ -98,13 +98,27 @@ def main():
                                                       "--counters", f, "-o", o], False),
             (ncu_csv, "ncu-0.csv", lambda f, o: ["compare-ncu", "--from", os.path.dirname(f), "-o", o], False),
         ]
+        # Readers added later draw their mutants from their own generator, after the others, so that the
+        # mutants above stay the ones they always were.
+        later_targets = [
+            (device_k40, "device.json", lambda f, o: ["compare-devices", paths("device_h200.json"), f,
+                                                      "--format", "markdown", "-o", o], False),
+        ]
+        later_rng, later_mutants = random.Random(SEED + 1), max(1, mutants // 10)
+
+        def all_mutants():
+            for n in range(mutants):
+                target = targets[n % len(targets)]
+                yield n, target, mutate(target[0], rng)
+            for n in range(later_mutants):
+                target = later_targets[n % len(later_targets)]
+                yield mutants + n, target, mutate(target[0], later_rng)
+
         open(paths("kernel0.json"), "w").write(kernel)
         open(paths("device0.json"), "w").write(device_k40)
         open(paths("device_h200.json"), "w").write(device_h200)
         failures, outcomes, start = [], {0: 0, 2: 0}, time.time()
-        for n in range(mutants):
-            seed_text, name, command, folder_output = targets[n % len(targets)]
-            text = mutate(seed_text, rng)
+        for n, (seed_text, name, command, folder_output), text in all_mutants():
             case_dir = paths("case")
             shutil.rmtree(case_dir, ignore_errors=True)
             os.makedirs(case_dir)
@@ -151,7 +165,7 @@ def main():
         seconds = time.time() - start
     for f in failures[:20]:
         print("FAIL:", f)
-    print(f"{mutants} mutants in {seconds:.1f} s: {outcomes[0]} still valid (exit 0), {outcomes[2]} refused "
+    print(f"{mutants + later_mutants} mutants in {seconds:.1f} s: {outcomes[0]} still valid (exit 0), {outcomes[2]} refused "
           f"(exit 2, one line), {len(failures)} failures")
     return 1 if failures else 0
 
