@@ -122,7 +122,8 @@ struct KernelProfileOptions {
 
 int run_kernel_profile(const KernelProfileOptions& o) {
   const sass::BinaryAnalysis a = analyse(o.source);
-  for (const auto& w : a.warnings) std::cerr << "warpmodel kernel-profile: warning: " << w << "\n";
+  // Warnings are printed once the profile is written: bad input stays one line on stderr.
+  std::vector<std::string> warnings = a.warnings;
   sass::MergeInputs in;
   in.statics = &sass::select_kernel(a.kernels, o.kernel, a.binary);
   in.binary = a.binary;
@@ -145,13 +146,13 @@ int run_kernel_profile(const KernelProfileOptions& o) {
     for (const auto& [field, source] : profile.sources)
       if (source.find("falls back to static") != std::string::npos) fallbacks.push_back(field);
     if (!fallbacks.empty())
-      std::cerr << "warpmodel kernel-profile: warning: " << fallbacks.size() << " field(s) from static estimates, their "
-                << "counters not in " << o.counters << ": " << support::join(fallbacks)
-                << " (see each field's entry in \"sources\")\n";
+      warnings.push_back(std::to_string(fallbacks.size()) + " field(s) from static estimates, their counters not in " +
+                         o.counters + ": " + support::join(fallbacks) + " (see each field's entry in \"sources\")");
   }
   const nlohmann::json j = to_json(profile);
   kernel_from_json(j, "kernel-profile output");  // what predict reads: a failure here is a bug (exit 1)
   emit(o.output, j.dump(2) + "\n");
+  for (const auto& w : warnings) std::cerr << "warpmodel kernel-profile: warning: " << w << "\n";
   return kExitOk;
 }
 
