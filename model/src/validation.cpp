@@ -251,9 +251,16 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
   std::vector<double> errors_reference, errors_own, slow_reference, slow_own;
   std::size_t within_reference = 0, within_own = 0;
   for (const std::string& g : order) {
-    const std::vector<std::size_t>& m = members[g];
+    // Launch shapes of the same code only: a group's "shapes" can be variants that are different
+    // kernels (the ADI solves' thread-per-line and block-per-line), whose counters say nothing of
+    // each other. The same code has the same static instruction and basic-block counts.
+    const ValidationCase& reference = cases[members[g].front()];
+    std::vector<std::size_t> m;
+    for (std::size_t i : members[g])
+      if (cases[i].profile.static_instructions == reference.profile.static_instructions &&
+          cases[i].profile.basic_blocks == reference.profile.basic_blocks)
+        m.push_back(i);
     if (m.size() < 2) continue;
-    const ValidationCase& reference = cases[m.front()];
     const auto cal = constants.find(reference.kernel_class);
     if (cal == constants.end()) continue;  // its class could not be fitted without it
     DeviceProfile fitted = device;

@@ -120,7 +120,8 @@ HeldOutEvaluation cross_device(const DeviceProfile& fit_device, const std::vecto
                                const DeviceProfile& device, const std::vector<ValidationCase>& cases);
 
 // Cross-shape, the "before tuning" use: per kernel and size, the per-warp counts of one reference
-// launch (the first shape the sweep measured) predict every shape, each with its own launch (block,
+// launch (the first shape the sweep measured) predict every shape of the same code (the same static
+// instruction and basic-block counts: variants that are other kernels are left out), each with its own launch (block,
 // grid, registers, shared memory), as `sweep` does; beside it the same cases predicted from each
 // shape's own measured counters. Constants: each class's leave-one-class-out constants, so no
 // prediction is scored by constants fitted on its own class.
