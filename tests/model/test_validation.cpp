@@ -211,6 +211,12 @@ TEST(HeldOut, CrossShapeFromTheReferenceCountersOfEachGroup) {
   EXPECT_DOUBLE_EQ(x.best_within_5_percent_reference, x.best_within_5_percent_own);
   EXPECT_EQ(x.rows.size(), cases.size());
   for (const auto& g : x.per_group) EXPECT_EQ(g.reference_shape, "256x1x1 @8") << "the first shape measured";
+  // Variants that are other code (another static instruction count) are not shapes of the reference.
+  std::vector<ValidationCase> variants = cases;
+  for (std::size_t i = 1; i < 6; ++i) variants[i].profile.static_instructions = 99;  // group 1's other "shapes"
+  const CrossShapeEvaluation v = cross_shape(round_device(), variants, leave_one_class_out(round_device(), variants));
+  EXPECT_EQ(v.groups, 5u);
+  EXPECT_EQ(v.from_reference.cases, 25u);
 }
 
 TEST(ValidationJson, CasesRoundTripAndErrorsNameTheField) {
