@@ -149,25 +149,31 @@ ClassScore score_errors(const std::string& kernel_class, const std::vector<doubl
 
 namespace {
 
+// One hopper prediction scored against case i's measured cycles (the error text when it cannot).
+ValidationRow hopper_row(const DeviceProfile& fitted, const KernelProfile& profile, const ValidationCase& c,
+                         std::size_t case_index) {
+  ValidationRow row;
+  row.case_index = case_index;
+  row.variant = ModelVariant::Hopper;
+  row.split = Split::HeldOut;
+  row.measured_cycles = c.measured_cycles();
+  try {
+    const Prediction p = predict(ModelVariant::Hopper, fitted, profile);
+    row.predicted_cycles = p.cycles;
+    row.signed_error = (p.cycles - row.measured_cycles) / row.measured_cycles;
+    row.bound = p.bound;
+  } catch (const ModelError& err) {
+    row.error = err.what();
+    row.predicted_cycles = row.signed_error = kNaN;
+  }
+  return row;
+}
+
 // Hopper predictions of `cases` with `fitted` (its calibration set), appended to `e`.
 void predict_held_out(const DeviceProfile& fitted, const std::vector<ValidationCase>& cases,
                       const std::vector<std::size_t>& which, HeldOutEvaluation& e) {
   for (std::size_t i : which) {
-    ValidationRow row;
-    row.case_index = i;
-    row.variant = ModelVariant::Hopper;
-    row.split = Split::HeldOut;
-    row.measured_cycles = cases[i].measured_cycles();
-    try {
-      const Prediction p = predict(ModelVariant::Hopper, fitted, cases[i].profile);
-      row.predicted_cycles = p.cycles;
-      row.signed_error = (p.cycles - row.measured_cycles) / row.measured_cycles;
-      row.bound = p.bound;
-    } catch (const ModelError& err) {
-      row.error = err.what();
-      row.predicted_cycles = row.signed_error = kNaN;
-    }
-    e.rows.push_back(row);
+    e.rows.push_back(hopper_row(fitted, cases[i].profile, cases[i], i));
     e.row_class.push_back(cases[i].kernel_class);
   }
 }
@@ -273,19 +279,7 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
     for (std::size_t i : m) {
       // The shape's own block, grid, registers, shared memory; the reference's work conserved.
       const KernelProfile shaped = profile_at_launch(reference.profile, cases[i].profile.launch);
-      ValidationRow row;
-      row.case_index = i;
-      row.variant = ModelVariant::Hopper;
-      row.measured_cycles = cases[i].measured_cycles();
-      try {
-        const Prediction p = predict(ModelVariant::Hopper, fitted, shaped);
-        row.predicted_cycles = p.cycles;
-        row.signed_error = (p.cycles - row.measured_cycles) / row.measured_cycles;
-        row.bound = p.bound;
-      } catch (const ModelError& e) {
-        row.error = e.what();
-        row.predicted_cycles = row.signed_error = kNaN;
-      }
+      const ValidationRow row = hopper_row(fitted, shaped, cases[i], i);
       out.rows.push_back(row);
       const auto own = own_prediction.find(i);
       if (!row.error.empty() || own == own_prediction.end()) continue;
