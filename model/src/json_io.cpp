@@ -447,6 +447,18 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
           return std::nullopt;
         return counters.at(value).get<double>() / counters.at(warps).get<double>();
       };
+      // The L2 traffic the kernel's own requests make: sectors by operation x 32 B. lts__t_bytes also
+      // counts L2 activity that is not the kernel's (a one-block kernel touching 12 KB showed 1.4 MB).
+      {
+        const auto read = per_warp("lts__t_sectors_op_read.sum"), write = per_warp("lts__t_sectors_op_write.sum");
+        const auto atom = per_warp("lts__t_sectors_op_atom.sum"), red = per_warp("lts__t_sectors_op_red.sum");
+        if (read && write) {
+          c.profile.l2_bytes_per_warp = (*read + *write + atom.value_or(0) + red.value_or(0)) * 32.0;
+          c.profile.sources["memory.l2_bytes_per_warp"] =
+              "cupti: (lts__t_sectors_op_read.sum + _op_write + _op_atom + _op_red) x 32 B / smsp__warps_launched.sum "
+              "(the case's counters)";
+        }
+      }
       if (auto sectors = per_warp("lts__t_sectors_op_write.sum");
           sectors && !c.profile.l2_write_bytes_per_warp && c.profile.l2_bytes_per_warp) {
         c.profile.l2_write_bytes_per_warp = *sectors * 32.0;

@@ -58,6 +58,9 @@
 //   clocks per SM on the H100 (the global_store_coalesced microbenchmark's rate, which is the
 //   L2 write bandwidth), not at the L2 read rate. Without a measured write rate (profiles from
 //   characterize versions before it) every L2 byte runs at the read rate, as before.
+// * H.8 reads the L2 traffic of the kernel's own requests, sectors by operation x 32 B: lts__t_bytes
+//   also counts L2 activity that is not the kernel's (a one-block kernel touching 12 KB showed 1.4 MB
+//   on the H100) [H100 leave-one-class-out 21.6 % -> 19.9 %, H200 21.3 % -> 21.5 %].
 // * H.7 counts the L1 data pipe's wavefronts when CUPTI gives them: a naive SYRK whose lanes walk
 //   rows (16.5 sectors per request, 98 % L1 hits) keeps the data pipe at 0.9 wavefronts per clock,
 //   one per sector, where its bytes at 128 B per clock said a quarter of that (-70 % on the H100).

@@ -223,7 +223,7 @@ std::vector<MetricSet> build_sets() {
       {"model",
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
-       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 written sectors, L1 data-pipe wavefronts",
+       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts",
        {
            "smsp__inst_executed.sum",
            "smsp__inst_issued.sum",
@@ -267,6 +267,11 @@ std::vector<MetricSet> build_sets() {
            // wavefront (H.7: the L1 moves one wavefront per clock; a scattered request takes many).
            "lts__t_sectors_op_write.sum",
            "l1tex__data_pipe_lsu_wavefronts.sum",
+           // The L2 traffic of the kernel's own requests (H.8): sectors by operation; lts__t_bytes.sum
+           // also counts L2 activity that is not the kernel's.
+           "lts__t_sectors_op_read.sum",
+           "lts__t_sectors_op_atom.sum",
+           "lts__t_sectors_op_red.sum",
        }},
       {"seed-003",
        "the nvprof metrics read in the FWI 2D profiling study (../shared/notes/003-fwi2d-profiling.md), translated; "

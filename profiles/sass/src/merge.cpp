@@ -507,7 +507,17 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   }
 
   // Measured traffic (the hopper variant); without it the model derives it from the requests.
-  if (auto x = first_of(m, {"lts__t_bytes.sum"})) {
+  // The L2 traffic of the kernel's own requests: sectors by operation x 32 B. lts__t_bytes.sum also
+  // counts L2 activity that is not the kernel's (a one-block kernel touching 12 KB showed 1.4 MB on
+  // the H100), so it is the fallback.
+  const auto l2_read = first_of(m, {"lts__t_sectors_op_read.sum"}), l2_write = first_of(m, {"lts__t_sectors_op_write.sum"});
+  const auto l2_atom = first_of(m, {"lts__t_sectors_op_atom.sum"}), l2_red = first_of(m, {"lts__t_sectors_op_red.sum"});
+  if (l2_read && l2_write) {
+    k.l2_bytes_per_warp =
+        (l2_read->value + l2_write->value + (l2_atom ? l2_atom->value : 0) + (l2_red ? l2_red->value : 0)) * 32.0 / warps;
+    src["memory.l2_bytes_per_warp"] =
+        cupti("(lts__t_sectors_op_read + _op_write + _op_atom + _op_red).sum x 32 B", *k.l2_bytes_per_warp);
+  } else if (auto x = first_of(m, {"lts__t_bytes.sum"})) {
     k.l2_bytes_per_warp = per_warp(*x);
     src["memory.l2_bytes_per_warp"] = cupti(x->name, *k.l2_bytes_per_warp);
   } else if (auto sectors_l2 = first_of(m, {"lts__t_sectors.sum"})) {

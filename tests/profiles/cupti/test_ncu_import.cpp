@@ -111,15 +111,16 @@ TEST(NcuImport, TheRealRawPage) {
   EXPECT_EQ(r.collection.range_mode, "ncu");
   EXPECT_TRUE(r.complete);
   // That run predates the ADU pipe, the async copies, the L2 bytes, the shared wavefronts, the L2's
-  // written sectors and the LSU wavefronts in the model set: those are missing, in one line.
+  // sectors by operation and the LSU wavefronts in the model set: those are missing, in one line.
   EXPECT_EQ(im.missing_model_metrics,
             (std::vector<std::string>{"smsp__inst_executed_pipe_adu.sum", "smsp__inst_executed_op_ldgsts.sum",
                                       "smsp__inst_executed_op_tma_ld.sum", "lts__t_bytes.sum",
                                       "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "lts__t_sectors_op_write.sum",
-                                      "l1tex__data_pipe_lsu_wavefronts.sum"}));
+                                      "l1tex__data_pipe_lsu_wavefronts.sum", "lts__t_sectors_op_read.sum",
+                                      "lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum"}));
   const std::string line = wc::missing_metrics_warning(im, "ncu-0.csv");
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 0);
-  EXPECT_NE(line.find("lacks 7 of the `model` set's metrics"), std::string::npos) << line;
+  EXPECT_NE(line.find("lacks 10 of the `model` set's metrics"), std::string::npos) << line;
   // It round-trips as warpmodel.profile/1.
   const auto back = wc::profile_report_from_json(wc::to_json(r), "x");
   EXPECT_EQ(back.launches.at(0).kernel, l.kernel);
@@ -150,10 +151,12 @@ TEST(NcuImport, EveryExampleProgramFileMapsEveryLaunch) {
     ASSERT_FALSE(launches.empty());
     ASSERT_EQ(launches.size() % 6, 0u) << "repetitions of the program's 6 launches";
     EXPECT_TRUE(im.warnings.empty()) << warpmodel::support::join(im.warnings, "\n");
-    // These files predate the L2's written sectors and the LSU wavefronts in the model set (the
+    // These files predate the L2's sectors by operation and the LSU wavefronts in the model set (the
     // H100's results/h100-80gb-hbm3/app-example.ncu-*.csv have all of it).
     EXPECT_EQ(im.missing_model_metrics,
-              (std::vector<std::string>{"lts__t_sectors_op_write.sum", "l1tex__data_pipe_lsu_wavefronts.sum"}))
+              (std::vector<std::string>{"lts__t_sectors_op_write.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
+                                        "lts__t_sectors_op_read.sum", "lts__t_sectors_op_atom.sum",
+                                        "lts__t_sectors_op_red.sum"}))
         << warpmodel::support::join(im.missing_model_metrics);
     const int order[] = {2, 1, 0, 0, 3, 4};  // copy, matmul, reduce x 2, scale_add, polynomial
     for (std::size_t i = 0; i < launches.size(); ++i) {

@@ -82,6 +82,26 @@ bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p,
 
 }  // namespace
 
+// The L2 bytes of the kernel's own requests (sectors by operation) win over lts__t_bytes, which
+// also counts L2 activity that is not the kernel's; the written sectors and the LSU wavefronts and
+// the local loads map to their own fields.
+TEST(KernelProfileMerge, L2TrafficByOperationWavefrontsAndLocalLoads) {
+  json m = kFullMetrics;
+  m["lts__t_bytes.sum"] = 1.0e6;
+  m["lts__t_sectors_op_read.sum"] = 60;
+  m["lts__t_sectors_op_write.sum"] = 30;
+  m["lts__t_sectors_op_red.sum"] = 10;
+  m["l1tex__data_pipe_lsu_wavefronts.sum"] = 400;
+  m["smsp__inst_executed_op_local_ld.sum"] = 40;
+  const KernelProfile k = merge(counters_from_json(counters_json(m), "counters.json"));
+  EXPECT_DOUBLE_EQ(*k.l2_bytes_per_warp, 160);         // (60 + 30 + 10) x 32 B / 20
+  EXPECT_DOUBLE_EQ(*k.l2_write_bytes_per_warp, 48);    // 30 x 32 B / 20
+  EXPECT_DOUBLE_EQ(*k.l1_wavefronts_per_warp, 20);     // 400 / 20
+  EXPECT_DOUBLE_EQ(k.local_load_inst_per_warp, 2);     // 40 / 20
+  m.erase("lts__t_sectors_op_read.sum");                // without the split: lts__t_bytes
+  EXPECT_DOUBLE_EQ(*merge(counters_from_json(counters_json(m), "counters.json")).l2_bytes_per_warp, 5.0e4);
+}
+
 TEST(KernelProfileMerge, CountersMapToTheModelFields) {
   const KernelProfile k = merge(counters_from_json(counters_json(kFullMetrics), "counters.json"));
   EXPECT_EQ(k.launch.grid, (Dim3{10, 1, 1}));

@@ -38,7 +38,8 @@
 // |                                       | / W (sm_90 has no barrier counter; BAR issues to the ADU pipe). Not the CBU |
 // |                                       | pipe: it also runs branches and convergence instructions                    |
 // | instructions_per_warp.shared          | (smsp__inst_executed_op_shared_ld.sum + smsp__inst_executed_op_shared_st.sum) / W |
-// | memory.l2_bytes_per_warp              | lts__t_bytes.sum / W; else lts__t_sectors.sum x 32 / W; else not set        |
+// | memory.l2_bytes_per_warp              | (lts__t_sectors_op_read + op_write + op_atom + op_red).sum x 32 / W; else   |
+// |                                       | lts__t_bytes.sum / W; else lts__t_sectors.sum x 32 / W; else not set        |
 // | memory.dram_bytes_per_warp            | (dram__bytes_read.sum + dram__bytes_write.sum) / W; else not set            |
 // | memory.dram_write_bytes_per_warp      | dram__bytes_write.sum / W, beside dram_bytes_per_warp; else not set          |
 // | instructions_per_warp.local_load      | smsp__inst_executed_op_local_ld.sum / W; else the SASS's LDL count          |
