@@ -9,6 +9,7 @@
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/sass/report.hpp"
+#include "warpmodel/support/text.hpp"
 
 namespace warpmodel::sass {
 namespace {
@@ -73,21 +74,6 @@ Dim3 parse_dims(const std::string& text, const std::string& key) {
   }
   if (i == 0) throw InputError("--launch: " + key + "=: expected X, XxY or XxYxZ");
   return d;
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string join(const std::vector<std::string>& items, std::size_t limit = 8) {
@@ -210,7 +196,7 @@ const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, co
   for (const auto& k : kernels) {
     const std::string brief = short_kernel_name(k.demangled);
     const std::string last = brief.substr(brief.rfind("::") == std::string::npos ? 0 : brief.rfind("::") + 2);
-    ranked.emplace_back(std::min(edit_distance(query, brief), edit_distance(query, last)), brief);
+    ranked.emplace_back(std::min(support::edit_distance(query, brief), support::edit_distance(query, last)), brief);
   }
   std::sort(ranked.begin(), ranked.end());
   std::vector<std::string> closest;
