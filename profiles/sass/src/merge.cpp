@@ -76,13 +76,6 @@ Dim3 parse_dims(const std::string& text, const std::string& key) {
   return d;
 }
 
-std::string join(const std::vector<std::string>& items, std::size_t limit = 8) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > limit) out += ", ... (" + std::to_string(items.size() - limit) + " more)";
-  return out;
-}
-
 std::string static_estimate(const std::string& what) { return "static estimate (" + what + ")"; }
 
 }  // namespace
@@ -190,7 +183,7 @@ const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, co
     for (const auto* k : matches)
       names.push_back(short_kernel_name(k->demangled) + (k->cubin.empty() ? "" : " [" + k->cubin + "]"));
     throw InputError("--kernel '" + query + "' matches " + std::to_string(matches.size()) + " kernels in " + binary +
-                     ": " + join(names) + "; name one exactly (mangled or demangled)");
+                     ": " + support::join(names, ", ", 8) + "; name one exactly (mangled or demangled)");
   }
   std::vector<std::pair<std::size_t, std::string>> ranked;
   for (const auto& k : kernels) {
@@ -202,7 +195,8 @@ const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, co
   std::vector<std::string> closest;
   for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) closest.push_back(ranked[i].second);
   throw InputError("--kernel '" + query + "': no such kernel in " + binary +
-                   (closest.empty() ? std::string(" (it has no kernels)") : "; closest: " + join(closest)) +
+                   (closest.empty() ? std::string(" (it has no kernels)")
+                                    : "; closest: " + support::join(closest, ", ", 8)) +
                    " (warpmodel sass-analyze " + binary + " lists them all)");
 }
 
@@ -218,7 +212,8 @@ const CounterLaunch& select_launch(const CounterFile& counters, const KernelStat
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
     }
     throw InputError(counters.origin + ": no launch of " + short_kernel_name(kernel.demangled) +
-                     (names.empty() ? std::string(" (the file holds no launches)") : "; it holds: " + join(names)));
+                     (names.empty() ? std::string(" (the file holds no launches)")
+                                    : "; it holds: " + support::join(names, ", ", 8)));
   }
   if (!launch_index) return *of_kernel.front();
   for (const auto* l : of_kernel)
@@ -382,7 +377,7 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     if (!names.empty()) {
       k.fp_inst_per_warp = fp_thread / 32.0 / warps;
       src["instructions_per_warp.fp"] =
-          cupti("(" + join(names, 9) + ") / 32 threads", k.fp_inst_per_warp) + " (exact without predication or divergence)";
+          cupti("(" + support::join(names, ", ", 9) + ") / 32 threads", k.fp_inst_per_warp) + " (exact without predication or divergence)";
     } else {
       k.fp_inst_per_warp = s.mix.fp();
       src["instructions_per_warp.fp"] =
