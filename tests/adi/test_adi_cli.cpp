@@ -10,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "warpmodel/support/text.hpp"
+
+using warpmodel::support::read_text_file;
 
 namespace {
 
@@ -25,14 +28,8 @@ Result run(const std::string& args) {
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  };
-  r.out = slurp(out);
-  r.err = slurp(err);
+  r.out = read_text_file(out).value_or("");
+  r.err = read_text_file(err).value_or("");
   return r;
 }
 

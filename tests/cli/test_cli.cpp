@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include "warpmodel/support/text.hpp"
+
+using warpmodel::support::read_text_file;
 
 namespace {
 
@@ -22,19 +25,13 @@ struct CommandResult {
 
 const fs::path kTmp = fs::temp_directory_path() / ("warpmodel_cli_test_" + std::to_string(::getpid()));
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 CommandResult run(const std::string& args) {
   fs::create_directories(kTmp);
   const std::string cmd = std::string(WARPMODEL_BIN) + " " + args + " >" + (kTmp / "out").string() + " 2>" +
                           (kTmp / "err").string();
   const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(kTmp / "out"), slurp(kTmp / "err")};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(kTmp / "out").value_or(""),
+          read_text_file(kTmp / "err").value_or("")};
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -97,7 +94,7 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   expect_bad_input(run("predict --device /nonexistent.json --kernel " + kKernel), "/nonexistent.json: cannot read");
   const std::string broken = write("broken.json", "{\"name\": \"x\", ");
   expect_bad_input(run("predict --device " + broken + " --kernel " + kKernel), "broken.json: not valid JSON");
-  std::string device_text = slurp(kDevice);
+  std::string device_text = read_text_file(kDevice).value_or("");
   device_text.replace(device_text.find("\"dram\": 399"), 11, "\"dram\": -399");
   const std::string negative = write("negative.json", device_text);
   expect_bad_input(run("predict --device " + negative + " --kernel " + kKernel),
@@ -143,7 +140,7 @@ TEST(Cli, OutputToUnwritableFolderLeavesNothing) {
   const std::string blocker = write("blocker", "not a folder");
   const fs::path target = fs::path(blocker) / "thesis.md";
   expect_bad_input(run("reproduce-thesis --output " + target.string()), "not writable");
-  EXPECT_EQ(slurp(blocker), "not a folder");
+  EXPECT_EQ(read_text_file(blocker).value_or(""), "not a folder");
   for (const auto& entry : fs::directory_iterator(kTmp))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
 }
@@ -152,7 +149,7 @@ TEST(Cli, OutputFileIsWritten) {
   const fs::path out = kTmp / "thesis.md";
   const CommandResult r = run("reproduce-thesis --format markdown --output " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(slurp(out).find("| T_exec |"), std::string::npos);
+  EXPECT_NE(read_text_file(out).value_or("").find("| T_exec |"), std::string::npos);
 }
 
 // A GPU subcommand on any machine: a table (GPU present) or one line and exit 3 (none). Never a crash.
@@ -180,11 +177,11 @@ std::string folder(bool broken) {
   const fs::path dir = kTmp / (broken ? "validate_broken" : "validate_ok");
   fs::remove_all(dir);
   fs::create_directories(dir);
-  nlohmann::json device = nlohmann::json::parse(slurp(kDevice));
+  nlohmann::json device = nlohmann::json::parse(read_text_file(kDevice).value_or(""));
   device["bandwidth_gbs"] = {{"dram_copy", 200.0}, {"l2_read", 500.0}, {"shared_read", 2000.0}};
   device["latency_cycles"]["fp32_dependent"] = 9.0;
   std::ofstream(dir / "device.json") << device.dump(2);
-  const nlohmann::json kernel = nlohmann::json::parse(slurp(kKernel));
+  const nlohmann::json kernel = nlohmann::json::parse(read_text_file(kKernel).value_or(""));
   nlohmann::json m = {{"schema", "warpmodel.validation-measurements/1"},
                       {"provenance", {{"note", "synthetic cases for the CLI test"}}},
                       {"cases", nlohmann::json::array()}};
@@ -218,17 +215,18 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"validation.md", "validation.csv", "validation.tex", "validation.json", "validation.provenance.json"})
     EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
-  const std::string csv = slurp(fs::path(dir) / "validation.csv");
+  const std::string csv = read_text_file(fs::path(dir) / "validation.csv").value_or("");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "family,kernel,size,shape,warps_per_sm,split,model,measured_cycles,sm_cycles_elapsed,predicted_cycles,"
             "signed_error,abs_error,bound,error");
   EXPECT_EQ(lines(csv), 1 + 8 * 4);  // header + 8 cases x 4 variants
   EXPECT_NE(r.out.find("hopper"), std::string::npos);
-  const nlohmann::json summary = nlohmann::json::parse(slurp(fs::path(dir) / "validation.json"));
+  const nlohmann::json summary = nlohmann::json::parse(read_text_file(fs::path(dir) / "validation.json").value_or(""));
   EXPECT_EQ(summary["cases"], 8);
   EXPECT_EQ(summary["summaries"].size(), 4u);
   // Where the numbers came from, in the JSON and beside the CSV.
-  const nlohmann::json provenance = nlohmann::json::parse(slurp(fs::path(dir) / "validation.provenance.json"));
+  const nlohmann::json provenance =
+      nlohmann::json::parse(read_text_file(fs::path(dir) / "validation.provenance.json").value_or(""));
   EXPECT_EQ(summary["provenance"], provenance);
   EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["min"], 745.0);
   EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["launches"], 8);
@@ -251,7 +249,7 @@ TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
 // compare-devices (README "Compare GPUs"): the thesis's K40 beside a variant of it.
 namespace compare_fixture {
 std::string other_device() {
-  std::string text = slurp(kDevice);
+  std::string text = read_text_file(kDevice).value_or("");
   const std::string k40_name = "\"Tesla K40 (thesis, seeds/000 chapter 4)\"";
   text.replace(text.find(k40_name), k40_name.size(), "\"Other GPU\"");
   text.replace(text.find("\"dram\": 399"), 11, "\"dram\": 798");
@@ -301,7 +299,7 @@ TEST(Cli, CompareDevicesInEveryFormat) {
   const CommandResult to_file = run("compare-devices " + both + " --format markdown -o " + out.string());
   ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
   EXPECT_TRUE(to_file.out.empty()) << to_file.out;
-  EXPECT_EQ(slurp(out), md.out);
+  EXPECT_EQ(read_text_file(out).value_or(""), md.out);
 }
 
 TEST(Cli, CompareDevicesBadInputIsOneLineAndNoFile) {

@@ -13,6 +13,8 @@
 #include <set>
 #include <sstream>
 
+#include "warpmodel/support/text.hpp"
+
 namespace warpmodel::cupti {
 namespace {
 
@@ -455,18 +457,6 @@ std::vector<std::string> split_list(std::string_view text) {
   return out;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::vector<std::string> closest_names(std::string_view wanted, const std::vector<std::string>& candidates,
                                        std::size_t count) {
   // Rank by the distance of the base names (before the first '.': the counter), then of the
@@ -479,7 +469,8 @@ std::vector<std::string> closest_names(std::string_view wanted, const std::vecto
   };
   std::vector<Scored> scored;
   scored.reserve(candidates.size());
-  for (const auto& c : candidates) scored.push_back({edit_distance(wanted_base, base_of(c)), edit_distance(wanted, c), &c});
+  for (const auto& c : candidates)
+    scored.push_back({support::edit_distance(wanted_base, base_of(c)), support::edit_distance(wanted, c), &c});
   const std::size_t n = std::min(count, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(),
                     [](const Scored& a, const Scored& b) {

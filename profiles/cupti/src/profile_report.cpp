@@ -73,13 +73,6 @@ std::array<int, 3> dim3_from_json(const json& j, const char* name, const std::st
 
 }  // namespace
 
-double median(std::vector<double> values) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 std::string demangle(const std::string& mangled) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);

@@ -20,6 +20,7 @@
 #include "l2_flush.hpp"
 #include "nvml.hpp"
 #include "warpmodel/support/cuda.hpp"
+#include "warpmodel/support/statistics.hpp"
 
 namespace warpmodel::cupti {
 namespace {
@@ -86,7 +87,7 @@ void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches) {
     l.registers_per_thread = k.registers_per_thread;
     l.shared_memory_per_block_bytes = k.static_shared_bytes + k.dynamic_shared_bytes;
     for (const auto* run : by_launch[i]) l.duration_ns_runs.push_back(static_cast<double>(run->end_ns - run->start_ns));
-    l.duration_ns = median(l.duration_ns_runs);
+    l.duration_ns = support::median(l.duration_ns_runs);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/sass/report.hpp"
+#include "warpmodel/support/text.hpp"
 
 namespace warpmodel::sass {
 namespace {
@@ -73,28 +74,6 @@ Dim3 parse_dims(const std::string& text, const std::string& key) {
   }
   if (i == 0) throw InputError("--launch: " + key + "=: expected X, XxY or XxYxZ");
   return d;
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string join(const std::vector<std::string>& items, std::size_t limit = 8) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size() && i < limit; ++i) out += (i ? ", " : "") + items[i];
-  if (items.size() > limit) out += ", ... (" + std::to_string(items.size() - limit) + " more)";
-  return out;
 }
 
 std::string static_estimate(const std::string& what) { return "static estimate (" + what + ")"; }
@@ -204,19 +183,20 @@ const KernelStatics& select_kernel(const std::vector<KernelStatics>& kernels, co
     for (const auto* k : matches)
       names.push_back(short_kernel_name(k->demangled) + (k->cubin.empty() ? "" : " [" + k->cubin + "]"));
     throw InputError("--kernel '" + query + "' matches " + std::to_string(matches.size()) + " kernels in " + binary +
-                     ": " + join(names) + "; name one exactly (mangled or demangled)");
+                     ": " + support::join(names, ", ", 8) + "; name one exactly (mangled or demangled)");
   }
   std::vector<std::pair<std::size_t, std::string>> ranked;
   for (const auto& k : kernels) {
     const std::string brief = short_kernel_name(k.demangled);
     const std::string last = brief.substr(brief.rfind("::") == std::string::npos ? 0 : brief.rfind("::") + 2);
-    ranked.emplace_back(std::min(edit_distance(query, brief), edit_distance(query, last)), brief);
+    ranked.emplace_back(std::min(support::edit_distance(query, brief), support::edit_distance(query, last)), brief);
   }
   std::sort(ranked.begin(), ranked.end());
   std::vector<std::string> closest;
   for (std::size_t i = 0; i < ranked.size() && i < 5; ++i) closest.push_back(ranked[i].second);
   throw InputError("--kernel '" + query + "': no such kernel in " + binary +
-                   (closest.empty() ? std::string(" (it has no kernels)") : "; closest: " + join(closest)) +
+                   (closest.empty() ? std::string(" (it has no kernels)")
+                                    : "; closest: " + support::join(closest, ", ", 8)) +
                    " (warpmodel sass-analyze " + binary + " lists them all)");
 }
 
@@ -232,7 +212,8 @@ const CounterLaunch& select_launch(const CounterFile& counters, const KernelStat
       if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
     }
     throw InputError(counters.origin + ": no launch of " + short_kernel_name(kernel.demangled) +
-                     (names.empty() ? std::string(" (the file holds no launches)") : "; it holds: " + join(names)));
+                     (names.empty() ? std::string(" (the file holds no launches)")
+                                    : "; it holds: " + support::join(names, ", ", 8)));
   }
   if (!launch_index) return *of_kernel.front();
   for (const auto* l : of_kernel)
@@ -396,7 +377,7 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     if (!names.empty()) {
       k.fp_inst_per_warp = fp_thread / 32.0 / warps;
       src["instructions_per_warp.fp"] =
-          cupti("(" + join(names, 9) + ") / 32 threads", k.fp_inst_per_warp) + " (exact without predication or divergence)";
+          cupti("(" + support::join(names, ", ", 9) + ") / 32 threads", k.fp_inst_per_warp) + " (exact without predication or divergence)";
     } else {
       k.fp_inst_per_warp = s.mix.fp();
       src["instructions_per_warp.fp"] =

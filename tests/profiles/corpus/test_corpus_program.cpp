@@ -24,6 +24,9 @@
 #include "warpmodel/sass/listing.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/text.hpp"
+
+using warpmodel::support::read_text_file;
 
 namespace wc = warpmodel::corpus;
 namespace ws = warpmodel::sass;
@@ -105,13 +108,8 @@ CommandResult run(const std::string& args) {
   fs::create_directories(dir);
   const std::string command = kBin + " " + args + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
   const int status = std::system(command.c_str());
-  auto slurp = [](const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"), slurp(dir / "err")};
+  CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(dir / "out").value_or(""),
+                  read_text_file(dir / "err").value_or("")};
   std::error_code ec;
   fs::remove_all(dir, ec);
   return r;

@@ -10,6 +10,7 @@
 
 #include "warpmodel/cupti/metrics.hpp"
 #include "warpmodel/cupti/profiler.hpp"
+#include "warpmodel/support/text.hpp"
 
 namespace wc = warpmodel::cupti;
 
@@ -208,9 +209,9 @@ TEST(Resolve, RejectedNamesSayWhy) {
 }
 
 TEST(Names, EditDistanceAndClosest) {
-  EXPECT_EQ(wc::edit_distance("kitten", "sitting"), 3u);
-  EXPECT_EQ(wc::edit_distance("", "abc"), 3u);
-  EXPECT_EQ(wc::edit_distance("same", "same"), 0u);
+  EXPECT_EQ(warpmodel::support::edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(warpmodel::support::edit_distance("", "abc"), 3u);
+  EXPECT_EQ(warpmodel::support::edit_distance("same", "same"), 0u);
   const std::vector<std::string> pool = {"dram__bytes.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors.sum"};
   EXPECT_EQ(wc::closest_names("dram__bytes_reed.sum", pool, 2),
             (std::vector<std::string>{"dram__bytes_read.sum", "dram__bytes_write.sum"}));

@@ -12,6 +12,7 @@
 #include "warpmodel/cupti/ncu_compare.hpp"
 #include "warpmodel/cupti/profile_report.hpp"
 #include "warpmodel/json_io.hpp"
+#include "warpmodel/support/statistics.hpp"
 
 namespace wc = warpmodel::cupti;
 namespace fs = std::filesystem;
@@ -41,7 +42,7 @@ wc::ProfileReport sample_report() {
   l.block = {256, 1, 1};
   l.registers_per_thread = 16;
   l.duration_ns_runs = {2000, 1000, 3000};
-  l.duration_ns = wc::median(l.duration_ns_runs);
+  l.duration_ns = warpmodel::support::median(l.duration_ns_runs);
   l.metrics = {{"smsp__warps_launched.sum", 32}, {"lts__t_sector_hit_rate.pct", std::numeric_limits<double>::quiet_NaN()}};
   l.derived = {{"inst_per_warp", 7.5}};
   r.launches.push_back(l);
@@ -69,9 +70,9 @@ std::string ncu_csv(double warps, double hit_pct, const std::string& kernel) {
 }  // namespace
 
 TEST(Report, MedianAndDemangle) {
-  EXPECT_DOUBLE_EQ(wc::median({3, 1, 2}), 2.0);
-  EXPECT_DOUBLE_EQ(wc::median({4, 1, 2, 3}), 2.5);
-  EXPECT_TRUE(std::isnan(wc::median({})));
+  EXPECT_DOUBLE_EQ(warpmodel::support::median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(warpmodel::support::median({4, 1, 2, 3}), 2.5);
+  EXPECT_TRUE(std::isnan(warpmodel::support::median({})));
   EXPECT_EQ(wc::demangle("_Z3fooPKfi"), "foo(float const*, int)");
   EXPECT_EQ(wc::demangle("not_mangled"), "not_mangled");
   EXPECT_EQ(wc::csv_field("a,b"), "\"a,b\"");

@@ -16,6 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/text.hpp"
+
+using warpmodel::support::read_text_file;
 
 using namespace warpmodel::sass;
 namespace fs = std::filesystem;
@@ -41,18 +44,12 @@ struct CommandResult {
   std::string out, err;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 CommandResult run(const std::string& args, const std::string& env = "") {
   fs::create_directories(kTmp);
   const std::string cmd = env + " " + kBin + " " + args + " >" + (kTmp / "out").string() + " 2>" + (kTmp / "err").string();
   const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(kTmp / "out"), slurp(kTmp / "err")};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(kTmp / "out").value_or(""),
+          read_text_file(kTmp / "err").value_or("")};
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -235,7 +232,7 @@ TEST(SassCli, KernelProfileFromCountersThenPredict) {
   const auto r = run("kernel-profile " + kFixtureArgs + " --kernel ubench_departure --counters " + counters_file +
                      " --device " + WARPMODEL_DATA + "/k40-thesis.device.json -o " + kernel_file);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json k = json::parse(slurp(kernel_file));
+  const json k = json::parse(read_text_file(kernel_file).value_or(""));
   EXPECT_EQ(k["schema"], "warpmodel.kernel/1");
   EXPECT_DOUBLE_EQ(k["instructions_per_warp"]["total"].get<double>(), 75);
   EXPECT_DOUBLE_EQ(k["instructions_per_warp"]["memory"].get<double>(), 11);
@@ -264,7 +261,7 @@ TEST(SassCli, KernelProfileFromTheMeasuredH200Counters) {
   const fs::path metrics = fs::path(WARPMODEL_RESULTS) / "h200" / "metrics.json";
   const fs::path device = fs::path(WARPMODEL_RESULTS) / "h200" / "device.json";
   if (!fs::exists(metrics) || !fs::exists(device)) GTEST_SKIP() << "results/h200/metrics.json or device.json not committed";
-  const json collection = json::parse(slurp(metrics));
+  const json collection = json::parse(read_text_file(metrics).value_or(""));
   const std::string symbol = "_ZN9warpmodel8stencils3gpu7kernels12naive_kernelILi1EEEvNS1_13StencilParamsE";
   json launch;
   for (const auto& profile : collection["profiles"])
@@ -277,7 +274,7 @@ TEST(SassCli, KernelProfileFromTheMeasuredH200Counters) {
   const auto r = run("kernel-profile " + stencils + " --kernel 'naive_kernel<1>' --counters " + metrics.string() +
                      " -o " + kernel_file);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json k = json::parse(slurp(kernel_file));
+  const json k = json::parse(read_text_file(kernel_file).value_or(""));
   const json& m = launch["metrics"];
   const double warps = m["smsp__warps_launched.sum"].get<double>();
   EXPECT_DOUBLE_EQ(k["instructions_per_warp"]["total"].get<double>(), m["smsp__inst_executed.sum"].get<double>() / warps);
@@ -305,7 +302,7 @@ TEST(SassCli, KernelProfileOfTheBuiltProgramPredictsOnTheH200) {
   const auto r = run("kernel-profile --kernel ubench_lat_fp32_add --launch grid=132,block=32 -o " + kernel_file);
   if (r.exit_code == 2 && r.err.find("no device code") != std::string::npos) GTEST_SKIP() << r.err;  // CUDA off
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json k = json::parse(slurp(kernel_file));
+  const json k = json::parse(read_text_file(kernel_file).value_or(""));
   EXPECT_NE(k["sources"]["instructions_per_warp.total"].get<std::string>().find("static estimate"), std::string::npos);
   const auto p = run("predict --device " + device.string() + " --kernel " + kernel_file + " --model all --format json");
   ASSERT_EQ(p.exit_code, 0) << p.err;

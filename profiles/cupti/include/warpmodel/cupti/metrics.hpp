@@ -103,8 +103,6 @@ MetricPlan resolve_metrics(const std::vector<std::string>& request,
 // '.', then on the whole name; ties by name), at most `count`.
 std::vector<std::string> closest_names(std::string_view wanted, const std::vector<std::string>& candidates,
                                        std::size_t count = 3);
-// Levenshtein distance (exposed for tests).
-std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The legacy table as rows (nvprof name, Perfworks expression, unit, note), for
 // `warpmodel metrics --legacy` and profiles/cupti/legacy_metrics.md.

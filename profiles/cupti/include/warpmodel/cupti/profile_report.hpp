@@ -110,8 +110,6 @@ ProfileReport profile_report_from_json(const nlohmann::json& j, const std::strin
 // source "perfworks", then derived nvprof values with source "nvprof" and their expression).
 std::string to_csv(const ProfileReport& r);
 
-// Median of a non-empty list (the mean of the middle two for an even count); NaN when empty.
-double median(std::vector<double> values);
 // C++ ABI demangling; the input when it is not a mangled name.
 std::string demangle(const std::string& mangled);
 // Quotes a CSV field when it holds a comma, quote or newline (RFC 4180).

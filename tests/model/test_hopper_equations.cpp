@@ -1,0 +1,119 @@
+// The hopper variant's equations (hopper_equations.hpp, H.1-H.13) one by one, each on hand-computed
+// values; test_hopper.cpp checks them together through predict_hopper.
+#include <gtest/gtest.h>
+
+#include "warpmodel/hopper_equations.hpp"
+
+namespace warpmodel {
+namespace {
+
+namespace eq = hopper_eq;
+
+void expect_split(const eq::WaveSplit& w, double full_waves, double last_wave_blocks, double last_wave_sms,
+                  double last_wave_blocks_per_sm) {
+  EXPECT_DOUBLE_EQ(w.full_waves, full_waves);
+  EXPECT_DOUBLE_EQ(w.last_wave_blocks, last_wave_blocks);
+  EXPECT_DOUBLE_EQ(w.last_wave_sms, last_wave_sms);
+  EXPECT_DOUBLE_EQ(w.last_wave_blocks_per_sm, last_wave_blocks_per_sm);
+}
+
+TEST(HopperEquations, SplitWaves) {
+  // H.1: 1000 blocks, 4 per SM on 132 SMs: one wave of 528, then 472 left over all 132 SMs,
+  // ceil(472 / 132) = 4 on the busiest.
+  expect_split(eq::split_waves(1000, 4, 132), 1, 472, 132, 4);
+  // Exactly two waves: no partial wave.
+  expect_split(eq::split_waves(1056, 4, 132), 2, 0, 0, 0);
+  // Fewer blocks than SMs: one block on each of 10 SMs.
+  expect_split(eq::split_waves(10, 4, 132), 0, 10, 10, 1);
+  // 200 blocks, 2 per SM on 66 SMs: one wave of 132, 68 left, ceil(68 / 66) = 2 on the busiest.
+  expect_split(eq::split_waves(200, 2, 66), 1, 68, 66, 2);
+}
+
+TEST(HopperEquations, IssueAndSfu) {
+  // H.2: ceil(n / P) x #inst.
+  EXPECT_DOUBLE_EQ(eq::t_issue(48, 4, 100), 1200);  // 12 x 100
+  EXPECT_DOUBLE_EQ(eq::t_issue(5, 4, 100), 200);    // ceil(1.25) = 2
+  EXPECT_DOUBLE_EQ(eq::t_issue(4, 4, 10), 10);      // exactly one warp per scheduler
+  // H.3: ceil(n / P) x #SFU x warp_size / (lanes / P) = 12 x 10 x 32 / 4.
+  EXPECT_DOUBLE_EQ(eq::t_sfu(48, 4, 10, 32, 16), 960);
+  EXPECT_DOUBLE_EQ(eq::t_sfu(48, 4, 0, 32, 16), 0);
+}
+
+TEST(HopperEquations, Schedule) {
+  // H.4: #inst x stall, never below one instruction per clock.
+  EXPECT_DOUBLE_EQ(eq::t_schedule(100, 2.5), 250);
+  EXPECT_DOUBLE_EQ(eq::t_schedule(100, 0.3), 100);
+  EXPECT_DOUBLE_EQ(eq::stall_from_ilp(24, 4), 6);
+}
+
+TEST(HopperEquations, AverageDramLatencyAndAmat) {
+  // H.5: DRAM_lat + (sectors / 4 - 1) x Delta, no negative term below one line.
+  EXPECT_DOUBLE_EQ(eq::avg_dram_lat(500, 16, 10), 530);
+  EXPECT_DOUBLE_EQ(eq::avg_dram_lat(500, 2, 10), 500);
+  // (1 - 0.5) 30 + 0.5 ((1 - 0.25) 200 + 0.25 x 600) = 15 + 0.5 x 300
+  EXPECT_DOUBLE_EQ(eq::amat(30, 0.5, 200, 0.25, 600), 165);
+  EXPECT_DOUBLE_EQ(eq::amat(30, 0, 200, 0.25, 600), 30);  // every load hits L1
+}
+
+TEST(HopperEquations, BatchLatencyAndDepartures) {
+  // H.6, one load: h1 = 0.5, h12 = 1 - 0.125 = 0.875: 30 x 0.5 + 200 x 0.375 + 600 x 0.125 = AMAT.
+  EXPECT_DOUBLE_EQ(eq::batch_latency(1, 30, 0.5, 200, 0.25, 600), 165);
+  // Two loads: h1 = 0.25, h12 = 0.875^2 = 0.765625: 7.5 + 200 x 0.515625 + 600 x 0.234375.
+  EXPECT_DOUBLE_EQ(eq::batch_latency(2, 30, 0.5, 200, 0.25, 600), 7.5 + 103.125 + 140.625);
+  // Departures: 4 loads x 4 lines x 0.5 missing L1 = 8 lines, all but the first Delta apart.
+  EXPECT_DOUBLE_EQ(eq::batch_departures(4, 16, 0.5, 10), 70);
+  // One line that misses half the time: fewer than one line leaves, no departure delay.
+  EXPECT_DOUBLE_EQ(eq::batch_departures(1, 2, 0.5, 10), 0);
+  EXPECT_DOUBLE_EQ(eq::batch_departures(2, 4, 1, 10), 10);
+}
+
+TEST(HopperEquations, MemoryLatency) {
+  EXPECT_DOUBLE_EQ(eq::t_mem_latency(0, 4, 100), 0);
+  EXPECT_DOUBLE_EQ(eq::t_mem_latency(12, 4, 100), 300);  // 3 batches of 4
+  EXPECT_DOUBLE_EQ(eq::t_mem_latency(3, 17, 100), 100);  // MLP capped at #loads: one batch
+}
+
+TEST(HopperEquations, Bandwidths) {
+  // H.7: n x bytes / bytes per clock = 48 x 256 / 64.
+  EXPECT_DOUBLE_EQ(eq::t_bandwidth(48, 256, 64), 192);
+  // H.8: 48 x (128 / 64 + 64 / 32); H.9: 48 x (128 / 32 + 64 / 16).
+  EXPECT_DOUBLE_EQ(eq::t_l2(48, 128, 64, 64, 32), 192);
+  EXPECT_DOUBLE_EQ(eq::t_dram(48, 128, 32, 64, 16), 384);
+  EXPECT_DOUBLE_EQ(eq::t_dram(48, 128, 32, 0, 16), 192);  // no writes
+  // H.13: blocks x clocks per block.
+  EXPECT_DOUBLE_EQ(eq::t_dispatch(4, 150), 600);
+  // 3000 GB/s at 1500 MHz = 2000 bytes per clock.
+  EXPECT_DOUBLE_EQ(eq::bytes_per_clock(3000, 1500), 2000);
+}
+
+TEST(HopperEquations, BoundsAndWave) {
+  // H.10
+  EXPECT_DOUBLE_EQ(eq::t_warp(250, 300), 550);
+  EXPECT_DOUBLE_EQ(eq::t_pipe(1200, 960), 1200);
+  EXPECT_DOUBLE_EQ(eq::t_pipe(100, 960), 960);
+  EXPECT_DOUBLE_EQ(eq::t_data(192, 192, 384), 384);
+  EXPECT_DOUBLE_EQ(eq::t_data(500, 192, 384), 500);
+  // H.11: the 2-norm (3-4-5, 2-3-6-7), with and without dispatch.
+  EXPECT_DOUBLE_EQ(eq::t_wave(3, 4, 0), 5);
+  EXPECT_DOUBLE_EQ(eq::t_wave(2, 3, 6), 7);
+  EXPECT_DOUBLE_EQ(eq::t_wave(1, 2, 2, 4), 5);
+}
+
+TEST(HopperEquations, WavesAndCycles) {
+  EXPECT_DOUBLE_EQ(eq::waves(2, 0), 2);
+  EXPECT_DOUBLE_EQ(eq::waves(2, 10), 3);
+  // H.12 unfitted (launch 0, scale 1, wave 0, barrier 0): the summed wave times, 2 x 400 + 200.
+  DeviceProfile::HopperCalibration c;
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3), 1000);
+  // Fitted: 1000 + 0.5 x 1000 + 100 x 3 waves + 20 x 3 waves x 3 barriers.
+  c.launch_cycles = 1000;
+  c.scale = 0.5;
+  c.wave_cycles = 100;
+  c.barrier_cycles = 20;
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3), 1980);
+  // No partial wave: 1000 + 0.5 x 800 + 100 x 2 + 20 x 2 x 3.
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 0, 3), 1720);
+}
+
+}  // namespace
+}  // namespace warpmodel

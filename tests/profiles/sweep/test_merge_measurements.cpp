@@ -1,0 +1,60 @@
+// merge_measurements (profiles/sweep): a sweep of some families merged into an earlier measurement
+// file. Plain JSON, no GPU.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "warpmodel/sweep/validation_sweep.hpp"
+
+namespace {
+
+using nlohmann::json;
+using warpmodel::sweep::merge_measurements;
+
+json earlier_file() {
+  return json::parse(R"({
+    "schema": "warpmodel.validation-measurements/1",
+    "cases": [{"family": "stencil", "kernel": "a"}, {"family": "adi", "kernel": "b"},
+              {"family": "corpus", "kernel": "c"}, {"family": "stencil", "kernel": "d"}],
+    "skipped": ["stencil x: cannot launch", "corpus y: outputs wrong", "adi z: cannot launch"],
+    "provenance": {"command": "old", "earlier_parts": [{"command": "older"}]}
+  })");
+}
+
+json fresh_file() {
+  return json::parse(R"({
+    "schema": "warpmodel.validation-measurements/1",
+    "cases": [{"family": "corpus", "kernel": "c2"}],
+    "skipped": ["corpus w: cannot launch"],
+    "provenance": {"command": "new"}
+  })");
+}
+
+TEST(MergeMeasurements, FreshFamiliesReplaceTheEarlierOnes) {
+  const json m = merge_measurements(earlier_file(), fresh_file(), {"corpus"});
+  EXPECT_EQ(m.at("schema"), "warpmodel.validation-measurements/1");
+  // The earlier cases of the other families first (in their order), then the fresh ones.
+  EXPECT_EQ(m.at("cases"), json::parse(R"([{"family": "stencil", "kernel": "a"}, {"family": "adi", "kernel": "b"},
+                                            {"family": "stencil", "kernel": "d"}, {"family": "corpus", "kernel": "c2"}])"));
+  // The fresh skips, then the earlier skips of the families not measured again.
+  EXPECT_EQ(m.at("skipped"),
+            json::parse(R"(["corpus w: cannot launch", "stencil x: cannot launch", "adi z: cannot launch"])"));
+  // The provenance is the new run's, with the earlier run (and what it kept) and its own earlier parts.
+  const json& p = m.at("provenance");
+  EXPECT_EQ(p.at("command"), "new");
+  EXPECT_EQ(p.at("families_measured"), json::parse(R"(["corpus"])"));
+  EXPECT_EQ(p.at("earlier_parts"),
+            json::parse(R"([{"command": "old", "families_kept": ["stencil", "adi"]}, {"command": "older"}])"));
+}
+
+TEST(MergeMeasurements, SeveralFamiliesAndNoEarlierProvenance) {
+  json earlier = earlier_file();
+  earlier.erase("provenance");
+  const json m = merge_measurements(earlier, fresh_file(), {"corpus", "stencil"});
+  EXPECT_EQ(m.at("cases"), json::parse(R"([{"family": "adi", "kernel": "b"}, {"family": "corpus", "kernel": "c2"}])"));
+  EXPECT_EQ(m.at("skipped"), json::parse(R"(["corpus w: cannot launch", "adi z: cannot launch"])"));
+  EXPECT_EQ(m.at("provenance").at("families_measured"), json::parse(R"(["corpus", "stencil"])"));
+  EXPECT_EQ(m.at("provenance").at("earlier_parts"), json::array());
+}
+
+}  // namespace
