@@ -44,6 +44,12 @@ nlohmann::json provenance_object(const nlohmann::json& measurements, const std::
   double low = INFINITY, high = -INFINITY;
   for (const auto& c : cases) low = std::min(low, c.sm_clock_mhz), high = std::max(high, c.sm_clock_mhz);
   if (!cases.empty()) p["sm_clock_mhz_recorded"] = {{"min", low}, {"max", high}, {"launches", cases.size()}};
+  // The measurements' own record, at the top level too, so a reader of the CSV beside this file finds
+  // the GPU, driver, CUDA, clock, date, commit and command without knowing the sweep's layout.
+  if (p.contains("measurements"))
+    for (const char* key : {"gpu", "driver", "cuda", "date", "commit", "command"})
+      if (p["measurements"].contains(key)) p[key] = p["measurements"][key];
+  if (!cases.empty()) p["sm_clock_mhz"] = low == high ? nlohmann::json(low) : nlohmann::json({{"min", low}, {"max", high}});
   p["analysis_command"] = analysis_command;
   p["analysis_inputs"] = "validation-measurements.json and device.json in the same folder";
   return p;
@@ -229,6 +235,11 @@ int analyse(const ValidateOptions& o) {
   write_file_atomically(out_dir / "validation.json", summary.dump(2) + "\n");
   // validation.csv cannot carry it: its provenance sits beside it.
   write_file_atomically(out_dir / "validation.provenance.json", provenance_json.dump(2) + "\n");
+  // The held-out rows come from the same measurements (and, for cross-GPU rows, the other folders'
+  // measurements, whose provenance sits beside them there).
+  nlohmann::json held_out_provenance = provenance_json;
+  if (!o.cross.empty()) held_out_provenance["cross_gpu_inputs"] = o.cross;
+  write_file_atomically(out_dir / "validation-held-out.provenance.json", held_out_provenance.dump(2) + "\n");
   std::cout << validation_summary_table(v).render(TableFormat::Text) << calibration_line(v.calibration) << "\n"
             << "hopper leave-one-class-out: MAPE " << format_number(100 * loco.pooled.mape, 3) << "%, within 25% "
             << format_number(100 * loco.pooled.within_25_percent, 3) << "% of " << loco.pooled.cases << " cases\n";
@@ -239,7 +250,7 @@ int analyse(const ValidateOptions& o) {
   for (const auto& c : crosses)
     std::cout << "hopper " << c.label << ": MAPE " << format_number(100 * c.evaluation.pooled.mape, 3) << "%\n";
   std::cout
-            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << " and validation.provenance.json\n";
+            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv and their provenance.json files\n";
   return kExitOk;
 }
 

@@ -213,7 +213,8 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   const std::string dir = validate_fixture::folder(false);
   const CommandResult r = run("validate --from " + dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* f : {"validation.md", "validation.csv", "validation.tex", "validation.json", "validation.provenance.json"})
+  for (const char* f : {"validation.md", "validation.csv", "validation.tex", "validation.json", "validation.provenance.json",
+                        "validation-held-out.csv", "validation-held-out.provenance.json"})
     EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
   const std::string csv = read_text_file(fs::path(dir) / "validation.csv").value_or("");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
@@ -231,6 +232,10 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["min"], 745.0);
   EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["launches"], 8);
   EXPECT_NE(provenance["analysis_command"].get<std::string>().find("validate --from"), std::string::npos);
+  EXPECT_EQ(provenance["sm_clock_mhz"], provenance["sm_clock_mhz_recorded"]["min"]) << "every launch at one clock";
+  const nlohmann::json held_out =
+      nlohmann::json::parse(read_text_file(fs::path(dir) / "validation-held-out.provenance.json").value_or(""));
+  EXPECT_EQ(held_out["analysis_command"], provenance["analysis_command"]);
 }
 
 TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
@@ -241,6 +246,7 @@ TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
   EXPECT_NE(r.err.find("cases[5].sm_clock_mhz"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(fs::path(dir) / "validation.md"));
   EXPECT_FALSE(fs::exists(fs::path(dir) / "validation.provenance.json"));
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "validation-held-out.provenance.json"));
   const CommandResult missing = run("validate --from " + (kTmp / "no_such_folder").string());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("device.json"), std::string::npos) << missing.err;
