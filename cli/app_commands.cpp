@@ -171,10 +171,7 @@ int run_predict_app(const PredictAppOptions& o) {
       for (const auto& n : prediction.notes) text += (format == TableFormat::Markdown ? "- note: " : "note: ") + n + "\n";
     }
   }
-  if (o.output.empty())
-    std::cout << text;
-  else
-    write_file_atomically(o.output, text);
+  emit(o.output, text);
   return kExitOk;
 }
 

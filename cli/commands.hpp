@@ -3,12 +3,24 @@
 #pragma once
 
 #include <functional>
+#include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "warpmodel/json_io.hpp"
 
 namespace warpmodel::cli {
 
 using Action = std::function<int()>;
+
+// A command's rendered output: to standard output, or written atomically to `output` (-o).
+inline void emit(const std::string& output, const std::string& text) {
+  if (output.empty())
+    std::cout << text;
+  else
+    write_file_atomically(output, text);
+}
 
 // predict, sweep, reproduce-thesis: model only, no GPU needed.
 void add_model_commands(CLI::App& app, Action& action);

@@ -38,10 +38,7 @@ int run_compare_devices(const CompareDevicesOptions& o) {
     text = render_device_comparison(comparison, format, o.uncertainty);
   }
   // Everything is read and rendered before the file is touched: a bad input leaves no output file.
-  if (o.output.empty())
-    std::cout << text;
-  else
-    write_file_atomically(o.output, text);
+  emit(o.output, text);
   return kExitOk;
 }
 

@@ -62,13 +62,6 @@ sass::BinaryAnalysis analyse(const SourceOptions& o) {
   return a;
 }
 
-void emit(const std::string& output, const std::string& text) {
-  if (output.empty())
-    std::cout << text;
-  else
-    write_file_atomically(output, text);
-}
-
 // The tools' own failures are reported like bad input: one line, exit 2.
 template <typename Body>
 int guarded(const char* command, Body body) {

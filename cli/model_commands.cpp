@@ -42,13 +42,6 @@ void add_output_options(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("-o,--output", o.output, "write to this file (atomically) instead of standard output");
 }
 
-void emit(const CommonOptions& o, const std::string& text) {
-  if (o.output.empty())
-    std::cout << text;
-  else
-    write_file_atomically(o.output, text);
-}
-
 std::vector<ModelVariant> parse_models(const std::string& name) {
   if (name == "all") return {all_variants().begin(), all_variants().end()};
   if (auto v = parse_variant(name)) return {*v};
@@ -85,7 +78,7 @@ int run_predict(const PredictOptions& o) {
       j["kernel"] = kernel.name;
       out.push_back(j);
     }
-    emit(o, (models.size() == 1 ? out[0] : out).dump(2) + "\n");
+    emit(o.output, (models.size() == 1 ? out[0] : out).dump(2) + "\n");
     return kExitOk;
   }
   std::string text;
@@ -93,7 +86,7 @@ int run_predict(const PredictOptions& o) {
   text += prediction_table(predictions).render(table_format(format));
   for (const auto& p : predictions)
     for (const auto& note : p.notes) text += format == OutputFormat::Csv ? "" : "note (" + std::string(to_string(p.variant)) + "): " + note + "\n";
-  emit(o, text);
+  emit(o.output, text);
   return kExitOk;
 }
 
@@ -121,7 +114,7 @@ int run_sweep(const SweepOptions& o) {
                         {"grid", {e.grid.x, e.grid.y, e.grid.z}},
                         {"prediction", to_json(e.prediction)}});
     }
-    emit(o, nlohmann::json{{"device", device.name},
+    emit(o.output, nlohmann::json{{"device", device.name},
                            {"kernel", kernel.name},
                            {"model", std::string(to_string(models[0]))},
                            {"domain", {domain.x, domain.y, domain.z}},
@@ -138,7 +131,7 @@ int run_sweep(const SweepOptions& o) {
             std::to_string(result.rejected) + " cannot run\n" +
             "the profiled launch's work spread over each shape's warps (profiled at " + format_dim3(kernel.launch.block) + ")\n\n";
   text += sweep_table(result, o.top).render(table_format(format));
-  emit(o, text);
+  emit(o.output, text);
   return kExitOk;
 }
 
@@ -156,7 +149,7 @@ int run_reproduce_thesis(const CommonOptions& o) {
                        {"recomputed", c.recomputed ? nlohmann::json(*c.recomputed) : nlohmann::json(nullptr)},
                        {"with_8_warp_inputs", c.with_fixed_inputs ? nlohmann::json(*c.with_fixed_inputs) : nlohmann::json(nullptr)},
                        {"status", c.status}});
-    emit(o, nlohmann::json{{"worked_example", rows}, {"tables_4_5_4_7", cells}, {"prediction", to_json(r.prediction)}}
+    emit(o.output, nlohmann::json{{"worked_example", rows}, {"tables_4_5_4_7", cells}, {"prediction", to_json(r.prediction)}}
                     .dump(2) + "\n");
     return kExitOk;
   }
@@ -172,7 +165,7 @@ int run_reproduce_thesis(const CommonOptions& o) {
     text += "\n" + h + "Tables 4.5 and 4.7 (cycles)\n\n";
     text += thesis_cells_table(r).render(tf);
   }
-  emit(o, text);
+  emit(o.output, text);
   return kExitOk;
 }
 
