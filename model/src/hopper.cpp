@@ -105,7 +105,7 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.l2 = r.l2_write_bytes_per_clock > 0
              ? hopper_eq::t_l2(n, traffic.l2 - traffic.l2_write, l2_read_rate, traffic.l2_write, l2_share(r.l2_write_bytes_per_clock))
              : hopper_eq::t_bandwidth(n, traffic.l2, l2_read_rate);
-  // H.9: the wave's SMs share DRAM; one SM cannot draw more than its share of the L2 bandwidth.
+  // H.9: the wave's SMs share DRAM; an SM draws no more from DRAM than its share of the L2 read rate.
   const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, l2_read_rate); };
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
                                                   traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
