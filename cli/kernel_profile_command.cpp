@@ -3,6 +3,7 @@
 // cuobjdump/nvdisasm, never the GPU.
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
+#include "warpmodel/traffic.hpp"
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
@@ -79,7 +81,22 @@ int guarded(const char* command, Body body) {
 struct AnalyzeOptions {
   SourceOptions source;
   std::string format = "table", kernel, output;
+  bool addresses = false;
 };
+
+// --addresses: every global access of each kernel with the address the SASS computes (the input of
+// the shape-aware traffic model, model/traffic.hpp).
+std::string addresses_text(const std::vector<sass::KernelStatics>& kernels) {
+  std::ostringstream out;
+  for (const auto& k : kernels) {
+    out << k.demangled << "\n  " << k.access_patterns.source << "\n";
+    for (const MemoryAccess& a : k.access_patterns.accesses)
+      out << "  " << std::hex << std::setw(6) << std::setfill('0') << a.offset << std::dec << std::setfill(' ') << "  " << a.opcode << "  depth " << a.loop_depth << "  "
+          << format_address(a.address) << "\n";
+    out << "\n";
+  }
+  return out.str();
+}
 
 int run_sass_analyze(const AnalyzeOptions& o) {
   sass::BinaryAnalysis a = analyse(o.source);
@@ -91,6 +108,10 @@ int run_sass_analyze(const AnalyzeOptions& o) {
         chosen.push_back(k);
     if (chosen.empty()) (void)sass::select_kernel(a.kernels, o.kernel, a.binary);  // throws with close matches
     a.kernels = std::move(chosen);
+  }
+  if (o.addresses) {
+    emit(o.output, addresses_text(a.kernels));
+    return kExitOk;
   }
   if (o.format == "json") {
     emit(o.output, sass::to_json(a).dump(2) + "\n");
@@ -161,6 +182,9 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
   a->add_option("--format", analyze->format, "table, csv, markdown or json")
       ->check(CLI::IsMember({"table", "csv", "markdown", "json"}));
   a->add_option("-o,--output", analyze->output, "write to this file (atomically) instead of standard output");
+  a->add_flag("--addresses", analyze->addresses,
+              "list every global load, store and atomic with the address its threads compute (the shape-aware "
+              "traffic model's input), instead of the counts");
   a->callback([&action, analyze] {
     action = [analyze] { return guarded("sass-analyze", [&] { return run_sass_analyze(*analyze); }); };
   });

@@ -109,9 +109,17 @@ int run_sweep(const SweepOptions& o) {
     nlohmann::json ranked = nlohmann::json::array();
     for (std::size_t i = 0; i < std::min(o.top, result.ranked.size()); ++i) {
       const auto& e = result.ranked[i];
+      nlohmann::json derived = nlohmann::json::array();
+      for (const DerivedCounter& d : e.derived)
+        derived.push_back({{"counter", d.name}, {"profiled", d.reference}, {"derived", d.derived}, {"how", d.how}});
       ranked.push_back({{"rank", i + 1},
                         {"block", {e.block.x, e.block.y, e.block.z}},
                         {"grid", {e.grid.x, e.grid.y, e.grid.z}},
+                        {"memory_counters", e.counters},
+                        {"transactions_per_request", e.profile.transactions_per_request},
+                        {"l1_hit_rate", 1 - e.profile.l1_miss_ratio},
+                        {"l2_bytes_per_warp", e.profile.l2_bytes_per_warp ? nlohmann::json(*e.profile.l2_bytes_per_warp) : nlohmann::json(nullptr)},
+                        {"derived_counters", derived},
                         {"prediction", to_json(e.prediction)}});
     }
     emit(o.output, nlohmann::json{{"device", device.name},
@@ -129,7 +137,11 @@ int run_sweep(const SweepOptions& o) {
     text += "device: " + device.name + "\nkernel: " + kernel.name + "\nmodel: " + std::string(to_string(models[0])) +
             "\ndomain: " + format_dim3(domain) + "; " + std::to_string(shapes.size()) + " block shapes tried, " +
             std::to_string(result.rejected) + " cannot run\n" +
-            "the profiled launch's work spread over each shape's warps (profiled at " + format_dim3(kernel.launch.block) + ")\n\n";
+            "the profiled launch's work spread over each shape's warps (profiled at " + format_dim3(kernel.launch.block) + ")\n" +
+            (kernel.access_patterns
+                 ? "memory counters derived per shape from the SASS addresses (" + kernel.access_patterns->source + ")\n\n"
+                 : std::string("memory counters kept from the profiled launch (the profile has no access_patterns: "
+                               "make it with `warpmodel kernel-profile` to derive them per shape)\n\n"));
   text += sweep_table(result, o.top).render(table_format(format));
   emit(o.output, text);
   return kExitOk;

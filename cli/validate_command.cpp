@@ -10,11 +10,14 @@
 
 #include "commands.hpp"
 #include "warpmodel/support/provenance.hpp"
+#include "warpmodel/support/statistics.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/validation.hpp"
+#include "warpmodel/sass/tools.hpp"
+#include "warpmodel/traffic.hpp"
 
 #ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
 #include "warpmodel/support/cuda.hpp"
@@ -32,8 +35,41 @@ struct ValidateOptions {
   std::vector<std::string> families;  // --measure: which sweeps (stencil, adi, corpus); empty: all
   std::string output;   // default: the measurements' folder
   std::vector<std::string> cross;  // other GPUs' folders: cross-GPU evaluation in both directions
+  std::string sass_binary = "/proc/self/exe";  // where the cases' kernels' SASS is read (access patterns)
   std::string command;
 };
+
+// The access patterns (the SASS address of every global access, traffic.hpp) of each case's
+// kernel, so that the cross-shape evaluation can derive memory counters per shape. The kernels are
+// found by symbol in `binary` (default: this program, which embeds every kernel the sweep
+// measures); a case whose kernel is not there keeps none. Returns a one-line note for the report.
+std::string attach_access_patterns(std::vector<ValidationCase>& cases, std::string binary) {
+  if (binary == "/proc/self/exe") {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink(binary, ec);  // the tools run in child processes
+    if (!ec) binary = self.string();
+  }
+  sass::BinaryAnalysis analysis;
+  try {
+    analysis = sass::analyse_binary(binary);
+  } catch (const std::exception& e) {
+    return std::string("no access patterns (") + e.what() + "): memory counters are kept from the reference shape";
+  }
+  std::map<std::string, const AccessPatterns*> by_symbol;
+  for (const auto& k : analysis.kernels) by_symbol.emplace(k.name, &k.access_patterns);
+  std::size_t attached = 0;
+  for (ValidationCase& c : cases) {
+    const auto source = c.profile.sources.find("kernel");
+    if (source == c.profile.sources.end()) continue;
+    const std::string symbol = source->second.substr(0, source->second.find(' '));
+    const auto it = by_symbol.find(symbol);
+    if (it == by_symbol.end() || it->second->accesses.empty()) continue;
+    c.profile.access_patterns = *it->second;
+    ++attached;
+  }
+  return "access patterns from the SASS of " + std::filesystem::path(binary).filename().string() + " for " +
+         std::to_string(attached) + " of " + std::to_string(cases.size()) + " launches";
+}
 
 // Where the numbers in validation.csv/.json came from: the measurements' own provenance (GPU,
 // driver, CUDA, date, commit, command), the SM clocks the launches recorded, and this analysis.
@@ -69,6 +105,45 @@ std::string calibration_line(const DeviceProfile::HopperCalibration& c) {
          ", wave_cycles = " + format_number(c.wave_cycles, 6) + ", barrier_cycles = " + format_number(c.barrier_cycles, 6);
 }
 
+// Per derived counter: launches, close when derived, close when kept from the reference.
+Table derived_counter_table(const CrossShapeEvaluation& shapes) {
+  Table t;
+  t.headers = {"counter", "launches", "derived close", "kept close", "median |derived - measured|",
+               "median |kept - measured|"};
+  std::map<std::string, std::vector<const CrossShapeEvaluation::CounterCheck*>> by_counter;
+  for (const auto& c : shapes.counter_checks) by_counter[c.counter].push_back(&c);
+  for (const auto& [name, checks] : by_counter) {
+    const bool points = name == "l1_hit_rate";
+    std::vector<double> derived_error, kept_error;
+    std::size_t derived_close = 0, kept_close = 0;
+    for (const auto* c : checks) {
+      derived_close += c->derived_close;
+      kept_close += c->kept_close;
+      const double scale = points ? 1 : (c->measured > 0 ? c->measured : 1);
+      derived_error.push_back(std::abs(c->derived - c->measured) / scale);
+      kept_error.push_back(std::abs(c->kept - c->measured) / scale);
+    }
+    auto pct = [&](std::size_t n) { return format_number(100.0 * static_cast<double>(n) / checks.size(), 3) + "%"; };
+    auto err = [&](std::vector<double> e) {
+      return format_number(100 * support::median(std::move(e)), 3) + (points ? " points" : "%");
+    };
+    t.rows.push_back({name, std::to_string(checks.size()), pct(derived_close), pct(kept_close), err(derived_error),
+                      err(kept_error)});
+  }
+  return t;
+}
+
+nlohmann::json derived_counter_json(const CrossShapeEvaluation& shapes) {
+  const Table t = derived_counter_table(shapes);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : t.rows) {
+    nlohmann::json r;
+    for (std::size_t i = 0; i < t.headers.size(); ++i) r[t.headers[i]] = row[i];
+    out.push_back(r);
+  }
+  return out;
+}
+
 int analyse(const ValidateOptions& o) {
   namespace fs = std::filesystem;
   const fs::path dir(o.from);
@@ -76,6 +151,7 @@ int analyse(const ValidateOptions& o) {
   const fs::path measurements_path = dir / "validation-measurements.json";
   const nlohmann::json measurements = read_json_file(measurements_path);
   std::vector<ValidationCase> cases = validation_cases_from_json(measurements, measurements_path.string());
+  const std::string patterns_note = attach_access_patterns(cases, o.sass_binary);
   const ValidationResult v = validate(device, cases);
   // Held-out evaluations that cannot flatter: each class predicted by constants that never saw it,
   // and each other GPU's sweep predicted by this GPU's constants and the other way round.
@@ -132,12 +208,20 @@ int analyse(const ValidateOptions& o) {
                         format_number(100 * slowdown, 3) + "%"});
     };
     row(shapes.from_reference, shapes.best_within_5_percent_reference, shapes.mean_slowdown_reference);
+    row(shapes.from_reference_derived, shapes.best_within_5_percent_derived, shapes.mean_slowdown_derived);
     row(shapes.from_own_counters, shapes.best_within_5_percent_own, shapes.mean_slowdown_own);
     md << "### Cross-shape (before tuning)\n\nPer kernel and size (" << shapes.groups
        << " with two or more shapes), the per-warp counts of the first shape measured predict every other shape "
-          "with its own launch (as `sweep` does), with the class's leave-one-class-out constants; beside it, the "
-          "same shapes from their own measured counters. What not having measured costs is the difference.\n\n"
+          "with its own launch (as `sweep` does), with the class's leave-one-class-out constants: first with the "
+          "reference's memory counters kept, then with the shape-dependent ones (sectors per request, L1 hit rate, "
+          "L2 bytes, L1 wavefronts) derived for each shape from the SASS addresses (model/traffic.hpp; "
+       << shapes.groups_with_patterns << " of the " << shapes.groups << " groups have access patterns: " << patterns_note
+       << "); last, the same shapes from their own measured counters. What not having measured costs is the "
+          "difference.\n\n"
        << t.render(TableFormat::Markdown) << "\n";
+    md << "Derived counters against each shape's measured ones (non-reference launches of the groups with access "
+          "patterns; close: within 10 %, hit rates within 5 points):\n\n"
+       << derived_counter_table(shapes).render(TableFormat::Markdown) << "\n";
   }
   md << "device.json carries the constants fitted on every case (" << fitted_on_all.fitted_on
      << "): launch_cycles = " << format_number(fitted_on_all.launch_cycles, 6) << ", scale = " << format_number(fitted_on_all.scale, 6)
@@ -187,10 +271,16 @@ int analyse(const ValidateOptions& o) {
   summary["cross_shape"] = {{"groups", shapes.groups},
                             {"from_reference", score_json(shapes.from_reference)},
                             {"from_own_counters", score_json(shapes.from_own_counters)},
+                            {"from_reference_derived", score_json(shapes.from_reference_derived)},
+                            {"groups_with_access_patterns", shapes.groups_with_patterns},
+                            {"access_patterns", patterns_note},
                             {"best_within_5_percent_reference", shapes.best_within_5_percent_reference},
+                            {"best_within_5_percent_derived", shapes.best_within_5_percent_derived},
                             {"best_within_5_percent_own", shapes.best_within_5_percent_own},
                             {"mean_slowdown_reference", shapes.mean_slowdown_reference},
-                            {"mean_slowdown_own", shapes.mean_slowdown_own}};
+                            {"mean_slowdown_derived", shapes.mean_slowdown_derived},
+                            {"mean_slowdown_own", shapes.mean_slowdown_own},
+                            {"derived_counters", derived_counter_json(shapes)}};
   summary["hopper_calibration_all_cases"] = {{"launch_cycles", fitted_on_all.launch_cycles},
                                              {"scale", fitted_on_all.scale},
                                              {"wave_cycles", fitted_on_all.wave_cycles},
@@ -202,6 +292,10 @@ int analyse(const ValidateOptions& o) {
     shaped.rows = shapes.rows;
     for (const auto& r : shapes.rows) shaped.row_class.push_back(v.cases[r.case_index].kernel_class);
     held_out = held_out_rows_table(v.cases, shaped, "cross-shape (reference counters)", std::move(held_out));
+    HeldOutEvaluation derived;
+    derived.rows = shapes.derived_rows;
+    for (const auto& r : shapes.derived_rows) derived.row_class.push_back(v.cases[r.case_index].kernel_class);
+    held_out = held_out_rows_table(v.cases, derived, "cross-shape (derived memory counters)", std::move(held_out));
   }
   for (const auto& c : crosses) held_out = held_out_rows_table(c.cases, c.evaluation, c.label, std::move(held_out));
   // device.json with the constants fitted on every case (the rest of the file as it was).
@@ -226,8 +320,24 @@ int analyse(const ValidateOptions& o) {
                                     {"within_5_percent_rate", num(c.within_5_percent_rate)}});
   }
 
+  // Every derived counter beside the measured one, a row per launch and counter.
+  Table counter_rows;
+  counter_rows.headers = {"family", "class", "kernel", "size", "reference_shape", "shape", "counter",
+                          "kept_from_reference", "derived", "measured", "derived_close", "kept_close"};
+  {
+    std::map<std::string, std::string> reference_shape;
+    for (const auto& g : shapes.per_group) reference_shape[g.group] = g.reference_shape;
+    for (const auto& c : shapes.counter_checks) {
+      const ValidationCase& vc = v.cases[c.case_index];
+      counter_rows.rows.push_back({vc.family, vc.kernel_class, vc.kernel, vc.size, reference_shape[vc.group()], vc.shape,
+                                   c.counter, format_number(c.kept, 6), format_number(c.derived, 6),
+                                   format_number(c.measured, 6), c.derived_close ? "1" : "0", c.kept_close ? "1" : "0"});
+    }
+  }
+
   const fs::path out_dir = o.output.empty() ? dir : fs::path(o.output);
   write_file_atomically(out_dir / "validation.md", md.str());
+  write_file_atomically(out_dir / "validation-derived-counters.csv", counter_rows.render(TableFormat::Csv));
   write_file_atomically(out_dir / "validation.csv", validation_rows_table(v).render(TableFormat::Csv));
   write_file_atomically(out_dir / "validation-held-out.csv", held_out.render(TableFormat::Csv));
   write_file_atomically(out_dir / "device.json", device_json.dump(2) + "\n");
@@ -240,17 +350,23 @@ int analyse(const ValidateOptions& o) {
   nlohmann::json held_out_provenance = provenance_json;
   if (!o.cross.empty()) held_out_provenance["cross_gpu_inputs"] = o.cross;
   write_file_atomically(out_dir / "validation-held-out.provenance.json", held_out_provenance.dump(2) + "\n");
+  nlohmann::json counters_provenance = provenance_json;
+  counters_provenance["access_patterns"] = patterns_note;
+  write_file_atomically(out_dir / "validation-derived-counters.provenance.json", counters_provenance.dump(2) + "\n");
   std::cout << validation_summary_table(v).render(TableFormat::Text) << calibration_line(v.calibration) << "\n"
             << "hopper leave-one-class-out: MAPE " << format_number(100 * loco.pooled.mape, 3) << "%, within 25% "
             << format_number(100 * loco.pooled.within_25_percent, 3) << "% of " << loco.pooled.cases << " cases\n";
   std::cout << "hopper cross-shape: MAPE " << format_number(100 * shapes.from_reference.mape, 3)
             << "% from the reference shape's counters (" << format_number(100 * shapes.from_own_counters.mape, 3)
             << "% from each shape's own), best shape within 5%: " << format_number(100 * shapes.best_within_5_percent_reference, 3)
-            << "% (" << format_number(100 * shapes.best_within_5_percent_own, 3) << "%) of " << shapes.groups << "\n";
+            << "% (" << format_number(100 * shapes.best_within_5_percent_own, 3) << "%) of " << shapes.groups << "\n"
+            << "hopper cross-shape with derived memory counters: MAPE " << format_number(100 * shapes.from_reference_derived.mape, 3)
+            << "%, best shape within 5%: " << format_number(100 * shapes.best_within_5_percent_derived, 3) << "% ("
+            << patterns_note << ")\n";
   for (const auto& c : crosses)
     std::cout << "hopper " << c.label << ": MAPE " << format_number(100 * c.evaluation.pooled.mape, 3) << "%\n";
   std::cout
-            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv and their provenance.json files\n";
+            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv, validation-derived-counters.csv and their provenance.json files\n";
   return kExitOk;
 }
 
@@ -348,6 +464,9 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "with --from: other GPUs' folders (device.json + validation-measurements.json); each GPU's constants "
                   "predict the other's sweep, both directions")
       ->check(CLI::ExistingDirectory);
+  cmd->add_option("--sass-binary", o->sass_binary,
+                  "with --from: the binary whose SASS gives the measured kernels' addresses (the cross-shape "
+                  "evaluation's derived memory counters; default: this program)");
   cmd->callback([&action, o] {
     o->command = support::this_process_command_line();
     action = [o] { return run_validate(*o); };

@@ -326,6 +326,51 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   return d;
 }
 
+// "access_patterns": {"source": "...", "accesses": [{"offset": 304, "opcode": "LDG.E.64",
+// "kind": "load", "bytes_per_thread": 8, "loop_depth": 1, "address": [[8, ["tid.x"]], ...] or null}]}
+AccessPatterns access_patterns_from(ObjectReader& r) {
+  AccessPatterns p;
+  if (r.has("source")) p.source = r.string("source");
+  r.ignore("source");
+  const json& list = r.at("accesses");
+  if (!list.is_array()) r.fail("accesses", "expected an array of memory accesses");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string key = "accesses[" + std::to_string(i) + "]";
+    ObjectReader a(list[i], r.origin(), "access_patterns." + key);
+    MemoryAccess m;
+    m.offset = static_cast<std::uint32_t>(a.non_negative_int("offset"));
+    m.opcode = a.string("opcode");
+    const std::string kind = a.string("kind");
+    if (kind == "load") m.kind = AccessKind::load;
+    else if (kind == "store") m.kind = AccessKind::store;
+    else if (kind == "atomic") m.kind = AccessKind::atomic;
+    else a.fail("kind", "expected load, store or atomic, got '" + kind + "'");
+    m.bytes_per_thread = a.positive_int("bytes_per_thread");
+    m.loop_depth = a.non_negative_int("loop_depth");
+    a.ignore("address");
+    if (a.has("address")) {
+      const json& terms = a.at("address");
+      if (!terms.is_array()) a.fail("address", "expected an array of [coefficient, [symbols]] terms or null");
+      AddressPolynomial poly;
+      for (const json& t : terms) {
+        if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_array())
+          a.fail("address", "expected terms [coefficient, [symbols]], got " + describe(t));
+        AddressTerm term{t[0].get<long long>(), {}};
+        for (const json& sym : t[1]) {
+          if (!sym.is_string()) a.fail("address", "expected symbol names, got " + describe(sym));
+          term.symbols.push_back(sym.get<std::string>());
+        }
+        poly.push_back(std::move(term));
+      }
+      m.address = std::move(poly);
+    }
+    a.finish();
+    p.accesses.push_back(std::move(m));
+  }
+  r.finish();
+  return p;
+}
+
 KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   ObjectReader top(j, origin, "");
   check_schema(top, kKernelSchema);
@@ -404,6 +449,7 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   }
   mem.finish();
 
+  if (auto patterns = top.optional_object("access_patterns")) k.access_patterns = access_patterns_from(*patterns);
   k.sources = top.string_map("sources");
   top.finish();
   return k;
@@ -596,6 +642,26 @@ json to_json(const DeviceProfile& d) {
   return out;
 }
 
+json to_json(const AccessPatterns& p) {
+  json accesses = json::array();
+  for (const MemoryAccess& m : p.accesses) {
+    json a = {{"offset", m.offset},
+              {"opcode", m.opcode},
+              {"kind", m.kind == AccessKind::load ? "load" : m.kind == AccessKind::store ? "store" : "atomic"},
+              {"bytes_per_thread", m.bytes_per_thread},
+              {"loop_depth", m.loop_depth},
+              {"address", nullptr}};
+    if (m.address) {
+      a["address"] = json::array();
+      for (const AddressTerm& t : *m.address) a["address"].push_back(json::array({t.coefficient, t.symbols}));
+    }
+    accesses.push_back(std::move(a));
+  }
+  json out = {{"accesses", std::move(accesses)}};
+  if (!p.source.empty()) out["source"] = p.source;
+  return out;
+}
+
 json to_json(const KernelProfile& k) {
   json launch = {{"grid", dim3_json(k.launch.grid)},
                  {"block", dim3_json(k.launch.block)},
@@ -637,6 +703,7 @@ json to_json(const KernelProfile& k) {
   if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;
   if (k.l2_write_bytes_per_warp) out["memory"]["l2_write_bytes_per_warp"] = *k.l2_write_bytes_per_warp;
   if (k.l1_wavefronts_per_warp) out["memory"]["l1_wavefronts_per_warp"] = *k.l1_wavefronts_per_warp;
+  if (k.access_patterns) out["access_patterns"] = to_json(*k.access_patterns);
   if (!k.sources.empty()) out["sources"] = k.sources;
   return out;
 }

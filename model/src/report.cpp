@@ -165,15 +165,19 @@ Table prediction_table(std::span<const Prediction> predictions) {
 
 Table sweep_table(const SweepResult& sweep, std::size_t top) {
   Table t;
-  t.headers = {"rank", "block", "grid", "threads", "blocks/SM", "N", "limiter", "waves", "case", "cycles", "time_us"};
+  t.headers = {"rank", "block", "grid", "threads", "blocks/SM", "N", "limiter", "waves", "case", "cycles", "time_us",
+               "sectors/request", "L1 hit %", "L2 bytes/warp", "memory counters"};
   const std::size_t n = std::min(top, sweep.ranked.size());
   for (std::size_t i = 0; i < n; ++i) {
     const SweepEntry& e = sweep.ranked[i];
     const Occupancy& o = e.prediction.occupancy;
+    const KernelProfile& k = e.profile;
     t.rows.push_back({std::to_string(i + 1), format_dim3(e.block), format_dim3(e.grid), std::to_string(e.block.count()),
                       std::to_string(o.blocks_per_sm), format_number(o.n), std::string(to_string(o.limiter)),
                       std::to_string(o.waves), std::string(to_string(e.prediction.model_case)),
-                      format_number(e.prediction.cycles), format_number(e.prediction.seconds * 1e6, 6)});
+                      format_number(e.prediction.cycles), format_number(e.prediction.seconds * 1e6, 6),
+                      format_number(k.transactions_per_request, 4), format_number(100 * (1 - k.l1_miss_ratio), 3),
+                      k.l2_bytes_per_warp ? format_number(*k.l2_bytes_per_warp, 5) : "-", e.counters});
   }
   return t;
 }

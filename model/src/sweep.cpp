@@ -74,9 +74,23 @@ SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile
     launch.block = block;
     launch.grid = grid_for(result.domain, block);
     launch.domain = result.domain;
-    // The profiled launch's work, spread over this shape's warps (N and #total_warps from the shape).
-    const KernelProfile shaped = profile_at_launch(kernel, launch);
-    result.ranked.push_back({block, shaped.launch.grid, predict(variant, device, shaped)});
+    // The profiled launch's work, spread over this shape's warps (N and #total_warps from the shape),
+    // with the memory counters derived for the shape where the SASS addresses are known.
+    SweepEntry e;
+    e.block = block;
+    if (block == kernel.launch.block) {
+      e.profile = profile_at_launch(kernel, launch);
+      e.counters = "measured";
+    } else if (kernel.access_patterns) {
+      e.profile = derive_profile_at_launch(device, kernel, *kernel.access_patterns, launch, &e.derived);
+      e.counters = e.derived.empty() ? "kept" : "derived";
+    } else {
+      e.profile = profile_at_launch(kernel, launch);
+      e.counters = "kept";
+    }
+    e.grid = e.profile.launch.grid;
+    e.prediction = predict(variant, device, e.profile);
+    result.ranked.push_back(std::move(e));
   }
   std::stable_sort(result.ranked.begin(), result.ranked.end(),
                    [](const SweepEntry& a, const SweepEntry& b) { return a.prediction.cycles < b.prediction.cycles; });

@@ -11,6 +11,7 @@
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/sweep.hpp"
+#include "warpmodel/traffic.hpp"
 #include "warpmodel/support/statistics.hpp"
 
 namespace warpmodel {
@@ -240,6 +241,33 @@ HeldOutEvaluation cross_device(const DeviceProfile& fit_device, const std::vecto
   return e;
 }
 
+namespace {
+
+// A derived counter beside the shape's measured one: within 10 % (5 points for hit rates).
+void check_counters(const KernelProfile& kept, const KernelProfile& derived, const KernelProfile& measured,
+                    std::size_t case_index, std::vector<CrossShapeEvaluation::CounterCheck>& out) {
+  auto relative = [](double a, double m) { return m > 0 ? std::abs(a - m) / m <= 0.10 : std::abs(a) < 1e-9; };
+  auto points = [](double a, double m) { return std::abs(a - m) <= 0.05; };
+  auto add = [&](const char* name, double k, double d, double m, bool hit_rate) {
+    CrossShapeEvaluation::CounterCheck c{case_index, name, k, d, m, false, false};
+    c.derived_close = hit_rate ? points(d, m) : relative(d, m);
+    c.kept_close = hit_rate ? points(k, m) : relative(k, m);
+    out.push_back(c);
+  };
+  add("transactions_per_request", kept.transactions_per_request, derived.transactions_per_request,
+      measured.transactions_per_request, false);
+  add("l1_hit_rate", 1 - kept.l1_miss_ratio, 1 - derived.l1_miss_ratio, 1 - measured.l1_miss_ratio, true);
+  if (kept.l2_bytes_per_warp && derived.l2_bytes_per_warp && measured.l2_bytes_per_warp) {
+    // Per launch, not per warp: the shapes launch different numbers of warps.
+    const double warps = static_cast<double>(measured.launch.grid.count()) *
+                         std::ceil(static_cast<double>(measured.launch.block.count()) / 32.0);
+    add("l2_bytes", *kept.l2_bytes_per_warp * warps, *derived.l2_bytes_per_warp * warps,
+        *measured.l2_bytes_per_warp * warps, false);
+  }
+}
+
+}  // namespace
+
 CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<ValidationCase>& cases,
                                  const HeldOutEvaluation& loco) {
   CrossShapeEvaluation out;
@@ -254,26 +282,33 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
     if (!members.count(cases[i].group())) order.push_back(cases[i].group());
     members[cases[i].group()].push_back(i);
   }
-  std::vector<double> errors_reference, errors_own, slow_reference, slow_own;
-  std::size_t within_reference = 0, within_own = 0;
+  std::vector<double> errors_reference, errors_derived, errors_own, slow_reference, slow_derived, slow_own;
+  std::size_t within_reference = 0, within_derived = 0, within_own = 0;
   for (const std::string& g : order) {
     // Launch shapes of the same code only: a group's "shapes" can be variants that are different
     // kernels (the ADI solves' thread-per-line and block-per-line), whose counters say nothing of
     // each other. The same code has the same static instruction and basic-block counts.
     const ValidationCase& reference = cases[members[g].front()];
     std::vector<std::size_t> m;
+    // Where the profiles name their kernel's symbol, it must be the same too (two instantiations of a
+    // template can have the same counts: the ADI build kernel for either layout).
+    auto symbol = [](const ValidationCase& c) {
+      const auto it = c.profile.sources.find("kernel");
+      return it == c.profile.sources.end() ? std::string() : it->second.substr(0, it->second.find(' '));
+    };
     for (std::size_t i : members[g])
       if (cases[i].profile.static_instructions == reference.profile.static_instructions &&
-          cases[i].profile.basic_blocks == reference.profile.basic_blocks)
+          cases[i].profile.basic_blocks == reference.profile.basic_blocks && symbol(cases[i]) == symbol(reference))
         m.push_back(i);
     if (m.size() < 2) continue;
     const auto cal = constants.find(reference.kernel_class);
     if (cal == constants.end()) continue;  // its class could not be fitted without it
     DeviceProfile fitted = device;
     fitted.hopper_calibration = cal->second;
+    const bool has_patterns = reference.profile.access_patterns.has_value();
     struct Pick {
       std::size_t case_index;
-      double from_reference, from_own;
+      double from_reference, from_derived, from_own;
     };
     std::vector<Pick> picks;
     for (std::size_t i : m) {
@@ -281,11 +316,20 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
       const KernelProfile shaped = profile_at_launch(reference.profile, cases[i].profile.launch);
       const ValidationRow row = hopper_row(fitted, shaped, cases[i], i);
       out.rows.push_back(row);
+      // The same with the memory counters derived from the addresses (the reference's when none).
+      const KernelProfile derived =
+          has_patterns ? derive_profile_at_launch(device, reference.profile, *reference.profile.access_patterns,
+                                                  cases[i].profile.launch)
+                       : shaped;
+      const ValidationRow derived_row = hopper_row(fitted, derived, cases[i], i);
+      if (has_patterns) out.derived_rows.push_back(derived_row);
+      if (has_patterns && i != m.front()) check_counters(shaped, derived, cases[i].profile, i, out.counter_checks);
       const auto own = own_prediction.find(i);
-      if (!row.error.empty() || own == own_prediction.end()) continue;
-      picks.push_back({i, row.predicted_cycles, own->second});
+      if (!row.error.empty() || !derived_row.error.empty() || own == own_prediction.end()) continue;
+      picks.push_back({i, row.predicted_cycles, derived_row.predicted_cycles, own->second});
       if (i != m.front()) {
         errors_reference.push_back(row.signed_error);
+        errors_derived.push_back(derived_row.signed_error);
         errors_own.push_back((own->second - row.measured_cycles) / row.measured_cycles);
       }
     }
@@ -295,6 +339,7 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
     };
     const std::size_t measured_best = best_by([&](const Pick& p) { return cases[p.case_index].measured_cycles(); });
     const std::size_t by_reference = best_by([](const Pick& p) { return p.from_reference; });
+    const std::size_t by_derived = best_by([](const Pick& p) { return p.from_derived; });
     const std::size_t by_own = best_by([](const Pick& p) { return p.from_own; });
     const double best = cases[measured_best].measured_cycles();
     CrossShapeEvaluation::Group gr;
@@ -303,22 +348,31 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
     gr.reference_shape = reference.shape;
     gr.measured_best = cases[measured_best].shape;
     gr.picked_reference = cases[by_reference].shape;
+    gr.picked_derived = cases[by_derived].shape;
     gr.picked_own = cases[by_own].shape;
     gr.slowdown_reference = cases[by_reference].measured_cycles() / best - 1;
+    gr.slowdown_derived = cases[by_derived].measured_cycles() / best - 1;
     gr.slowdown_own = cases[by_own].measured_cycles() / best - 1;
     within_reference += gr.slowdown_reference <= 0.05;
+    within_derived += gr.slowdown_derived <= 0.05;
     within_own += gr.slowdown_own <= 0.05;
+    out.groups_with_patterns += has_patterns;
     slow_reference.push_back(gr.slowdown_reference);
+    slow_derived.push_back(gr.slowdown_derived);
     slow_own.push_back(gr.slowdown_own);
     out.per_group.push_back(gr);
   }
   out.groups = out.per_group.size();
   out.from_reference = score_errors("from the reference shape's counters", errors_reference);
+  out.from_reference_derived = score_errors("from the reference, memory counters derived per shape", errors_derived);
   out.from_own_counters = score_errors("from each shape's own counters", errors_own);
   auto mean = [](const std::vector<double>& v) { return v.empty() ? kNaN : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
-  out.best_within_5_percent_reference = out.groups ? static_cast<double>(within_reference) / out.groups : kNaN;
-  out.best_within_5_percent_own = out.groups ? static_cast<double>(within_own) / out.groups : kNaN;
+  auto share = [&](std::size_t n) { return out.groups ? static_cast<double>(n) / out.groups : kNaN; };
+  out.best_within_5_percent_reference = share(within_reference);
+  out.best_within_5_percent_derived = share(within_derived);
+  out.best_within_5_percent_own = share(within_own);
   out.mean_slowdown_reference = mean(slow_reference);
+  out.mean_slowdown_derived = mean(slow_derived);
   out.mean_slowdown_own = mean(slow_own);
   return out;
 }

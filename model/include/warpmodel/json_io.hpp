@@ -51,6 +51,7 @@ nlohmann::json to_json(const ValidationCase& c);
 
 nlohmann::json to_json(const DeviceProfile& d);
 nlohmann::json to_json(const KernelProfile& k);
+nlohmann::json to_json(const AccessPatterns& p);
 nlohmann::json to_json(const Occupancy& o);
 nlohmann::json to_json(const Prediction& p);  // unused terms (NaN) become null
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "warpmodel/access_patterns.hpp"
+
 namespace warpmodel {
 
 struct Dim3 {
@@ -83,6 +85,11 @@ struct KernelProfile {
   // L1 moves one wavefront per clock, and a request whose lanes touch many sectors takes many (hopper
   // H.7). When absent H.7 derives the data-path bytes from the request and sector counts.
   std::optional<double> l1_wavefronts_per_warp;
+
+  // The global loads and stores as the SASS addresses them (profiles/sass address_analysis): lets
+  // sweep and validate derive the memory counters at another launch shape (traffic.hpp). Absent when
+  // the kernel's SASS was not analysed.
+  std::optional<AccessPatterns> access_patterns;
 
   // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
   std::map<std::string, std::string> sources;

@@ -1,7 +1,9 @@
 // Launch-shape sweep: predict a kernel under many block shapes and rank them.
 // The profile's total work is held fixed across shapes (profile_at_launch: its per-warp counts spread
-// over each shape's launched warps; the model's assumption: they were measured at one shape); the
-// grid is re-derived from the domain so padding is counted.
+// over each shape's launched warps); the grid is re-derived from the domain so padding is counted.
+// Where the profile carries its access patterns (the SASS addresses, traffic.hpp), the memory
+// counters that move with the shape (sectors per request, L1 hit rate, L2 bytes, L1 wavefronts)
+// are derived for each shape; otherwise they are the profiled launch's (a stated assumption).
 #pragma once
 
 #include <span>
@@ -10,6 +12,7 @@
 #include "warpmodel/device_profile.hpp"
 #include "warpmodel/kernel_profile.hpp"
 #include "warpmodel/prediction.hpp"
+#include "warpmodel/traffic.hpp"
 
 namespace warpmodel {
 
@@ -17,6 +20,11 @@ struct SweepEntry {
   Dim3 block;
   Dim3 grid;
   Prediction prediction;
+  KernelProfile profile;  // the profile the prediction used
+  // Where its memory counters come from: "measured" (the profiled shape), "derived" (from the
+  // access patterns, with `derived` listing each), "kept" (the profiled launch's, no patterns).
+  std::string counters;
+  std::vector<DerivedCounter> derived;
 };
 
 struct SweepResult {

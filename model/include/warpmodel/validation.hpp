@@ -120,25 +120,44 @@ HeldOutEvaluation cross_device(const DeviceProfile& fit_device, const std::vecto
                                const DeviceProfile& device, const std::vector<ValidationCase>& cases);
 
 // Cross-shape, the "before tuning" use: per kernel and size, the per-warp counts of one reference
-// launch (the first shape the sweep measured) predict every shape of the same code (the same static
-// instruction and basic-block counts: variants that are other kernels are left out), each with its own launch (block,
+// launch (the first shape the sweep measured) predict every shape of the same code (the same kernel
+// symbol where the profiles name it, the same static instruction and basic-block counts: variants
+// that are other kernels are left out), each with its own launch (block,
 // grid, registers, shared memory), as `sweep` does; beside it the same cases predicted from each
 // shape's own measured counters. Constants: each class's leave-one-class-out constants, so no
 // prediction is scored by constants fitted on its own class.
+//
+// A third column, where the reference's profile carries its access patterns (traffic.hpp): the
+// reference's counters with the shape-dependent memory counters derived for each shape
+// (derive_profile_at_launch). Each derived counter is checked against the shape's measured one.
 struct CrossShapeEvaluation {
   std::size_t groups = 0;                  // kernels x sizes with at least two shapes
   ClassScore from_reference;               // the non-reference shapes predicted from the reference counters
+  ClassScore from_reference_derived;       // the same, memory counters derived from the addresses
   ClassScore from_own_counters;            // the same cases from their own counters
   double best_within_5_percent_reference = 0;  // share of groups whose predicted best shape is within 5 %
-  double best_within_5_percent_own = 0;        // of the measured best, from the reference / own counters
+  double best_within_5_percent_derived = 0;    // of the measured best, from the reference / derived /
+  double best_within_5_percent_own = 0;        // own counters
   double mean_slowdown_reference = 0;          // mean measured slowdown of the picked shape
+  double mean_slowdown_derived = 0;
   double mean_slowdown_own = 0;
+  std::size_t groups_with_patterns = 0;  // groups whose reference has access patterns
   struct Group {
-    std::string group, kernel_class, reference_shape, measured_best, picked_reference, picked_own;
-    double slowdown_reference = 0, slowdown_own = 0;
+    std::string group, kernel_class, reference_shape, measured_best, picked_reference, picked_derived, picked_own;
+    double slowdown_reference = 0, slowdown_derived = 0, slowdown_own = 0;
   };
   std::vector<Group> per_group;
-  std::vector<ValidationRow> rows;  // every case of a multi-shape group, predicted from the reference counters
+  std::vector<ValidationRow> rows;          // every case of a multi-shape group, predicted from the reference counters
+  std::vector<ValidationRow> derived_rows;  // the same with derived memory counters (groups with patterns)
+  // One row per non-reference launch and counter: the reference's value (work conserved), the value
+  // derived for this shape, and the shape's measured value.
+  struct CounterCheck {
+    std::size_t case_index = 0;
+    std::string counter;  // "transactions_per_request", "l1_hit_rate", "l2_bytes_per_warp"
+    double kept = 0, derived = 0, measured = 0;
+    bool derived_close = false, kept_close = false;  // within 10 % (5 points for hit rates)
+  };
+  std::vector<CounterCheck> counter_checks;
 };
 CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<ValidationCase>& cases,
                                  const HeldOutEvaluation& leave_one_class_out);

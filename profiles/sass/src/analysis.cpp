@@ -1,5 +1,7 @@
 #include "warpmodel/sass/analysis.hpp"
 
+#include "warpmodel/sass/address_analysis.hpp"
+
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -267,6 +269,7 @@ KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<con
   const std::vector<Instruction> code = strip_padding(listing.instructions);
   s.static_instructions = static_cast<int>(code.size());
   s.padding_instructions = static_cast<int>(listing.instructions.size() - code.size());
+  s.access_patterns = analyse_addresses(listing);
   int load_bytes = 0;
   bool seen_global_load = false;
   for (const auto& ins : code) {

@@ -415,6 +415,12 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     }
   }
 
+  // --- memory addresses (static): the shape-aware traffic model's input ---
+  if (!s.access_patterns.accesses.empty()) {
+    k.access_patterns = s.access_patterns;
+    src["access_patterns"] = s.access_patterns.source;
+  }
+
   // --- parallelism (static) ---
   k.static_instructions = s.static_instructions;
   k.basic_blocks = s.basic_blocks();

@@ -1,5 +1,7 @@
 #include "warpmodel/sass/report.hpp"
 
+#include "warpmodel/json_io.hpp"
+
 
 namespace warpmodel::sass {
 namespace {
@@ -118,7 +120,8 @@ nlohmann::json to_json(const KernelStatics& k) {
                       {"spill_store_bytes", k.spill_store_bytes},
                       {"spill_load_bytes", k.spill_load_bytes},
                       {"opcodes", k.opcode_histogram},
-                      {"blocks", blocks}};
+                      {"blocks", blocks},
+                      {"access_patterns", warpmodel::to_json(k.access_patterns)}};
   if (k.stall_cycles_per_instruction) j["stall_cycles_per_instruction"] = *k.stall_cycles_per_instruction;
   if (k.cfg_edges >= 0) j["cfg_edges"] = k.cfg_edges;
   if (k.leaders_agree_with_cfg) j["leaders_agree_with_cfg"] = *k.leaders_agree_with_cfg;

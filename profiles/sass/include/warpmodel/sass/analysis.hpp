@@ -66,6 +66,7 @@
 #include <string>
 #include <vector>
 
+#include "warpmodel/access_patterns.hpp"
 #include "warpmodel/sass/listing.hpp"
 
 namespace warpmodel::sass {
@@ -123,6 +124,10 @@ struct KernelStatics {
   std::optional<ResourceUsage> resources;  // from cuobjdump -res-usage
   int spill_store_bytes = 0;               // sum of STL widths
   int spill_load_bytes = 0;                // sum of LDL widths
+
+  // The address of every global load, store and atomic (address_analysis.hpp): lets sweep and
+  // validate derive the memory counters at another launch shape.
+  AccessPatterns access_patterns;
 
   int basic_blocks() const { return static_cast<int>(blocks.size()); }
 };

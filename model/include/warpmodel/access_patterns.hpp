@@ -1,0 +1,41 @@
+// The global memory accesses of a kernel as the SASS computes them (profiles/sass address_analysis):
+// the input of the shape-aware traffic model (traffic.hpp). Value types only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpmodel {
+
+// One monomial of an address: coefficient x the product of the symbols (sorted; none: a constant).
+// Symbols: "tid.x|y|z" (threadIdx), "ntid.x|y|z" (blockDim), "ctaid.x|y|z" (blockIdx),
+// "nctaid.x|y|z" (gridDim), "param:0x210" (a 32-bit word of the kernel parameters: pointers, sizes,
+// pitches), "u:..." (a warp-uniform value the analysis does not follow: a loop-carried offset, a
+// loaded constant; evaluated as 0).
+struct AddressTerm {
+  long long coefficient = 0;
+  std::vector<std::string> symbols;
+  bool operator==(const AddressTerm&) const = default;
+};
+using AddressPolynomial = std::vector<AddressTerm>;
+
+enum class AccessKind { load, store, atomic };
+
+struct MemoryAccess {
+  std::uint32_t offset = 0;  // the instruction's SASS offset
+  std::string opcode;        // "LDG.E.64"
+  AccessKind kind = AccessKind::load;
+  int bytes_per_thread = 4;
+  int loop_depth = 0;  // loops (backward branches) around the instruction
+  // The byte address each thread computes; absent for an irregular access (see above).
+  std::optional<AddressPolynomial> address;
+};
+
+struct AccessPatterns {
+  std::vector<MemoryAccess> accesses;  // global loads, stores and atomics in program order
+  std::string source;                  // where they came from ("sass address analysis of ...")
+};
+
+}  // namespace warpmodel

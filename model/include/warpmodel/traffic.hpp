@@ -1,0 +1,90 @@
+// Shape-aware memory traffic: what a kernel's memory counters would be at a launch shape it has not
+// run with (issue 17), from the address each global memory instruction computes.
+//
+// The choice. Counters such as global-load sectors per request and the L1 hit rate move with the
+// block shape because the shape decides which threads share a warp and a block: a warp of a 32x8
+// block walks 32 consecutive x, one of an 8x32 block four rows of 8. Where the address of each
+// load and store is affine in the thread indices (most kernels: a[y * pitch + x], a column walk
+// a[x * n + k], a broadcast a[row * n + k]), the SASS gives it exactly (profiles/sass
+// address_analysis), and a warp's sectors and a block's reuse follow by evaluating the address at
+// the 32 lanes of every warp of one block: no fitting. The measured launch anchors the result:
+// derived = measured at the reference shape, moved by what the addresses say changes between the
+// reference and the target (a ratio for sector counts and bytes, a difference for hit rates). So
+// whatever the address model leaves out (the other blocks' reuse, cache capacity, irregular
+// accesses) stays as measured instead of being guessed.
+//
+// Where it stops applying: addresses that depend on loaded data (gathers, pointer chasing, CSR)
+// or on operations kept out of the affine algebra (a thread index shifted right, masked, divided)
+// are "irregular": their share of the requests keeps the reference's sectors per request. Reuse is
+// counted among the blocks one SM holds at once (occupancy) within one iteration of each loop (the
+// loop counters are evaluated at their first value), as if their warps ran in step; reuse across
+// iterations, and L1 capacity, are in the anchor only.
+// DRAM bytes are the kernel's footprint and stay as measured.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "warpmodel/access_patterns.hpp"
+#include "warpmodel/device_profile.hpp"
+#include "warpmodel/kernel_profile.hpp"
+
+namespace warpmodel {
+
+// "8*tid.x + 8*param:0x22c*tid.y + param:0x210 - 4", or "irregular".
+std::string format_address(const std::optional<AddressPolynomial>& address);
+
+// Value of each symbol for one thread of block 0: the launch's blockDim and gridDim, parameters at 2^40 + 2^32 x (word index): pointers 4 GiB apart
+// and 256-byte aligned, and a pitch read from a parameter far larger than any block (separate rows
+// never share a sector), "u:" symbols 0.
+unsigned long long symbol_value(const std::string& symbol, const Dim3& thread, const LaunchConfig& launch);
+// The polynomial at one thread, in 128-bit arithmetic (parameters are near 2^40 so that products of
+// three stay exact; only differences of addresses matter).
+__extension__ typedef unsigned __int128 WideAddress;
+WideAddress evaluate_address(const AddressPolynomial& address, const Dim3& thread, const LaunchConfig& launch);
+
+// The blocks one SM holds at once: the reuse that L1 sees is among them (blocks are dealt to the
+// SMs round robin, so SM 0 holds blocks 0, sm_count, 2 sm_count, ...).
+struct SmResidency {
+  long long sm_count = 1;
+  long long blocks_per_sm = 1;
+};
+// blocks_per_sm from the occupancy calculator for the launch (at most the grid's share of an SM).
+SmResidency sm_residency(const DeviceProfile& device, const LaunchConfig& launch);
+
+// What the regular accesses give at one launch shape. Weights: an instruction at loop depth d
+// counts loop_trip^d times (the loop_trip that reproduces the measured loads per warp).
+struct ShapeTraffic {
+  double load_sectors_per_request = 0;   // distinct 32-byte sectors per warp-level load, weighted mean
+  double store_sectors_per_request = 0;  // the same for stores and atomics
+  // Share of load sectors that an earlier access of the blocks resident on one SM touched (the
+  // same instruction in an earlier warp or block, or an earlier instruction): L1 hits by reuse.
+  double load_l1_hit_rate = 0;
+  double regular_load_weight = 0, irregular_load_weight = 0;
+  double regular_store_weight = 0, irregular_store_weight = 0;
+};
+ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& launch, double loop_trip = 1,
+                           SmResidency residency = {});
+
+// The per-level trip count T with sum over loads of T^depth = the measured global loads per warp
+// (1 when no load sits in a loop or the measurement is smaller than the static count).
+double loop_trip_factor(const AccessPatterns& patterns, double global_load_inst_per_warp);
+
+// One derived counter, for the sweep's and validate's rows.
+struct DerivedCounter {
+  std::string name;  // "transactions_per_request", "l1_miss_ratio", ...
+  double reference = 0, derived = 0;
+  std::string how;
+};
+
+// The profile of `reference` launched as `target`: work conserved as profile_at_launch does, and
+// the shape-dependent memory counters (sectors per request, L1 miss ratio, L2 read and write bytes,
+// L1 wavefronts) derived from the access patterns, anchored at the reference's measurement.
+// Without patterns (or with only irregular ones) it is profile_at_launch. `derivation`, when given,
+// receives one entry per derived counter.
+KernelProfile derive_profile_at_launch(const DeviceProfile& device, const KernelProfile& reference,
+                                       const AccessPatterns& patterns, const LaunchConfig& target,
+                                       std::vector<DerivedCounter>* derivation = nullptr);
+
+}  // namespace warpmodel

@@ -1,0 +1,446 @@
+#include "warpmodel/sass/address_analysis.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "warpmodel/sass/analysis.hpp"
+
+namespace warpmodel::sass {
+namespace {
+
+// A polynomial: monomial (sorted symbols) -> coefficient, no zero coefficients.
+using Polynomial = std::map<std::vector<std::string>, long long>;
+constexpr std::size_t kMaxDegree = 4;  // a product of more symbols is not index arithmetic
+
+struct Value {
+  enum class Kind { undefined, polynomial, varying, high };
+  Kind kind = Kind::undefined;
+  Polynomial poly;
+  bool operator==(const Value&) const = default;
+
+  static Value of(Polynomial p) { return {Kind::polynomial, std::move(p)}; }
+  static Value varying() { return {Kind::varying, {}}; }
+  static Value high() { return {Kind::high, {}}; }
+  static Value constant(long long c) { return of(c ? Polynomial{{{}, c}} : Polynomial{}); }
+  static Value symbol(const std::string& s) { return of(Polynomial{{{s}, 1}}); }
+  bool is_poly() const { return kind == Kind::polynomial; }
+};
+
+using State = std::map<std::string, Value>;
+
+Polynomial add(Polynomial a, const Polynomial& b, long long sign = 1) {
+  for (const auto& [m, c] : b)
+    if ((a[m] += sign * c) == 0) a.erase(m);
+  return a;
+}
+
+std::optional<Polynomial> multiply(const Polynomial& a, const Polynomial& b) {
+  Polynomial out;
+  for (const auto& [ma, ca] : a)
+    for (const auto& [mb, cb] : b) {
+      std::vector<std::string> m = ma;
+      m.insert(m.end(), mb.begin(), mb.end());
+      if (m.size() > kMaxDegree) return std::nullopt;
+      std::sort(m.begin(), m.end());
+      if ((out[m] += ca * cb) == 0) out.erase(m);
+    }
+  return out;
+}
+
+bool thread_dependent(const Polynomial& p) {
+  for (const auto& [m, c] : p)
+    for (const std::string& s : m)
+      if (s.rfind("tid.", 0) == 0) return true;
+  return false;
+}
+
+bool thread_dependent(const Value& v) { return v.kind != Value::Kind::polynomial || thread_dependent(v.poly); }
+
+bool mentions(const Polynomial& p, const std::string& symbol) {
+  for (const auto& [m, c] : p)
+    if (std::find(m.begin(), m.end(), symbol) != m.end()) return true;
+  return false;
+}
+
+// The merge of two values at a join point `key` (see the header).
+Value join(const Value& a, const Value& b, const std::string& key) {
+  if (a.kind == Value::Kind::undefined) return b;
+  if (b.kind == Value::Kind::undefined || a == b) return a;
+  if (a.kind == Value::Kind::high && b.kind == Value::Kind::high) return a;
+  if (!a.is_poly() || !b.is_poly()) return Value::varying();
+  if (thread_dependent(add(a.poly, b.poly, -1))) return Value::varying();
+  const std::string fresh = "u:" + key;
+  if (mentions(a.poly, fresh)) return a;
+  return Value::of(add(a.poly, {{{fresh}, 1}}));
+}
+
+std::string hex(unsigned long long v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", v);
+  return buf;
+}
+
+// c[0x0][OFFSET]: the launch constants and the kernel parameters (sm_70+: parameters from 0x160 on
+// sm_7x/8x, 0x210 on sm_90); anything else in bank 0 (the stack pointer at 0x28, ...) is uniform.
+Value constant_bank_value(unsigned long long offset, std::uint32_t at) {
+  static const char* kLaunch[] = {"ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z"};
+  if (offset < 0x18 && offset % 4 == 0) return Value::symbol(kLaunch[offset / 4]);
+  if (offset >= 0x160) return Value::symbol("param:" + hex(offset));
+  return Value::symbol(std::string("u:c") + hex(offset) + "@" + hex(at));
+}
+
+// The offset of "c[0x0][0x210]" or "c[0x0][RZ]" / "c[0x0][RZ+0x4]" (ptxas writes blockDim.x so);
+// nullopt for another bank or a register index.
+std::optional<unsigned long long> bank0_offset(const std::string& op) {
+  if (op.rfind("c[0x0][", 0) != 0 || op.back() != ']') return std::nullopt;
+  std::string inner = op.substr(7, op.size() - 8);
+  if (inner == "RZ") return 0;
+  if (inner.rfind("RZ+", 0) == 0) inner = inner.substr(3);
+  if (inner.rfind("0x", 0) != 0 || inner.find_first_of("R+") != std::string::npos) return std::nullopt;
+  return std::stoull(inner, nullptr, 16);
+}
+
+bool is_register_name(const std::string& s) {
+  if (s == "RZ" || s == "URZ") return true;
+  std::size_t i = s[0] == 'U' ? 1 : 0;
+  if (i >= s.size() || s[i] != 'R' || i + 1 >= s.size()) return false;
+  return std::all_of(s.begin() + static_cast<long>(i) + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string next_register(const std::string& r) {
+  const std::size_t digits = r.find_first_of("0123456789");
+  if (digits == std::string::npos) return r;  // RZ/URZ
+  return r.substr(0, digits) + std::to_string(std::stoi(r.substr(digits)) + 1);
+}
+
+bool is_predicate(const std::string& s) {
+  std::string t = s;
+  if (!t.empty() && t[0] == '!') t = t.substr(1);
+  if (!t.empty() && t[0] == 'U') t = t.substr(1);
+  return t == "PT" || (t.size() >= 2 && t[0] == 'P' && std::isdigit(static_cast<unsigned char>(t[1])));
+}
+
+// The value of one source operand, or nullopt when it is not integer index arithmetic.
+std::optional<Value> operand_value(std::string op, const State& state, std::uint32_t at) {
+  long long sign = 1;
+  if (!op.empty() && op[0] == '-') {
+    sign = -1;
+    op = op.substr(1);
+  }
+  if (op.empty() || op[0] == '|' || op[0] == '~' || op[0] == '!') return std::nullopt;
+  if (auto dot = op.find(".reuse"); dot != std::string::npos) op.erase(dot, 6);
+  if (op.size() > 3 && op.ends_with(".64")) op.resize(op.size() - 3);
+  if (op.rfind("c[", 0) == 0) {
+    const auto offset = bank0_offset(op);
+    if (!offset) return std::nullopt;
+    Value v = constant_bank_value(*offset, at);
+    return sign < 0 ? Value::of(add({}, v.poly, -1)) : v;
+  }
+  if (op == "RZ" || op == "URZ") return Value::constant(0);
+  if (is_register_name(op)) {
+    const auto it = state.find(op);
+    if (it == state.end() || it->second.kind == Value::Kind::undefined) return Value::varying();
+    if (sign < 0 && it->second.is_poly()) return Value::of(add({}, it->second.poly, -1));
+    if (sign < 0) return Value::varying();
+    return it->second;
+  }
+  // Integer immediates: 0x10, 16 (floating-point literals are not index arithmetic).
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(op, &used, 0);
+    if (used == op.size()) return Value::constant(sign * v);
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+// Operands after the destination and any predicate outputs ("IADD3 R2, P0, R2, R4, RZ").
+std::vector<std::string> sources_of(const Instruction& ins) {
+  std::vector<std::string> out;
+  std::size_t i = 1;
+  while (i < ins.operands.size() && is_predicate(ins.operands[i])) ++i;
+  for (; i < ins.operands.size(); ++i) out.push_back(ins.operands[i]);
+  return out;
+}
+
+class Interpreter {
+ public:
+  // Applies one instruction to `state`.
+  void step(const Instruction& ins, State& state) {
+    const std::string b = ins.base();
+    std::vector<std::pair<std::string, Value>> results = evaluate(ins, b, state);
+    const bool predicated = !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT";
+    for (auto& [reg, v] : results) {
+      if (reg == "RZ" || reg == "URZ") continue;
+      if (predicated) v = join(state[reg], v, std::string("p") + hex(ins.offset) + ":" + reg);
+      state[reg] = v;
+    }
+  }
+
+ private:
+  // The value every register `ins` writes gets when its semantics are not modelled: a fresh
+  // uniform symbol when every register it reads is uniform, else "varying".
+  static std::vector<std::pair<std::string, Value>> generic(const Instruction& ins, const State& state) {
+    const RegisterUse use = register_use(ins);
+    bool uniform = true;
+    for (const std::string& r : use.reads) {
+      if (r[0] == 'P' || (r[0] == 'U' && r.size() > 1 && r[1] == 'P')) continue;
+      const auto it = state.find(r);
+      if (it == state.end() || thread_dependent(it->second)) uniform = false;
+    }
+    const std::string b = ins.base();
+    if (b == "SHFL" || b == "S2R" || b == "CS2R") uniform = false;  // other lanes' data, lane/clock registers
+    std::vector<std::pair<std::string, Value>> out;
+    for (const std::string& r : use.writes) {
+      if (r[0] == 'P' || (r[0] == 'U' && r.size() > 1 && r[1] == 'P')) continue;
+      out.emplace_back(r, uniform ? Value::symbol(std::string("u:") + hex(ins.offset) + ":" + r) : Value::varying());
+    }
+    return out;
+  }
+
+  std::vector<std::pair<std::string, Value>> evaluate(const Instruction& ins, const std::string& b, const State& state) {
+    if (ins.operands.empty()) return {};
+    const std::string dest = ins.operands[0];
+    const std::vector<std::string> src = sources_of(ins);
+    auto value = [&](std::size_t i) -> std::optional<Value> {
+      if (i >= src.size()) return std::nullopt;
+      return operand_value(src[i], state, ins.offset);
+    };
+    auto pair = [&](Value low) { return std::vector<std::pair<std::string, Value>>{{dest, std::move(low)}, {next_register(dest), Value::high()}}; };
+    auto single = [&](Value v) { return std::vector<std::pair<std::string, Value>>{{dest, std::move(v)}}; };
+    if (!is_register_name(dest)) return generic(ins, state);
+
+    // High halves of 64-bit arithmetic.
+    if (ins.has_modifier("X") || ((b == "SHF" || b == "USHF") && ins.has_modifier("HI")))
+      return single(Value::high());
+
+    if (b == "S2R" || b == "S2UR") {
+      static const std::map<std::string, std::string> kSpecial = {
+          {"SR_TID.X", "tid.x"},     {"SR_TID.Y", "tid.y"},     {"SR_TID.Z", "tid.z"},
+          {"SR_CTAID.X", "ctaid.x"}, {"SR_CTAID.Y", "ctaid.y"}, {"SR_CTAID.Z", "ctaid.z"}};
+      const auto it = kSpecial.find(ins.operands.size() > 1 ? ins.operands[1] : "");
+      if (it != kSpecial.end()) return single(Value::symbol(it->second));
+      return single(Value::varying());  // lane id, clocks, ...
+    }
+    if (b == "CS2R" && ins.operands.size() > 1 && ins.operands[1] == "SRZ")
+      return ins.has_modifier("32") ? single(Value::constant(0)) : std::vector<std::pair<std::string, Value>>{{dest, Value::constant(0)}, {next_register(dest), Value::constant(0)}};
+    if (b == "LDC" || b == "ULDC") {
+      if (const auto offset = bank0_offset(ins.operands.size() > 1 ? ins.operands[1] : "")) {
+        if (ins.has_modifier("64"))
+          return {{dest, constant_bank_value(*offset, ins.offset)}, {next_register(dest), constant_bank_value(*offset + 4, ins.offset)}};
+        return single(constant_bank_value(*offset, ins.offset));
+      }
+      return generic(ins, state);
+    }
+    if (b == "MOV" || b == "UMOV" || b == "R2UR") {
+      if (auto v = value(0)) return ins.has_modifier("64") ? pair(*v) : single(*v);
+      return generic(ins, state);
+    }
+    if (b == "IMAD" || b == "UIMAD") {
+      if (ins.has_modifier("HI")) return generic(ins, state);
+      const auto a = value(0), m = value(1), c = value(2);
+      if (!a || !m || !c) return generic(ins, state);
+      Value v = Value::varying();
+      if (a->is_poly() && m->is_poly() && c->is_poly())
+        if (auto product = multiply(a->poly, m->poly)) v = Value::of(add(*product, c->poly));
+      if (v.kind == Value::Kind::varying && !thread_dependent(*a) && !thread_dependent(*m) && !thread_dependent(*c))
+        v = Value::symbol(std::string("u:") + hex(ins.offset) + ":" + dest);
+      return ins.has_modifier("WIDE") ? pair(v) : single(v);
+    }
+    if (b == "IADD3" || b == "UIADD3" || b == "VIADD" || b == "IADD32I" || b == "IADD" || b == "UIADD") {
+      Polynomial sum;
+      for (std::size_t i = 0; i < src.size(); ++i) {
+        if (is_predicate(src[i])) continue;
+        const auto v = value(i);
+        if (!v) return generic(ins, state);
+        if (!v->is_poly()) return single(Value::varying());
+        sum = add(sum, v->poly);
+      }
+      return single(Value::of(sum));
+    }
+    if (b == "LEA" || b == "ULEA" || b == "ISCADD" || b == "UISCADD") {
+      if (ins.has_modifier("HI")) return generic(ins, state);
+      const auto a = value(0), c = value(1), s = value(2);
+      if (!a || !c || !s || !s->is_poly() || s->poly.size() > 1 || (s->poly.size() == 1 && !s->poly.begin()->first.empty()))
+        return generic(ins, state);
+      const long long shift = s->poly.empty() ? 0 : s->poly.begin()->second;
+      if (!a->is_poly() || !c->is_poly() || shift < 0 || shift > 40) return single(Value::varying());
+      return single(Value::of(add(*multiply(a->poly, {{{}, 1LL << shift}}), c->poly)));
+    }
+    if ((b == "SHF" || b == "USHF") && ins.has_modifier("L") && !ins.has_modifier("W")) {
+      const auto a = value(0), s = value(1);
+      if (a && s && a->is_poly() && s->is_poly() && s->poly.size() <= 1 &&
+          (s->poly.empty() || s->poly.begin()->first.empty())) {
+        const long long shift = s->poly.empty() ? 0 : s->poly.begin()->second;
+        if (shift >= 0 && shift <= 40) return single(Value::of(*multiply(a->poly, {{{}, 1LL << shift}})));
+      }
+      return generic(ins, state);
+    }
+    if (b == "SHL" || b == "USHL") {
+      const auto a = value(0), s = value(1);
+      if (a && s && a->is_poly() && s->is_poly() && s->poly.size() == 1 && s->poly.begin()->first.empty()) {
+        const long long shift = s->poly.begin()->second;
+        if (shift >= 0 && shift <= 40) return single(Value::of(*multiply(a->poly, {{{}, 1LL << shift}})));
+      }
+      return generic(ins, state);
+    }
+    if (b == "SEL" || b == "USEL") {
+      const auto a = value(0), c = value(1);
+      if (a && c) return single(join(*a, *c, std::string("s") + hex(ins.offset) + ":" + dest));
+      return generic(ins, state);
+    }
+    return generic(ins, state);
+  }
+};
+
+bool is_global_access(const std::string& b) {
+  return b == "LDG" || b == "STG" || b == "LD" || b == "ST" || b == "ATOMG" || b == "ATOM" || b == "RED" ||
+         b == "REDG" || b == "LDGSTS";
+}
+
+AccessKind kind_of(const std::string& b) {
+  if (b == "LDG" || b == "LD" || b == "LDGSTS") return AccessKind::load;
+  if (b == "STG" || b == "ST") return AccessKind::store;
+  return AccessKind::atomic;
+}
+
+// The address of a memory instruction: its last bracketed operand, "desc[UR6][R4.64+0x8]" ->
+// R4 + 8, "[R2.64+UR4+-0x4]" -> R2 + UR4 - 4.
+std::optional<AddressPolynomial> address_of(const Instruction& ins, const State& state) {
+  const std::string* operand = nullptr;
+  for (const std::string& op : ins.operands)
+    if (op.find('[') != std::string::npos) operand = &op;
+  if (!operand) return std::nullopt;
+  const std::size_t open = operand->rfind('['), close = operand->rfind(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  const std::string inner = operand->substr(open + 1, close - open - 1);
+  Polynomial sum;
+  std::size_t start = 0;
+  while (start <= inner.size()) {
+    const std::size_t plus = inner.find('+', start);
+    std::string token = inner.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+    if (token.ends_with(".U32")) token.resize(token.size() - 4);  // a 32-bit register offset
+    const auto v = operand_value(token, state, ins.offset);
+    if (!v || !v->is_poly() || v->kind == Value::Kind::high) return std::nullopt;
+    sum = add(sum, v->poly);
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+  AddressPolynomial out;
+  for (const auto& [m, c] : sum) out.push_back({c, m});
+  return out;
+}
+
+}  // namespace
+
+AccessPatterns analyse_addresses(const KernelListing& listing) {
+  AccessPatterns out;
+  const std::vector<Instruction> code = strip_padding(listing.instructions);
+  if (code.empty()) return out;
+  const std::vector<std::uint32_t> leaders = leader_offsets(code);
+  // Basic blocks as index ranges of `code`.
+  std::map<std::uint32_t, std::size_t> block_of_offset;
+  std::vector<std::pair<std::size_t, std::size_t>> blocks;
+  {
+    std::set<std::uint32_t> leader_set(leaders.begin(), leaders.end());
+    for (std::size_t i = 0; i < code.size(); ++i) {
+      if (i == 0 || leader_set.count(code[i].offset)) {
+        if (!blocks.empty()) blocks.back().second = i;
+        blocks.emplace_back(i, code.size());
+        block_of_offset[code[i].offset] = blocks.size() - 1;
+      }
+    }
+  }
+  // Successors of each block.
+  std::vector<std::vector<std::size_t>> successors(blocks.size());
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const Instruction& last = code[blocks[k].second - 1];
+    const std::string b = last.base();
+    const bool predicated = !last.guard.empty() && last.guard != "@PT";
+    const bool has_next = k + 1 < blocks.size();
+    if (b == "BRA" && last.target && block_of_offset.count(*last.target)) {
+      successors[k].push_back(block_of_offset[*last.target]);
+      if (predicated && has_next) successors[k].push_back(k + 1);
+    } else if (b == "EXIT" || b == "RET" || b == "KILL") {
+      if (predicated && has_next) successors[k].push_back(k + 1);
+    } else if (has_next) {
+      successors[k].push_back(k + 1);
+    }
+  }
+  // Loops: a backward branch closes one around [target, branch].
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> loops;
+  for (const Instruction& ins : code)
+    if (ins.base() == "BRA" && ins.target && *ins.target <= ins.offset) loops.emplace_back(*ins.target, ins.offset);
+
+  // Fixpoint over the blocks, lowest offset first.
+  std::vector<State> in(blocks.size());
+  std::vector<bool> reached(blocks.size(), false);
+  reached[0] = true;
+  std::set<std::size_t> work = {0};
+  std::size_t steps = 0;
+  const std::size_t max_steps = 64 * blocks.size() + 64;
+  while (!work.empty() && steps++ < max_steps) {
+    const std::size_t k = *work.begin();
+    work.erase(work.begin());
+    State state = in[k];
+    Interpreter interpreter;
+    for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) interpreter.step(code[i], state);
+    for (const std::size_t s : successors[k]) {
+      State merged = in[s];
+      bool changed = !reached[s];
+      reached[s] = true;
+      std::string site = hex(code[blocks[s].first].offset);
+      site.insert(site.begin(), 'j');
+      site.push_back(':');
+      for (const auto& [reg, v] : state) {
+        std::string key = site;
+        key += reg;
+        const Value j = join(merged[reg], v, key);
+        if (!(j == merged[reg])) {
+          merged[reg] = j;
+          changed = true;
+        }
+      }
+      if (changed) {
+        in[s] = std::move(merged);
+        work.insert(s);
+      }
+    }
+  }
+  const bool converged = work.empty();
+
+  // The accesses, with the registers as the fixpoint leaves them.
+  int regular = 0;
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    State state = in[k];
+    Interpreter interpreter;
+    for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) {
+      const Instruction& ins = code[i];
+      const std::string b = ins.base();
+      if (is_global_access(b)) {
+        MemoryAccess a;
+        a.offset = ins.offset;
+        a.opcode = ins.opcode;
+        a.kind = kind_of(b);
+        a.bytes_per_thread = access_bytes(ins);
+        for (const auto& [first, last] : loops) a.loop_depth += ins.offset >= first && ins.offset <= last;
+        if (reached[k] && converged) a.address = address_of(ins, state);
+        regular += a.address.has_value();
+        out.accesses.push_back(std::move(a));
+      }
+      interpreter.step(ins, state);
+    }
+  }
+  out.source = "sass address analysis of " + listing.name + ": " + std::to_string(out.accesses.size()) +
+               " global accesses, " + std::to_string(regular) + " affine in the thread indices" +
+               (converged ? "" : " (the analysis did not converge: every access counted irregular)");
+  return out;
+}
+
+}  // namespace warpmodel::sass

@@ -1,0 +1,229 @@
+// The shape-aware traffic model (model/traffic.hpp) on access patterns whose sector counts and
+// reuse are worked out by hand in each test.
+#include <gtest/gtest.h>
+
+#include "warpmodel/json_io.hpp"
+#include "warpmodel/sweep.hpp"
+#include "warpmodel/thesis.hpp"
+#include "warpmodel/traffic.hpp"
+
+namespace warpmodel {
+namespace {
+
+// A float array at parameter 0x210 with a row pitch of param:0x220 elements (a large value, so
+// rows never share a sector): a[(y + dy) * pitch + x + dx] with x, y the global thread indices.
+AddressPolynomial element(long long bytes, long long x_stride, long long y_stride_rows, long long dx = 0,
+                          long long dy = 0) {
+  AddressPolynomial a = {{1, {"param:0x210"}}};
+  if (x_stride) {
+    a.push_back({bytes * x_stride, {"tid.x"}});
+    a.push_back({bytes * x_stride, {"ctaid.x", "ntid.x"}});
+  }
+  if (y_stride_rows) {
+    a.push_back({bytes * y_stride_rows, {"param:0x220", "tid.y"}});
+    a.push_back({bytes * y_stride_rows, {"ctaid.y", "ntid.y", "param:0x220"}});
+  }
+  if (dx) a.push_back({bytes * dx, {}});
+  if (dy) a.push_back({bytes * dy, {"param:0x220"}});
+  return a;
+}
+
+MemoryAccess load(AddressPolynomial address, int bytes = 4, int depth = 0) {
+  MemoryAccess m;
+  m.kind = AccessKind::load;
+  m.opcode = "LDG.E";
+  m.bytes_per_thread = bytes;
+  m.loop_depth = depth;
+  m.address = std::move(address);
+  return m;
+}
+
+LaunchConfig launch(long long bx, long long by, long long gx = 64, long long gy = 64) {
+  LaunchConfig l;
+  l.block = {bx, by, 1};
+  l.grid = {gx, gy, 1};
+  return l;
+}
+
+double sectors(const MemoryAccess& m, const LaunchConfig& l) {
+  return shape_traffic(AccessPatterns{{m}, "test"}, l).load_sectors_per_request;
+}
+
+TEST(Traffic, CoalescedRowWalkIsFourSectorsForFloatsAtEveryWarpShape) {
+  // 32 consecutive floats: 128 bytes, 4 sectors. 8x32: 4 rows of 8 floats (32 bytes each).
+  // 16x16: 2 rows of 16 floats (2 sectors each).
+  const MemoryAccess m = load(element(4, 1, 1));
+  EXPECT_DOUBLE_EQ(sectors(m, launch(32, 8)), 4);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(8, 32)), 4);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(16, 16)), 4);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(256, 1)), 4);
+  // Doubles: 32 x 8 bytes = 8 sectors; 8x32: 4 rows of 64 bytes.
+  const MemoryAccess d = load(element(8, 1, 1), 8);
+  EXPECT_DOUBLE_EQ(sectors(d, launch(32, 8)), 8);
+  EXPECT_DOUBLE_EQ(sectors(d, launch(8, 32)), 8);
+  // 4x8 floats: 8 rows of 16 bytes, each in its own sector.
+  EXPECT_DOUBLE_EQ(sectors(m, launch(4, 8)), 8);
+}
+
+TEST(Traffic, ColumnWalkIsOneSectorPerDistinctThreadX) {
+  // a[x * pitch + k]: every lane of a 32-wide warp in its own row (32 sectors); an 8x32 warp has 8
+  // distinct x (the 4 y share them): 8 sectors, the 2.1x the issue measured for the rank-k update.
+  AddressPolynomial column = {{1, {"param:0x210"}}, {4, {"param:0x220", "tid.x"}}, {4, {"ctaid.x", "ntid.x", "param:0x220"}}};
+  const MemoryAccess m = load(column);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(32, 8)), 32);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(8, 32)), 8);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(256, 1)), 32);
+}
+
+TEST(Traffic, BroadcastIsOneSectorPerDistinctRow) {
+  // a[y * pitch + k]: the same element for every x: 1 sector at 32x8, 4 at 8x32 (4 rows a warp).
+  const MemoryAccess m = load(element(4, 0, 1));
+  EXPECT_DOUBLE_EQ(sectors(m, launch(32, 8)), 1);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(8, 32)), 4);
+  EXPECT_DOUBLE_EQ(sectors(m, launch(1024, 1)), 1);
+}
+
+TEST(Traffic, StridedWalkCountsTheSpan) {
+  // Every second float: 32 lanes span 256 bytes, 8 sectors; every 8th float: one sector a lane.
+  EXPECT_DOUBLE_EQ(sectors(load(element(4, 2, 1)), launch(32, 1, 64, 1)), 8);
+  EXPECT_DOUBLE_EQ(sectors(load(element(4, 8, 1)), launch(32, 1, 64, 1)), 32);
+  // A misaligned walk (a[x - 1]) straddles one more sector.
+  EXPECT_DOUBLE_EQ(sectors(load(element(4, 1, 1, -1)), launch(32, 8)), 5);
+}
+
+AccessPatterns five_point_stencil() {
+  // Centre, left, right, up, down, in that program order.
+  return {{load(element(4, 1, 1)), load(element(4, 1, 1, -1)), load(element(4, 1, 1, 1)), load(element(4, 1, 1, 0, -1)),
+           load(element(4, 1, 1, 0, 1))},
+          "five-point stencil"};
+}
+
+TEST(Traffic, TwoDimensionalTileWithHaloReusesRowsInsideTheBlock) {
+  // One block (block 0: x 0..31, y 0..7 at 32x8), warps = rows.
+  //   centre: 8 warps x 4 sectors, no hit (32 sectors)
+  //   left:   5 sectors a warp (bytes -4..123), its 4 own-row sectors hit: 32 hits of 40
+  //   right:  5 sectors a warp (bytes 4..131): 32 hits of 40
+  //   up:     rows -1..6: rows 0..6 hit: 28 of 32;  down: rows 1..8: 28 of 32
+  // hit rate 120 / 176; sectors per request (4 + 5 + 5 + 4 + 4) / 5 = 4.4.
+  const ShapeTraffic tile = shape_traffic(five_point_stencil(), launch(32, 8));
+  EXPECT_NEAR(tile.load_l1_hit_rate, 120.0 / 176.0, 1e-12);
+  EXPECT_NEAR(tile.load_sectors_per_request, 4.4, 1e-12);
+  // 256x1: one row of 8 warps. centre 32 sectors, no hit; left: warp 0 hits 4 of 5, the others all
+  // 5 (the previous warp's last sector): 39 of 40; right: 39 of 40 (warp 7's sector 32 is new);
+  // up and down: other rows, no hit. 78 / 176.
+  const ShapeTraffic row = shape_traffic(five_point_stencil(), launch(256, 1));
+  EXPECT_NEAR(row.load_l1_hit_rate, 78.0 / 176.0, 1e-12);
+}
+
+TEST(Traffic, BlocksResidentOnOneSmShareTheirSectors) {
+  // The broadcast load at 256x1 on a 2x64 grid: the blocks SM 0 holds (0, 2, 4 with 2 SMs) all
+  // have ctaid.x = 0 and rows 0, 1, 2 (ctaid.y): distinct rows, no reuse among blocks; the column
+  // walk's blocks (x 0..255 for every block) share every sector.
+  const MemoryAccess column = load({{1, {"param:0x210"}}, {4, {"tid.x"}}});
+  const AccessPatterns p{{column}, "x only"};
+  const LaunchConfig l = launch(256, 1, 2, 64);
+  EXPECT_DOUBLE_EQ(shape_traffic(p, l, 1, {2, 1}).load_l1_hit_rate, 0);
+  // Three blocks: the second and third hit all 32 sectors the first touched: 64 of 96.
+  EXPECT_NEAR(shape_traffic(p, l, 1, {2, 3}).load_l1_hit_rate, 64.0 / 96.0, 1e-12);
+}
+
+TEST(Traffic, LoopTripFactorReproducesTheMeasuredLoads) {
+  AccessPatterns p{{load(element(4, 1, 1)), load(element(4, 1, 1), 4, 1), load(element(4, 0, 1), 4, 1)}, "loop"};
+  // 1 + 2 T = 21 -> T = 10.
+  EXPECT_NEAR(loop_trip_factor(p, 21), 10, 1e-9);
+  EXPECT_DOUBLE_EQ(loop_trip_factor(p, 2), 1);  // fewer than the static count: no loop weighting
+}
+
+KernelProfile measured_profile(const LaunchConfig& l) {
+  KernelProfile k;
+  k.name = "column walk";
+  k.launch = l;
+  k.inst_per_warp = 100;
+  k.mem_inst_per_warp = 2;
+  k.global_load_inst_per_warp = 2;
+  k.transactions_per_request = 30;  // measured at the reference
+  k.l1_miss_ratio = 0.6;
+  k.l2_miss_ratio = 0.5;
+  k.l2_bytes_per_warp = 1000;
+  k.l2_write_bytes_per_warp = 100;
+  k.ilp = 2;
+  return k;
+}
+
+TEST(Traffic, DerivedCountersAreAnchoredAtTheMeasurement) {
+  const DeviceProfile d = thesis_k40_device();
+  AddressPolynomial column = {{1, {"param:0x210"}}, {4, {"param:0x220", "tid.x"}}, {4, {"ctaid.x", "ntid.x", "param:0x220"}}};
+  MemoryAccess irregular;
+  irregular.kind = AccessKind::load;
+  irregular.opcode = "LDG.E";
+  const AccessPatterns p{{load(column), irregular}, "column walk and a gather"};
+  const KernelProfile k = measured_profile(launch(32, 8, 64, 64));
+  // At its own shape the reference gets its measurement back.
+  const KernelProfile same = derive_profile_at_launch(d, k, p, k.launch);
+  EXPECT_NEAR(same.transactions_per_request, 30, 1e-9);
+  EXPECT_NEAR(same.l1_miss_ratio, 0.6, 1e-9);
+  EXPECT_NEAR(*same.l2_bytes_per_warp, 1000, 1e-6);
+  // At 8x32 the column walk drops from 32 to 8 sectors; the gather keeps what the measurement leaves
+  // for it: 30 x 2 = 32 + x -> x = 28; at 8x32 (8 + 28) / 2 = 18.
+  std::vector<DerivedCounter> how;
+  const KernelProfile narrow = derive_profile_at_launch(d, k, p, launch(8, 32, 256, 16), &how);
+  EXPECT_NEAR(narrow.transactions_per_request, 18, 1e-9);
+  EXPECT_FALSE(how.empty());
+  EXPECT_EQ(narrow.sources.count("memory.transactions_per_request"), 1u);
+  // Without patterns it is profile_at_launch.
+  const KernelProfile kept = derive_profile_at_launch(d, k, AccessPatterns{}, launch(8, 32, 256, 16));
+  EXPECT_DOUBLE_EQ(kept.transactions_per_request, 30);
+}
+
+TEST(Traffic, SweepListsWhereEachShapesCountersCameFrom) {
+  const DeviceProfile d = thesis_k40_device();
+  KernelProfile k = measured_profile(launch(32, 8, 64, 64));
+  k.launch.domain = Dim3{2048, 512, 1};
+  AddressPolynomial column = {{1, {"param:0x210"}}, {4, {"param:0x220", "tid.x"}}, {4, {"ctaid.x", "ntid.x", "param:0x220"}}};
+  k.access_patterns = AccessPatterns{{load(column)}, "column walk"};
+  const std::vector<Dim3> shapes = {{32, 8, 1}, {8, 32, 1}};
+  const SweepResult r = sweep_launch_shapes(d, k, ModelVariant::Thesis2016, shapes);
+  ASSERT_EQ(r.ranked.size(), 2u);
+  for (const SweepEntry& e : r.ranked) {
+    if (e.block == Dim3{32, 8, 1}) {
+      EXPECT_EQ(e.counters, "measured");
+      EXPECT_DOUBLE_EQ(e.profile.transactions_per_request, 30);
+    } else {
+      EXPECT_EQ(e.counters, "derived");
+      EXPECT_NEAR(e.profile.transactions_per_request, 30.0 * 8 / 32, 1e-9);
+    }
+  }
+}
+
+TEST(Traffic, AccessPatternsRoundTripThroughKernelJson) {
+  KernelProfile k = measured_profile(launch(32, 8));
+  MemoryAccess irregular;
+  irregular.opcode = "STG.E";
+  irregular.kind = AccessKind::store;
+  irregular.loop_depth = 2;
+  k.access_patterns = AccessPatterns{{load(element(4, 1, 1, -1)), irregular}, "round trip"};
+  const KernelProfile back = kernel_from_json(to_json(k), "round trip");
+  ASSERT_TRUE(back.access_patterns);
+  ASSERT_EQ(back.access_patterns->accesses.size(), 2u);
+  EXPECT_EQ(back.access_patterns->accesses[0].address, k.access_patterns->accesses[0].address);
+  EXPECT_FALSE(back.access_patterns->accesses[1].address);
+  EXPECT_EQ(back.access_patterns->accesses[1].kind, AccessKind::store);
+  EXPECT_EQ(back.access_patterns->accesses[1].loop_depth, 2);
+  // A wrong kind is refused with the field named.
+  nlohmann::json j = to_json(k);
+  j["access_patterns"]["accesses"][0]["kind"] = "prefetch";
+  try {
+    (void)kernel_from_json(j, "bad.json");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("access_patterns.accesses[0].kind"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Traffic, FormatsAddressesForPeople) {
+  EXPECT_EQ(format_address(std::nullopt), "irregular");
+  EXPECT_EQ(format_address(AddressPolynomial{{4, {"tid.x"}}, {-4, {}}, {1, {"param:0x210"}}}), "4*tid.x - 4 + param:0x210");
+}
+
+}  // namespace
+}  // namespace warpmodel
