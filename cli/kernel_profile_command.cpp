@@ -16,6 +16,7 @@
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/text.hpp"
 
 namespace warpmodel::cli {
@@ -98,6 +99,23 @@ std::string addresses_text(const std::vector<sass::KernelStatics>& kernels) {
   return out.str();
 }
 
+// --addresses --format json: the warpmodel.access-patterns/1 document `validate --from DIR` reads
+// from DIR/access-patterns.json (each kernel's patterns with its static instruction count, which
+// must match the measured case's for the patterns to be used).
+nlohmann::json access_patterns_document(const sass::BinaryAnalysis& a) {
+  nlohmann::json kernels = nlohmann::json::object();
+  for (const auto& k : a.kernels)
+    kernels[k.name] = {{"static_instructions", k.static_instructions}, {"access_patterns", to_json(k.access_patterns)}};
+  return {{"schema", "warpmodel.access-patterns/1"},
+          {"binary", std::filesystem::path(a.binary).filename().string()},
+          {"provenance",
+           {{"command", support::this_process_command_line()},
+            {"date", support::utc_now()},
+            {"commit", support::source_commit()},
+            {"how", "cuobjdump -sass of the binary, profiles/sass address_analysis"}}},
+          {"kernels", kernels}};
+}
+
 int run_sass_analyze(const AnalyzeOptions& o) {
   sass::BinaryAnalysis a = analyse(o.source);
   for (const auto& w : a.warnings) std::cerr << "warpmodel sass-analyze: warning: " << w << "\n";
@@ -110,7 +128,7 @@ int run_sass_analyze(const AnalyzeOptions& o) {
     a.kernels = std::move(chosen);
   }
   if (o.addresses) {
-    emit(o.output, addresses_text(a.kernels));
+    emit(o.output, o.format == "json" ? access_patterns_document(a).dump(1) + "\n" : addresses_text(a.kernels));
     return kExitOk;
   }
   if (o.format == "json") {

@@ -36,39 +36,76 @@ struct ValidateOptions {
   std::string output;   // default: the measurements' folder
   std::vector<std::string> cross;  // other GPUs' folders: cross-GPU evaluation in both directions
   std::string sass_binary = "/proc/self/exe";  // where the cases' kernels' SASS is read (access patterns)
+  bool sass_binary_given = false;
   std::string command;
 };
 
 // The access patterns (the SASS address of every global access, traffic.hpp) of each case's
-// kernel, so that the cross-shape evaluation can derive memory counters per shape. The kernels are
-// found by symbol in `binary` (default: this program, which embeds every kernel the sweep
-// measures); a case whose kernel is not there keeps none. Returns a one-line note for the report.
-std::string attach_access_patterns(std::vector<ValidationCase>& cases, std::string binary) {
-  if (binary == "/proc/self/exe") {
-    std::error_code ec;
-    const auto self = std::filesystem::read_symlink(binary, ec);  // the tools run in child processes
-    if (!ec) binary = self.string();
+// kernel, so that the cross-shape evaluation can derive memory counters per shape. From
+// `--sass-binary` when given, else from DIR/access-patterns.json (written beside the measurements
+// by `warpmodel sass-analyze --addresses --format json` of the program that measured them), else
+// from this program (it embeds every kernel the sweep measures). A case gets its kernel's patterns
+// only when the static instruction counts agree (the same code). Returns a note for the report.
+std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std::filesystem::path& dir,
+                                   std::string binary, bool binary_given) {
+  struct Entry {
+    double static_instructions;
+    AccessPatterns patterns;
+  };
+  std::map<std::string, Entry> by_symbol;
+  std::string from;
+  const std::filesystem::path committed = dir / "access-patterns.json";
+  if (!binary_given && std::filesystem::exists(committed)) {
+    const nlohmann::json j = read_json_file(committed);
+    if (!j.contains("schema") || j["schema"] != "warpmodel.access-patterns/1" || !j.contains("kernels") ||
+        !j["kernels"].is_object())
+      throw InputError(committed.string() + ": expected a warpmodel.access-patterns/1 document with \"kernels\" "
+                       "(write it with `warpmodel sass-analyze --addresses --format json`)");
+    for (const auto& [symbol, k] : j["kernels"].items()) {
+      if (!k.is_object() || !k.contains("static_instructions") || !k["static_instructions"].is_number())
+        throw InputError(committed.string() + ": kernel '" + symbol + "': expected static_instructions");
+      // Read through a kernel profile's reader, which checks every field.
+      nlohmann::json holder = {{"schema", kKernelSchema}, {"name", symbol},
+                               {"launch", {{"grid", 1}, {"block", 32}}},
+                               {"instructions_per_warp", {{"total", 1}, {"memory", 0}}},
+                               {"parallelism", {{"mlp", 1}}},
+                               {"memory", {{"transactions_per_request", 1}, {"l1_miss_ratio", 1}, {"l2_miss_ratio", 1}}},
+                               {"access_patterns", k.value("access_patterns", nlohmann::json::object())}};
+      const KernelProfile read = kernel_from_json(holder, committed.string() + " (kernel " + symbol + ")");
+      by_symbol[symbol] = {k["static_instructions"].get<double>(), read.access_patterns.value_or(AccessPatterns{})};
+    }
+    from = committed.filename().string();
+  } else {
+    if (binary == "/proc/self/exe") {
+      std::error_code ec;
+      const auto self = std::filesystem::read_symlink(binary, ec);  // the tools run in child processes
+      if (!ec) binary = self.string();
+    }
+    sass::BinaryAnalysis analysis;
+    try {
+      analysis = sass::analyse_binary(binary);
+    } catch (const std::exception& e) {
+      return std::string("no access patterns (") + e.what() + "): memory counters are kept from the reference shape";
+    }
+    for (const auto& k : analysis.kernels)
+      by_symbol[k.name] = {static_cast<double>(k.static_instructions), k.access_patterns};
+    from = "the SASS of " + std::filesystem::path(binary).filename().string();
   }
-  sass::BinaryAnalysis analysis;
-  try {
-    analysis = sass::analyse_binary(binary);
-  } catch (const std::exception& e) {
-    return std::string("no access patterns (") + e.what() + "): memory counters are kept from the reference shape";
-  }
-  std::map<std::string, const AccessPatterns*> by_symbol;
-  for (const auto& k : analysis.kernels) by_symbol.emplace(k.name, &k.access_patterns);
-  std::size_t attached = 0;
+  std::size_t attached = 0, other_code = 0;
   for (ValidationCase& c : cases) {
     const auto source = c.profile.sources.find("kernel");
     if (source == c.profile.sources.end()) continue;
-    const std::string symbol = source->second.substr(0, source->second.find(' '));
-    const auto it = by_symbol.find(symbol);
-    if (it == by_symbol.end() || it->second->accesses.empty()) continue;
-    c.profile.access_patterns = *it->second;
+    const auto it = by_symbol.find(source->second.substr(0, source->second.find(' ')));
+    if (it == by_symbol.end() || it->second.patterns.accesses.empty()) continue;
+    if (c.profile.static_instructions && *c.profile.static_instructions != it->second.static_instructions) {
+      ++other_code;
+      continue;
+    }
+    c.profile.access_patterns = it->second.patterns;
     ++attached;
   }
-  return "access patterns from the SASS of " + std::filesystem::path(binary).filename().string() + " for " +
-         std::to_string(attached) + " of " + std::to_string(cases.size()) + " launches";
+  return "access patterns from " + from + " for " + std::to_string(attached) + " of " + std::to_string(cases.size()) +
+         " launches" + (other_code ? " (" + std::to_string(other_code) + " left out: other code)" : "");
 }
 
 // Where the numbers in validation.csv/.json came from: the measurements' own provenance (GPU,
@@ -151,7 +188,7 @@ int analyse(const ValidateOptions& o) {
   const fs::path measurements_path = dir / "validation-measurements.json";
   const nlohmann::json measurements = read_json_file(measurements_path);
   std::vector<ValidationCase> cases = validation_cases_from_json(measurements, measurements_path.string());
-  const std::string patterns_note = attach_access_patterns(cases, o.sass_binary);
+  const std::string patterns_note = attach_access_patterns(cases, dir, o.sass_binary, o.sass_binary_given);
   const ValidationResult v = validate(device, cases);
   // Held-out evaluations that cannot flatter: each class predicted by constants that never saw it,
   // and each other GPU's sweep predicted by this GPU's constants and the other way round.
@@ -466,9 +503,10 @@ void add_validate_command(CLI::App& app, Action& action) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--sass-binary", o->sass_binary,
                   "with --from: the binary whose SASS gives the measured kernels' addresses (the cross-shape "
-                  "evaluation's derived memory counters; default: this program)");
-  cmd->callback([&action, o] {
+                  "evaluation's derived memory counters; default: DIR/access-patterns.json, else this program)");
+  cmd->callback([&action, o, cmd] {
     o->command = support::this_process_command_line();
+    o->sass_binary_given = cmd->count("--sass-binary") > 0;
     action = [o] { return run_validate(*o); };
   });
 }
