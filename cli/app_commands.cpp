@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "tool_errors.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
@@ -26,26 +27,6 @@ namespace warpmodel::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The tools' failures and bad input: one line, exit 2.
-template <typename Body>
-int guarded(const char* command, Body body) {
-  try {
-    return body();
-  } catch (const sass::ToolMissing& e) {
-    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const sass::AnalysisError& e) {
-    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const InputError& e) {
-    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const ModelError& e) {
-    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
-    return kExitBadInput;
-  }
-}
 
 // The kernels of a binary (or of every .cubin in a folder), for names and SASS.
 std::vector<sass::KernelStatics> analyse_kernels(const std::string& binary, const std::string& cubins,

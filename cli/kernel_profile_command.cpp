@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "tool_errors.hpp"
 #include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
@@ -65,19 +66,6 @@ sass::BinaryAnalysis analyse(const SourceOptions& o) {
   return a;
 }
 
-// The tools' own failures are reported like bad input: one line, exit 2.
-template <typename Body>
-int guarded(const char* command, Body body) {
-  try {
-    return body();
-  } catch (const sass::ToolMissing& e) {
-    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const sass::AnalysisError& e) {
-    std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
-    return kExitBadInput;
-  }
-}
 
 struct AnalyzeOptions {
   SourceOptions source;
@@ -92,28 +80,11 @@ std::string addresses_text(const std::vector<sass::KernelStatics>& kernels) {
   for (const auto& k : kernels) {
     out << k.demangled << "\n  " << k.access_patterns.source << "\n";
     for (const MemoryAccess& a : k.access_patterns.accesses)
-      out << "  " << std::hex << std::setw(6) << std::setfill('0') << a.offset << std::dec << std::setfill(' ') << "  " << a.opcode << "  depth " << a.loop_depth << "  "
-          << format_address(a.address) << "\n";
+      out << "  " << std::hex << std::setw(6) << std::setfill('0') << a.offset << std::dec << std::setfill(' ') << "  "
+          << a.opcode << "  depth " << a.loop_depth << "  " << format_address(a.address) << "\n";
     out << "\n";
   }
   return out.str();
-}
-
-// --addresses --format json: the warpmodel.access-patterns/1 document `validate --from DIR` reads
-// from DIR/access-patterns.json (each kernel's patterns with its static instruction count, which
-// must match the measured case's for the patterns to be used).
-nlohmann::json access_patterns_document(const sass::BinaryAnalysis& a) {
-  nlohmann::json kernels = nlohmann::json::object();
-  for (const auto& k : a.kernels)
-    kernels[k.name] = {{"static_instructions", k.static_instructions}, {"access_patterns", to_json(k.access_patterns)}};
-  return {{"schema", "warpmodel.access-patterns/1"},
-          {"binary", std::filesystem::path(a.binary).filename().string()},
-          {"provenance",
-           {{"command", support::this_process_command_line()},
-            {"date", support::utc_now()},
-            {"commit", support::source_commit()},
-            {"how", "cuobjdump -sass of the binary, profiles/sass address_analysis"}}},
-          {"kernels", kernels}};
 }
 
 int run_sass_analyze(const AnalyzeOptions& o) {
@@ -128,7 +99,7 @@ int run_sass_analyze(const AnalyzeOptions& o) {
     a.kernels = std::move(chosen);
   }
   if (o.addresses) {
-    emit(o.output, o.format == "json" ? access_patterns_document(a).dump(1) + "\n" : addresses_text(a.kernels));
+    emit(o.output, o.format == "json" ? sass::access_patterns_document(a).dump(1) + "\n" : addresses_text(a.kernels));
     return kExitOk;
   }
   if (o.format == "json") {

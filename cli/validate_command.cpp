@@ -16,6 +16,7 @@
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/validation.hpp"
+#include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/traffic.hpp"
 
@@ -42,10 +43,11 @@ struct ValidateOptions {
 
 // The access patterns (the SASS address of every global access, traffic.hpp) of each case's
 // kernel, so that the cross-shape evaluation can derive memory counters per shape. From
-// `--sass-binary` when given, else from DIR/access-patterns.json (written beside the measurements
-// by `warpmodel sass-analyze --addresses --format json` of the program that measured them), else
-// from this program (it embeds every kernel the sweep measures). A case gets its kernel's patterns
-// only when the static instruction counts agree (the same code). Returns a note for the report.
+// `--sass-binary` when given (e.g. this program, which embeds every kernel the sweep measures),
+// else from DIR/access-patterns.json (written beside the measurements by `warpmodel sass-analyze
+// --addresses --format json` of the program that measured them), else none: the binary's analysis
+// takes seconds, so it is not run unasked. A case gets its kernel's patterns only when the static
+// instruction counts agree (the same code). Returns a note for the report.
 std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std::filesystem::path& dir,
                                    std::string binary, bool binary_given) {
   struct Entry {
@@ -75,6 +77,9 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
       by_symbol[symbol] = {k["static_instructions"].get<double>(), read.access_patterns.value_or(AccessPatterns{})};
     }
     from = committed.filename().string();
+  } else if (!binary_given) {
+    return "no access patterns (no " + committed.filename().string() + " in the folder and no --sass-binary): memory "
+           "counters are kept from the reference shape";
   } else {
     if (binary == "/proc/self/exe") {
       std::error_code ec;
@@ -451,6 +456,14 @@ int measure(ValidateOptions o) {
         [](const std::string& line) { std::cerr << "validate: " << line << "\n"; });
     if (!kept.is_null()) out.measurements = sweep::merge_measurements(kept, out.measurements, o.families);
     write_file_atomically(measurements_path, out.measurements.dump(1) + "\n");
+    // The measured kernels' SASS addresses beside them (the cross-shape evaluation's traffic model).
+    try {
+      const sass::BinaryAnalysis analysis = sass::analyse_binary(ec ? std::string("/proc/self/exe") : self.string());
+      write_file_atomically(fs::path(o.measure) / "access-patterns.json",
+                            sass::access_patterns_document(analysis).dump(1) + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "validate: warning: no access-patterns.json (" << e.what() << ")\n";
+    }
     std::cerr << "validate: " << out.measurements["cases"].size() << " launches measured in "
               << format_number(out.seconds, 4) << " s (" << out.skipped.size() << " configurations skipped)\n";
   } catch (const support::cuda::NoGpuError& e) {
@@ -503,7 +516,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--sass-binary", o->sass_binary,
                   "with --from: the binary whose SASS gives the measured kernels' addresses (the cross-shape "
-                  "evaluation's derived memory counters; default: DIR/access-patterns.json, else this program)");
+                  "evaluation's derived memory counters; default: DIR/access-patterns.json; `/proc/self/exe`: this "
+                  "program, which embeds every kernel the sweep measures)");
   cmd->callback([&action, o, cmd] {
     o->command = support::this_process_command_line();
     o->sass_binary_given = cmd->count("--sass-binary") > 0;

@@ -1,5 +1,7 @@
 #include "warpmodel/json_io.hpp"
 
+#include "warpmodel/counter_rules.hpp"
+
 #include "warpmodel/support/text.hpp"
 
 #include <cmath>
@@ -486,36 +488,34 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     // hold the counters: the same rules as `kernel-profile --counters` (profiles/sass merge.cpp).
     if (r.has("counters") && r.at("counters").is_object()) {
       const json& counters = r.at("counters");
-      auto per_warp = [&](const char* name) -> std::optional<double> {
-        const json::json_pointer value(std::string("/") + name), warps("/smsp__warps_launched.sum");
-        if (!counters.contains(value) || !counters.contains(warps) || !counters.at(value).is_number() ||
-            !counters.at(warps).is_number() || !(counters.at(warps).get<double>() > 0))
-          return std::nullopt;
-        return counters.at(value).get<double>() / counters.at(warps).get<double>();
+      const counter_rules::Lookup total = [&](const std::string& name) -> std::optional<double> {
+        const json::json_pointer value("/" + name);
+        if (!counters.contains(value) || !counters.at(value).is_number()) return std::nullopt;
+        return counters.at(value).get<double>();
       };
-      // The L2 traffic the kernel's own requests make: sectors by operation x 32 B. lts__t_bytes also
-      // counts L2 activity that is not the kernel's (a one-block kernel touching 12 KB showed 1.4 MB).
-      {
-        const auto read = per_warp("lts__t_sectors_op_read.sum"), write = per_warp("lts__t_sectors_op_write.sum");
-        const auto atom = per_warp("lts__t_sectors_op_atom.sum"), red = per_warp("lts__t_sectors_op_red.sum");
-        if (read && write) {
-          c.profile.l2_bytes_per_warp = (*read + *write + atom.value_or(0) + red.value_or(0)) * 32.0;
-          c.profile.sources["memory.l2_bytes_per_warp"] =
-              "cupti: (lts__t_sectors_op_read.sum + _op_write + _op_atom + _op_red) x 32 B / smsp__warps_launched.sum "
-              "(the case's counters)";
-        }
+      const auto warps = total("smsp__warps_launched.sum");
+      auto per_warp = [&](const char* name) -> std::optional<double> {
+        const auto value = total(name);
+        if (!value || !warps || !(*warps > 0)) return std::nullopt;
+        return *value / *warps;
+      };
+      if (const auto l2 = counter_rules::l2_request_bytes(total); l2 && warps && *warps > 0) {
+        c.profile.l2_bytes_per_warp = l2->total / *warps;
+        c.profile.sources["memory.l2_bytes_per_warp"] =
+            "cupti: " + l2->expression + " / smsp__warps_launched.sum (the case's counters)";
       }
-      if (auto sectors = per_warp("lts__t_sectors_op_write.sum");
-          sectors && !c.profile.l2_write_bytes_per_warp && c.profile.l2_bytes_per_warp) {
-        c.profile.l2_write_bytes_per_warp = *sectors * 32.0;
-        c.profile.sources["memory.l2_write_bytes_per_warp"] = "cupti: lts__t_sectors_op_write.sum x 32 B / smsp__warps_launched.sum (the case's counters)";
+      if (const auto written = counter_rules::l2_written_bytes(total);
+          written && warps && *warps > 0 && !c.profile.l2_write_bytes_per_warp && c.profile.l2_bytes_per_warp) {
+        c.profile.l2_write_bytes_per_warp = written->total / *warps;
+        c.profile.sources["memory.l2_write_bytes_per_warp"] =
+            "cupti: " + written->expression + " / smsp__warps_launched.sum (the case's counters)";
       }
-      if (auto local = per_warp("smsp__inst_executed_op_local_ld.sum"); local && c.profile.local_load_inst_per_warp == 0 &&
+      if (auto local = per_warp(counter_rules::kLocalLoads); local && c.profile.local_load_inst_per_warp == 0 &&
                                                                         !c.profile.sources.count("instructions_per_warp.local_load")) {
         c.profile.local_load_inst_per_warp = *local;
         c.profile.sources["instructions_per_warp.local_load"] = "cupti: smsp__inst_executed_op_local_ld.sum / smsp__warps_launched.sum (the case's counters)";
       }
-      if (auto wavefronts = per_warp("l1tex__data_pipe_lsu_wavefronts.sum"); wavefronts && !c.profile.l1_wavefronts_per_warp) {
+      if (auto wavefronts = per_warp(counter_rules::kL1Wavefronts); wavefronts && !c.profile.l1_wavefronts_per_warp) {
         c.profile.l1_wavefronts_per_warp = *wavefronts;
         c.profile.sources["memory.l1_wavefronts_per_warp"] = "cupti: l1tex__data_pipe_lsu_wavefronts.sum / smsp__warps_launched.sum (the case's counters)";
       }

@@ -3,7 +3,10 @@
 // time per step and per kernel.
 #include <gtest/gtest.h>
 
+#include "run_program.hpp"
+
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -22,15 +25,11 @@ struct Result {
 };
 
 Result run(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string out = (dir / "adi_cli_out.txt").string(), err = (dir / "adi_cli_err.txt").string();
-  const std::string cmd = std::string(WARPMODEL_BIN) + " " + args + " >" + out + " 2>" + err;
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_text_file(out).value_or("");
-  r.err = read_text_file(err).value_or("");
-  return r;
+  const auto scratch = std::filesystem::temp_directory_path() / ("warpmodel_adi_cli_" + std::to_string(::getpid()));
+  const warpmodel::test::ProgramResult r = warpmodel::test::run_program(std::string(WARPMODEL_BIN) + " " + args, scratch);
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  return {r.exit_code, r.out, r.err};
 }
 
 int lines(const std::string& s) {

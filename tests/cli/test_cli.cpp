@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+
+#include "run_program.hpp"
 #include <nlohmann/json.hpp>
 #include "warpmodel/support/text.hpp"
 
@@ -18,21 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandResult {
-  int exit_code;
-  std::string out, err;
-};
+using CommandResult = warpmodel::test::ProgramResult;
 
 const fs::path kTmp = fs::temp_directory_path() / ("warpmodel_cli_test_" + std::to_string(::getpid()));
 
-CommandResult run(const std::string& args) {
-  fs::create_directories(kTmp);
-  const std::string cmd = std::string(WARPMODEL_BIN) + " " + args + " >" + (kTmp / "out").string() + " 2>" +
-                          (kTmp / "err").string();
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(kTmp / "out").value_or(""),
-          read_text_file(kTmp / "err").value_or("")};
-}
+CommandResult run(const std::string& args) { return warpmodel::test::run_program(std::string(WARPMODEL_BIN) + " " + args, kTmp); }
 
 std::string write(const std::string& name, const std::string& text) {
   fs::create_directories(kTmp);
@@ -214,8 +206,13 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   const CommandResult r = run("validate --from " + dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"validation.md", "validation.csv", "validation.tex", "validation.json", "validation.provenance.json",
-                        "validation-held-out.csv", "validation-held-out.provenance.json"})
+                        "validation-held-out.csv", "validation-held-out.provenance.json",
+                        "validation-derived-counters.csv", "validation-derived-counters.provenance.json"})
     EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
+  const std::string counters = read_text_file(fs::path(dir) / "validation-derived-counters.csv").value_or("");
+  EXPECT_EQ(counters.substr(0, counters.find('\n')),
+            "family,class,kernel,size,reference_shape,shape,counter,kept_from_reference,derived,measured,derived_close,"
+            "kept_close");
   const std::string csv = read_text_file(fs::path(dir) / "validation.csv").value_or("");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "family,kernel,size,shape,warps_per_sm,split,model,measured_cycles,sm_cycles_elapsed,predicted_cycles,"

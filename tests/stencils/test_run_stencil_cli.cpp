@@ -9,6 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include "run_program.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
 namespace {
 
 struct Result {
@@ -17,13 +23,12 @@ struct Result {
 };
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(WARPMODEL_BIN) + " run-stencil " + args + " 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  const auto scratch = std::filesystem::temp_directory_path() / ("warpmodel_stencil_cli_" + std::to_string(::getpid()));
+  const warpmodel::test::ProgramResult r =
+      warpmodel::test::run_program(std::string(WARPMODEL_BIN) + " run-stencil " + args, scratch);
+  std::error_code ec;
+  std::filesystem::remove_all(scratch, ec);
+  return {r.exit_code, r.err};
 }
 
 void expect_bad_input(const std::string& args, const std::string& names) {

@@ -169,21 +169,54 @@ std::vector<std::string> sources_of(const Instruction& ins) {
   return out;
 }
 
+// One basic block's interpretation. A predicated instruction's result is merged with the register's
+// old value (either may hold afterwards); but an instruction under the same guard, with the
+// predicate not rewritten in between, sees the guarded result: `@P0 IMAD R3, ...; @P0 LDG [R4]`,
+// how ptxas compiles `if (x < n) ... = in[y * n + x]`.
 class Interpreter {
  public:
   // Applies one instruction to `state`.
   void step(const Instruction& ins, State& state) {
     const std::string b = ins.base();
-    std::vector<std::pair<std::string, Value>> results = evaluate(ins, b, state);
-    const bool predicated = !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT";
+    const bool predicated = is_predicated(ins);
+    std::vector<std::pair<std::string, Value>> results = evaluate(ins, b, predicated ? view(ins, state) : state);
     for (auto& [reg, v] : results) {
       if (reg == "RZ" || reg == "URZ") continue;
-      if (predicated) v = join(state[reg], v, std::string("p") + hex(ins.offset) + ":" + reg);
+      if (predicated) {
+        guarded_[reg] = {ins.guard, v};
+        v = join(state[reg], v, std::string("p") + hex(ins.offset) + ":" + reg);
+      } else {
+        guarded_.erase(reg);
+      }
       state[reg] = v;
+    }
+    // A rewritten predicate ends what its guard promised.
+    for (const std::string& w : register_use(ins).writes) {
+      if (w.find('P') == std::string::npos || w.find('R') != std::string::npos) continue;
+      for (auto it = guarded_.begin(); it != guarded_.end();) {
+        const std::string& g = it->second.first;
+        const std::size_t at = g.find_first_not_of("@!");
+        it = at != std::string::npos && g.substr(at) == w ? guarded_.erase(it) : std::next(it);
+      }
     }
   }
 
+  // The registers as an instruction under `ins`'s guard reads them.
+  State view(const Instruction& ins, const State& state) const {
+    State v = state;
+    if (!is_predicated(ins)) return v;
+    for (const auto& [reg, guarded] : guarded_)
+      if (guarded.first == ins.guard) v[reg] = guarded.second;
+    return v;
+  }
+
  private:
+  std::map<std::string, std::pair<std::string, Value>> guarded_;  // register -> (guard, value under it)
+
+  static bool is_predicated(const Instruction& ins) {
+    return !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT";
+  }
+
   // The value every register `ins` writes gets when its semantics are not modelled: a fresh
   // uniform symbol when every register it reads is uniform, else "varying".
   static std::vector<std::pair<std::string, Value>> generic(const Instruction& ins, const State& state) {
@@ -430,7 +463,7 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
         a.kind = kind_of(b);
         a.bytes_per_thread = access_bytes(ins);
         for (const auto& [first, last] : loops) a.loop_depth += ins.offset >= first && ins.offset <= last;
-        if (reached[k] && converged) a.address = address_of(ins, state);
+        if (reached[k] && converged) a.address = address_of(ins, interpreter.view(ins, state));
         regular += a.address.has_value();
         out.accesses.push_back(std::move(a));
       }

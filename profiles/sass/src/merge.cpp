@@ -1,5 +1,7 @@
 #include "warpmodel/sass/merge.hpp"
 
+#include "warpmodel/counter_rules.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -341,13 +343,13 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
         static_estimate("sass: LDG " + std::to_string(s.mix.ldg) + " + LD " + std::to_string(s.mix.ld)) +
         fallback("smsp__inst_executed_op_global_ld.sum");
   }
-  if (auto local = first_of(m, {"smsp__inst_executed_op_local_ld.sum"})) {
+  if (auto local = first_of(m, {counter_rules::kLocalLoads})) {
     k.local_load_inst_per_warp = per_warp(*local);
     src["instructions_per_warp.local_load"] = cupti(local->name, k.local_load_inst_per_warp);
   } else {
     k.local_load_inst_per_warp = s.mix.ldl;
     src["instructions_per_warp.local_load"] =
-        static_estimate("sass: LDL " + std::to_string(s.mix.ldl)) + fallback("smsp__inst_executed_op_local_ld.sum");
+        static_estimate("sass: LDL " + std::to_string(s.mix.ldl)) + fallback(counter_rules::kLocalLoads);
   }
   {
     // LDGSTS (cp.async) and TMA loads (UTMALDG, UBLKCP.S.G) are counted apart from op_global_ld.
@@ -494,16 +496,14 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   }
 
   // Measured traffic (the hopper variant); without it the model derives it from the requests.
-  // The L2 traffic of the kernel's own requests: sectors by operation x 32 B. lts__t_bytes.sum also
-  // counts L2 activity that is not the kernel's (a one-block kernel touching 12 KB showed 1.4 MB on
-  // the H100), so it is the fallback.
-  const auto l2_read = first_of(m, {"lts__t_sectors_op_read.sum"}), l2_write = first_of(m, {"lts__t_sectors_op_write.sum"});
-  const auto l2_atom = first_of(m, {"lts__t_sectors_op_atom.sum"}), l2_red = first_of(m, {"lts__t_sectors_op_red.sum"});
-  if (l2_read && l2_write) {
-    k.l2_bytes_per_warp =
-        (l2_read->value + l2_write->value + (l2_atom ? l2_atom->value : 0) + (l2_red ? l2_red->value : 0)) * 32.0 / warps;
-    src["memory.l2_bytes_per_warp"] =
-        cupti("(lts__t_sectors_op_read + _op_write + _op_atom + _op_red).sum x 32 B", *k.l2_bytes_per_warp);
+  // The rules are counter_rules.hpp's (shared with validate's reader of older sweeps).
+  const counter_rules::Lookup lookup = [&](const std::string& name) -> std::optional<double> {
+    if (auto x = first_of(m, {name.c_str()})) return x->value;
+    return std::nullopt;
+  };
+  if (const auto l2 = counter_rules::l2_request_bytes(lookup)) {
+    k.l2_bytes_per_warp = l2->total / warps;
+    src["memory.l2_bytes_per_warp"] = cupti(l2->expression, *k.l2_bytes_per_warp);
   } else if (auto x = first_of(m, {"lts__t_bytes.sum"})) {
     k.l2_bytes_per_warp = per_warp(*x);
     src["memory.l2_bytes_per_warp"] = cupti(x->name, *k.l2_bytes_per_warp);
@@ -513,18 +513,18 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   } else {
     src["memory.l2_bytes_per_warp"] = "not set: the model derives it from the requests and l1_miss_ratio";
   }
-  if (auto wavefronts = first_of(m, {"l1tex__data_pipe_lsu_wavefronts.sum"})) {
+  if (auto wavefronts = first_of(m, {counter_rules::kL1Wavefronts})) {
     k.l1_wavefronts_per_warp = per_warp(*wavefronts);
     src["memory.l1_wavefronts_per_warp"] = cupti(wavefronts->name, *k.l1_wavefronts_per_warp);
   } else {
     src["memory.l1_wavefronts_per_warp"] = "not set: the L1 data path from requests and sectors" +
-                                           fallback("l1tex__data_pipe_lsu_wavefronts.sum");
+                                           fallback(counter_rules::kL1Wavefronts);
   }
-  if (auto written = first_of(m, {"lts__t_sectors_op_write.sum"}); written && k.l2_bytes_per_warp) {
-    k.l2_write_bytes_per_warp = written->value * 32.0 / warps;
-    src["memory.l2_write_bytes_per_warp"] = cupti(written->name + " x 32 B", *k.l2_write_bytes_per_warp);
+  if (const auto written = counter_rules::l2_written_bytes(lookup); written && k.l2_bytes_per_warp) {
+    k.l2_write_bytes_per_warp = written->total / warps;
+    src["memory.l2_write_bytes_per_warp"] = cupti(written->expression, *k.l2_write_bytes_per_warp);
   } else {
-    src["memory.l2_write_bytes_per_warp"] = "not set: L2 traffic all at the read rate" + fallback("lts__t_sectors_op_write.sum");
+    src["memory.l2_write_bytes_per_warp"] = "not set: L2 traffic all at the read rate" + fallback(counter_rules::kL2WriteSectors);
   }
   const auto dram_read = first_of(m, {"dram__bytes_read.sum"});
   const auto dram_write = first_of(m, {"dram__bytes_write.sum"});

@@ -1,6 +1,9 @@
 #include "warpmodel/sass/report.hpp"
 
 #include "warpmodel/json_io.hpp"
+#include "warpmodel/support/provenance.hpp"
+
+#include <filesystem>
 
 
 namespace warpmodel::sass {
@@ -132,6 +135,21 @@ nlohmann::json to_json(const KernelStatics& k) {
                       {"constant_bank0_bytes", r.constant_bank0_bytes}, {"fields", r.fields}};
   }
   return j;
+}
+
+nlohmann::json access_patterns_document(const BinaryAnalysis& a) {
+  nlohmann::json kernels = nlohmann::json::object();
+  for (const auto& k : a.kernels)
+    kernels[k.name] = {{"static_instructions", k.static_instructions},
+                       {"access_patterns", warpmodel::to_json(k.access_patterns)}};
+  return {{"schema", "warpmodel.access-patterns/1"},
+          {"binary", std::filesystem::path(a.binary).filename().string()},
+          {"provenance",
+           {{"command", support::this_process_command_line()},
+            {"date", support::utc_now()},
+            {"commit", support::source_commit()},
+            {"how", "cuobjdump -sass of the binary, profiles/sass address_analysis"}}},
+          {"kernels", kernels}};
 }
 
 nlohmann::json to_json(const BinaryAnalysis& a) {

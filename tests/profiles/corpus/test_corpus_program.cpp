@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "run_program.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -98,18 +100,11 @@ std::string unmet(const ws::KernelListing& k, const std::string& expectation) {
   return in_loop ? "no " + wanted + " inside any of its " + std::to_string(loops.size()) + " loop(s)" : "no " + wanted;
 }
 
-struct CommandResult {
-  int exit_code;
-  std::string out, err;
-};
+using CommandResult = warpmodel::test::ProgramResult;
 
 CommandResult run(const std::string& args) {
   const fs::path dir = fs::temp_directory_path() / ("warpmodel_corpus_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string command = kBin + " " + args + " >" + (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int status = std::system(command.c_str());
-  CommandResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(dir / "out").value_or(""),
-                  read_text_file(dir / "err").value_or("")};
+  CommandResult r = warpmodel::test::run_program(kBin + " " + args, dir);
   std::error_code ec;
   fs::remove_all(dir, ec);
   return r;

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_command.hpp"
+#include "run_program.hpp"
 #include "warpmodel/cupti/metrics.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/text.hpp"

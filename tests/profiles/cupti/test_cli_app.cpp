@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_command.hpp"
+#include "run_program.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/text.hpp"

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "run_command.hpp"
+#include "run_program.hpp"
 
 namespace {
 

@@ -32,7 +32,7 @@
 #include "warpmodel/cupti/ncu_compare.hpp"
 #include "warpmodel/cupti/profile_report.hpp"
 #include "warpmodel/json_io.hpp"
-#include "run_command.hpp"
+#include "run_program.hpp"
 #include "warpmodel/support/text.hpp"
 
 namespace fs = std::filesystem;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "run_program.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -39,17 +41,10 @@ struct RemoveScratch : testing::Environment {
 };
 [[maybe_unused]] testing::Environment* const kRemoveScratch = testing::AddGlobalTestEnvironment(new RemoveScratch);
 
-struct CommandResult {
-  int exit_code;
-  std::string out, err;
-};
+using CommandResult = warpmodel::test::ProgramResult;
 
 CommandResult run(const std::string& args, const std::string& env = "") {
-  fs::create_directories(kTmp);
-  const std::string cmd = env + " " + kBin + " " + args + " >" + (kTmp / "out").string() + " 2>" + (kTmp / "err").string();
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(kTmp / "out").value_or(""),
-          read_text_file(kTmp / "err").value_or("")};
+  return warpmodel::test::run_program(env + " " + kBin + " " + args, kTmp);
 }
 
 std::string write(const std::string& name, const std::string& text) {

@@ -24,5 +24,10 @@ Table statics_table(const std::vector<KernelStatics>& kernels, TableFormat forma
 
 nlohmann::json to_json(const KernelStatics& k);
 nlohmann::json to_json(const BinaryAnalysis& a);
+// The warpmodel.access-patterns/1 document (`sass-analyze --addresses --format json`, and what
+// `validate --measure` writes beside its measurements as access-patterns.json): each kernel's
+// access patterns with its static instruction count, which must match a measured case's for
+// `validate --from` to use them; provenance: this process's command line, the date, the commit.
+nlohmann::json access_patterns_document(const BinaryAnalysis& a);
 
 }  // namespace warpmodel::sass

@@ -1,0 +1,46 @@
+// The rules that turn profiler counters (CUPTI or Nsight Compute names) into the kernel profile's
+// traffic fields: one place for `kernel-profile --counters` (profiles/sass merge.cpp) and for
+// `validate`'s reader of sweeps measured before the profile carried these fields (json_io.cpp).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace warpmodel::counter_rules {
+
+// A counter's launch total by name; nullopt when the profile lacks it.
+using Lookup = std::function<std::optional<double>(const std::string& name)>;
+
+struct Derived {
+  double total = 0;        // over the launch (divide by the launched warps for a per-warp field)
+  std::string expression;  // how it was computed, for `sources`
+};
+
+inline constexpr double kSectorBytes = 32;
+inline constexpr const char* kL2ReadSectors = "lts__t_sectors_op_read.sum";
+inline constexpr const char* kL2WriteSectors = "lts__t_sectors_op_write.sum";
+inline constexpr const char* kL2AtomSectors = "lts__t_sectors_op_atom.sum";
+inline constexpr const char* kL2RedSectors = "lts__t_sectors_op_red.sum";
+inline constexpr const char* kL1Wavefronts = "l1tex__data_pipe_lsu_wavefronts.sum";
+inline constexpr const char* kLocalLoads = "smsp__inst_executed_op_local_ld.sum";
+
+// The L2 traffic of the kernel's own requests: (read + write + atom + red sectors) x 32 B; absent
+// without the read and write sectors. (lts__t_bytes.sum also counts L2 activity that is not the
+// kernel's: a one-block kernel touching 12 KB showed 1.4 MB on the H100; it is the fallback.)
+inline std::optional<Derived> l2_request_bytes(const Lookup& counter) {
+  const auto read = counter(kL2ReadSectors), write = counter(kL2WriteSectors);
+  if (!read || !write) return std::nullopt;
+  const double atom = counter(kL2AtomSectors).value_or(0), red = counter(kL2RedSectors).value_or(0);
+  return Derived{(*read + *write + atom + red) * kSectorBytes,
+                 "(lts__t_sectors_op_read + _op_write + _op_atom + _op_red).sum x 32 B"};
+}
+
+// The written part: stores and reductions written through L1 to L2 (hopper H.8).
+inline std::optional<Derived> l2_written_bytes(const Lookup& counter) {
+  const auto write = counter(kL2WriteSectors);
+  if (!write) return std::nullopt;
+  return Derived{*write * kSectorBytes, std::string(kL2WriteSectors) + " x 32 B"};
+}
+
+}  // namespace warpmodel::counter_rules
