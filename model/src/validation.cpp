@@ -264,6 +264,13 @@ void check_counters(const KernelProfile& kept, const KernelProfile& derived, con
     add("l2_bytes", *kept.l2_bytes_per_warp * warps, *derived.l2_bytes_per_warp * warps,
         *measured.l2_bytes_per_warp * warps, false);
   }
+  if (kept.dram_bytes_per_warp && derived.dram_bytes_per_warp && measured.dram_bytes_per_warp) {
+    // The footprint: derived = kept (traffic.hpp), listed so that what that assumption costs shows.
+    const double warps = static_cast<double>(measured.launch.grid.count()) *
+                         std::ceil(static_cast<double>(measured.launch.block.count()) / 32.0);
+    add("dram_bytes", *kept.dram_bytes_per_warp * warps, *derived.dram_bytes_per_warp * warps,
+        *measured.dram_bytes_per_warp * warps, false);
+  }
 }
 
 }  // namespace

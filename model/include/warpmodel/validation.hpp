@@ -153,7 +153,7 @@ struct CrossShapeEvaluation {
   // derived for this shape, and the shape's measured value.
   struct CounterCheck {
     std::size_t case_index = 0;
-    std::string counter;  // "transactions_per_request", "l1_hit_rate", "l2_bytes_per_warp"
+    std::string counter;  // "transactions_per_request", "l1_hit_rate", "l2_bytes", "dram_bytes" (per launch)
     double kept = 0, derived = 0, measured = 0;
     bool derived_close = false, kept_close = false;  // within 10 % (5 points for hit rates)
   };
