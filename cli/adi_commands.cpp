@@ -173,9 +173,7 @@ int run_adi(const RunAdiArgs& a) {
 }
 #else
 int run_adi(const RunAdiArgs&) {
-  std::cerr << "warpmodel run-adi: this build has no CUDA support (configured with WARPMODEL_ENABLE_CUDA=OFF); "
-               "rebuild with the CUDA toolkit to use GPU subcommands\n";
-  return kExitNoGpu;
+  return no_cuda_in_this_build("run-adi");
 }
 #endif
 

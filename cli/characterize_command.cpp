@@ -119,9 +119,7 @@ int run_characterize(const CharacterizeArgs& a) {
 }
 #else
 int run_characterize(const CharacterizeArgs&) {
-  std::cerr << "warpmodel characterize: this build has no CUDA support (configured with WARPMODEL_ENABLE_CUDA=OFF); "
-               "rebuild with the CUDA toolkit to use GPU subcommands\n";
-  return kExitNoGpu;
+  return no_cuda_in_this_build("characterize");
 }
 #endif
 

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 
 namespace warpmodel::cli {
@@ -20,6 +21,13 @@ inline void emit(const std::string& output, const std::string& text) {
     std::cout << text;
   else
     write_file_atomically(output, text);
+}
+
+// What a GPU subcommand does in a build without CUDA: one line, exit kExitNoGpu.
+inline int no_cuda_in_this_build(const char* command) {
+  std::cerr << "warpmodel " << command << ": this build has no CUDA support (configured with "
+               "WARPMODEL_ENABLE_CUDA=OFF); rebuild with the CUDA toolkit to use GPU subcommands\n";
+  return kExitNoGpu;
 }
 
 // predict, sweep, reproduce-thesis: model only, no GPU needed.

@@ -38,9 +38,7 @@ int run_devices() {
 }
 #else
 int run_devices() {
-  std::cerr << "warpmodel devices: this build has no CUDA support (configured with WARPMODEL_ENABLE_CUDA=OFF); "
-               "rebuild with the CUDA toolkit to use GPU subcommands\n";
-  return kExitNoGpu;
+  return no_cuda_in_this_build("devices");
 }
 #endif
 

@@ -79,12 +79,12 @@ struct MetricsArgs {
   std::string command;
 };
 
+#ifdef WARPMODEL_HAVE_CUPTI
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
-
-#ifdef WARPMODEL_HAVE_CUPTI
 
 // Runs `body`, mapping the profiler's errors to one line and an exit code.
 int guarded(const char* sub, const std::function<int()>& body) {

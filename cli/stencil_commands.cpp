@@ -175,9 +175,7 @@ int run(const RunStencilArgs& a) {
 }
 #else
 int run(const RunStencilArgs&) {
-  std::cerr << "warpmodel run-stencil: this build has no CUDA support (configured with WARPMODEL_ENABLE_CUDA=OFF); "
-               "rebuild with the CUDA toolkit to use GPU subcommands\n";
-  return kExitNoGpu;
+  return no_cuda_in_this_build("run-stencil");
 }
 #endif
 

@@ -262,10 +262,19 @@ def accuracy_section(validation):
     for cross in validation.get("cross_gpu", []) or []:
         if cross.get("pooled"):
             rows.append(score_row(cross.get("evaluation", "cross-GPU"), cross["pooled"]))
+    shape = validation.get("cross_shape")
+    if isinstance(shape, dict):
+        for key, label, best in (("from_reference", "cross-shape, the reference's counters kept", "reference"),
+                                 ("from_reference_derived", "cross-shape, memory counters derived per shape", "derived"),
+                                 ("from_own_counters", "the same shapes from their own counters", "own")):
+            if isinstance(shape.get(key), dict):
+                within = shape.get(f"best_within_5_percent_{best}")
+                rows.append(score_row(f"{label} (best shape within 5 %: {pct(within)})", shape[key]))
     if rows:
         out += ("\nHopper on launches its constants never saw (leave-one-class-out: each class predicted by "
                 "constants fitted on the others; worst class: the largest |mean signed error|; cross-GPU: the "
-                "other GPU's constants):\n\n")
+                "other GPU's constants; cross-shape: one measured shape's counters predicting the kernel's other "
+                "shapes, see validation.md):\n\n")
         out += table(SCORE_HEADERS, rows)
     if not summaries and not rows:
         out += "_validation.json has no summaries._\n"
