@@ -274,15 +274,17 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
 
   // Sectors per global-load request.
   const double sectors_reference = reference.transactions_per_request;
-  const double sectors_target = anchored_sectors(sectors_reference, r.load_sectors_per_request, t.load_sectors_per_request,
-                                                 r.regular_load_weight, r.irregular_load_weight);
+  // At least one sector a request (a measurement below the addresses' count cannot scale under it).
+  const double sectors_target =
+      std::max(1.0, anchored_sectors(sectors_reference, r.load_sectors_per_request, t.load_sectors_per_request,
+                                     r.regular_load_weight, r.irregular_load_weight));
   k.transactions_per_request = sectors_target;
   note("memory.transactions_per_request", sectors_reference, sectors_target,
        "measured x regular loads' sectors " + format(t.load_sectors_per_request) + " / " +
            format(r.load_sectors_per_request));
 
-  // L1 hit rate of global loads: the measured one moved by the change of reuse inside a block,
-  // in proportion to the regular loads' share.
+  // L1 hit rate of global loads: the measured one moved by the change of reuse among the blocks one
+  // SM holds, in proportion to the regular loads' share.
   const double total_load_weight = r.regular_load_weight + r.irregular_load_weight;
   const double regular_share = total_load_weight > 0 ? r.regular_load_weight / total_load_weight : 0;
   const double hit_reference = 1 - reference.l1_miss_ratio;

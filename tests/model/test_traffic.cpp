@@ -170,6 +170,11 @@ TEST(Traffic, DerivedCountersAreAnchoredAtTheMeasurement) {
   EXPECT_NEAR(narrow.transactions_per_request, 18, 1e-9);
   EXPECT_FALSE(how.empty());
   EXPECT_EQ(narrow.sources.count("memory.transactions_per_request"), 1u);
+  // A measurement under the addresses' count does not scale below one sector a request.
+  KernelProfile one = k;
+  one.transactions_per_request = 1;
+  const AccessPatterns column_only{{load(column)}, "column walk"};
+  EXPECT_DOUBLE_EQ(derive_profile_at_launch(d, one, column_only, launch(8, 32, 256, 16)).transactions_per_request, 1);
   // Without patterns it is profile_at_launch.
   const KernelProfile kept = derive_profile_at_launch(d, k, AccessPatterns{}, launch(8, 32, 256, 16));
   EXPECT_DOUBLE_EQ(kept.transactions_per_request, 30);
