@@ -24,6 +24,66 @@ double weight_of(const MemoryAccess& a, double loop_trip) { return std::pow(loop
 
 bool is_load(const MemoryAccess& a) { return a.kind == AccessKind::load; }
 
+// "floor((P)/D)": the floor division the address analysis writes for a shift right or a mask of a
+// non-negative index (tid / 32, tid % 32 in a tiled kernel). Splits it into P's text and D.
+bool split_floor(const std::string& symbol, std::string& inner, long long& divisor) {
+  if (symbol.rfind("floor((", 0) != 0 || symbol.back() != ')') return false;
+  const std::size_t slash = symbol.rfind(")/");
+  if (slash == std::string::npos || slash < 7) return false;
+  inner = symbol.substr(7, slash - 7);
+  divisor = std::stoll(symbol.substr(slash + 2, symbol.size() - slash - 3));
+  return divisor > 0;
+}
+
+// format_address's text back into a polynomial ("4*tid.x + 4*param:0x22c*tid.y - 4"; symbols may
+// be floors, whose parentheses hold their own + and *).
+AddressPolynomial parse_polynomial(const std::string& text) {
+  AddressPolynomial out;
+  std::vector<std::pair<long long, std::string>> parts;  // sign, term text
+  int depth = 0;
+  long long sign = 1;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const bool end = i == text.size();
+    if (!end && text[i] == '(') ++depth;
+    if (!end && text[i] == ')') --depth;
+    if (end || (depth == 0 && i > 0 && text[i] == ' ' && i + 2 < text.size() && (text[i + 1] == '+' || text[i + 1] == '-') &&
+                text[i + 2] == ' ')) {
+      std::string term = text.substr(start, i - start);
+      long long term_sign = sign;
+      if (!term.empty() && term[0] == '-') {
+        term_sign = -term_sign;
+        term = term.substr(1);
+      }
+      parts.emplace_back(term_sign, term);
+      if (end) break;
+      sign = text[i + 1] == '-' ? -1 : 1;
+      start = i + 3;
+      i += 2;
+    }
+  }
+  for (const auto& [term_sign, term] : parts) {
+    AddressTerm t{term_sign, {}};
+    std::size_t from = 0;
+    int d = 0;
+    for (std::size_t i = 0; i <= term.size(); ++i) {
+      if (i < term.size() && term[i] == '(') ++d;
+      if (i < term.size() && term[i] == ')') --d;
+      if (i == term.size() || (d == 0 && term[i] == '*')) {
+        const std::string factor = term.substr(from, i - from);
+        if (!factor.empty() && (std::isdigit(static_cast<unsigned char>(factor[0])) != 0))
+          t.coefficient *= std::stoll(factor);
+        else if (!factor.empty())
+          t.symbols.push_back(factor);
+        from = i + 1;
+      }
+    }
+    std::sort(t.symbols.begin(), t.symbols.end());
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 // The symbols of every regular access, each with an index into a per-thread value table: evaluating
 // a block's addresses then needs no string lookups.
 struct CompiledAccess {
@@ -31,46 +91,85 @@ struct CompiledAccess {
   std::vector<std::pair<long long, std::vector<int>>> terms;  // coefficient, symbol indices
 };
 
+struct CompiledFloor {
+  int id;  // the floor symbol's index
+  std::vector<std::pair<long long, std::vector<int>>> terms;
+  long long divisor;
+};
+
 struct CompiledPatterns {
   std::vector<std::string> symbols;
   std::vector<int> thread_symbols;  // indices of tid.x/y/z (the only ones that vary inside a block)
   std::vector<int> block_symbols;   // indices of ctaid.x/y/z
+  std::vector<CompiledFloor> floors;  // inner ones first: recomputed per thread, in this order
   std::vector<CompiledAccess> accesses;
 };
 
-CompiledPatterns compile(const AccessPatterns& patterns) {
+class Compiler {
+ public:
   CompiledPatterns c;
-  std::map<std::string, int> index;
-  for (const MemoryAccess& a : patterns.accesses) {
-    if (!a.address) continue;
-    CompiledAccess ca{&a, {}};
-    for (const AddressTerm& t : *a.address) {
+
+  std::vector<std::pair<long long, std::vector<int>>> terms(const AddressPolynomial& p) {
+    std::vector<std::pair<long long, std::vector<int>>> out;
+    for (const AddressTerm& t : p) {
       std::vector<int> ids;
-      for (const std::string& s : t.symbols) {
-        auto [it, inserted] = index.emplace(s, static_cast<int>(c.symbols.size()));
-        if (inserted) {
-          c.symbols.push_back(s);
-          if (s.rfind("tid.", 0) == 0) c.thread_symbols.push_back(it->second);
-          if (s.rfind("ctaid.", 0) == 0) c.block_symbols.push_back(it->second);
-        }
-        ids.push_back(it->second);
-      }
-      ca.terms.emplace_back(t.coefficient, std::move(ids));
+      for (const std::string& s : t.symbols) ids.push_back(intern(s));
+      out.emplace_back(t.coefficient, std::move(ids));
     }
-    c.accesses.push_back(std::move(ca));
+    return out;
   }
-  return c;
+
+ private:
+  std::map<std::string, int> index_;
+
+  int intern(const std::string& s) {
+    if (auto it = index_.find(s); it != index_.end()) return it->second;
+    std::string inner;
+    long long divisor = 0;
+    std::vector<std::pair<long long, std::vector<int>>> inner_terms;
+    const bool is_floor = split_floor(s, inner, divisor);
+    if (is_floor) inner_terms = terms(parse_polynomial(inner));  // its symbols first
+    const int id = static_cast<int>(c.symbols.size());
+    index_.emplace(s, id);
+    c.symbols.push_back(s);
+    if (s.rfind("tid.", 0) == 0) c.thread_symbols.push_back(id);
+    if (s.rfind("ctaid.", 0) == 0) c.block_symbols.push_back(id);
+    if (is_floor) c.floors.push_back({id, std::move(inner_terms), divisor});
+    return id;
+  }
+};
+
+CompiledPatterns compile(const AccessPatterns& patterns) {
+  Compiler compiler;
+  for (const MemoryAccess& a : patterns.accesses)
+    if (a.address) compiler.c.accesses.push_back({&a, compiler.terms(*a.address)});
+  return std::move(compiler.c);
 }
 
-WideAddress evaluate(const CompiledAccess& a, const std::vector<WideAddress>& values) {
+WideAddress sum_terms(const std::vector<std::pair<long long, std::vector<int>>>& terms,
+                      const std::vector<WideAddress>& values) {
   WideAddress sum = 0;
-  for (const auto& [coefficient, ids] : a.terms) {
+  for (const auto& [coefficient, ids] : terms) {
     WideAddress term = static_cast<WideAddress>(static_cast<WideSigned>(coefficient));
     for (int id : ids) term *= values[id];
     sum += term;
   }
   return sum;
 }
+
+WideAddress floor_divide(WideAddress value, long long divisor) {
+  const WideSigned v = static_cast<WideSigned>(value);
+  WideSigned q = v / divisor;
+  if (v % divisor != 0 && v < 0) --q;
+  return static_cast<WideAddress>(q);
+}
+
+// The floors after the thread or block indices changed, inner ones first.
+void update_floors(const CompiledPatterns& c, std::vector<WideAddress>& values) {
+  for (const CompiledFloor& f : c.floors) values[f.id] = floor_divide(sum_terms(f.terms, values), f.divisor);
+}
+
+WideAddress evaluate(const CompiledAccess& a, const std::vector<WideAddress>& values) { return sum_terms(a.terms, values); }
 
 // The threads of one block, warp by warp (lanes past the block's end are absent).
 std::vector<std::vector<Dim3>> warps_of_block(const Dim3& block) {
@@ -109,6 +208,10 @@ unsigned long long symbol_value(const std::string& symbol, const Dim3& thread, c
   if (symbol.rfind("ntid.", 0) == 0) return static_cast<unsigned long long>(component(launch.block, axis()));
   if (symbol.rfind("nctaid.", 0) == 0) return static_cast<unsigned long long>(component(launch.grid, axis()));
   if (symbol.rfind("ctaid.", 0) == 0) return 0;
+  std::string inner;
+  long long divisor = 0;
+  if (split_floor(symbol, inner, divisor))
+    return static_cast<unsigned long long>(floor_divide(evaluate_address(parse_polynomial(inner), thread, launch), divisor));
   if (symbol.rfind("param:", 0) == 0) {
     const unsigned long long word = std::stoull(symbol.substr(6), nullptr, 0) / 4;
     return (1ULL << 40) + (word << 32);
@@ -175,6 +278,7 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
         for (const Dim3& t : lanes) {
           for (int id : compiled.thread_symbols)
             values[id] = static_cast<WideAddress>(component(t, compiled.symbols[id].back()));
+          update_floors(compiled, values);
           const WideAddress first = evaluate(ca, values);
           const WideAddress last = first + static_cast<WideAddress>(std::max(1, a.bytes_per_thread) - 1);
           for (WideAddress s = first / kSectorBytes; s <= last / kSectorBytes; ++s) warp_sectors.insert(s);

@@ -225,6 +225,21 @@ TEST(Traffic, AccessPatternsRoundTripThroughKernelJson) {
   }
 }
 
+TEST(Traffic, FloorSymbolsEvaluatePerLane) {
+  // a[lane] with lane = tid.x % 32 = tid.x - 32 floor(tid.x / 32), as the address analysis writes a
+  // mask: every warp of a 64x1 block reads the same 32 floats (4 sectors); the second warp hits all 4.
+  const AddressPolynomial lane = {{1, {"param:0x210"}}, {4, {"tid.x"}}, {-128, {"floor((tid.x)/32)"}}};
+  const ShapeTraffic t = shape_traffic(AccessPatterns{{load(lane)}, "lane"}, launch(64, 1, 1, 1));
+  EXPECT_DOUBLE_EQ(t.load_sectors_per_request, 4);
+  EXPECT_DOUBLE_EQ(t.load_l1_hit_rate, 0.5);
+  // Nested and negative terms: floor((4*tid.x + 3)/8) at tid.x = 5 is 2; the public evaluator agrees.
+  const AddressPolynomial nested = {{1, {"floor((4*tid.x + 3)/8)"}}, {-1, {"floor((floor((tid.x)/2) - 1)/2)"}}};
+  // tid.x = 5: floor(23/8) = 2; floor((2 - 1)/2) = 0 -> 2. tid.x = 0: floor(3/8) = 0; floor(-1/2) = -1 -> 1.
+  LaunchConfig l = launch(32, 1, 1, 1);
+  EXPECT_EQ(static_cast<long long>(evaluate_address(nested, {5, 0, 0}, l)), 2);
+  EXPECT_EQ(static_cast<long long>(evaluate_address(nested, {0, 0, 0}, l)), 1);
+}
+
 TEST(Traffic, FormatsAddressesForPeople) {
   EXPECT_EQ(format_address(std::nullopt), "irregular");
   EXPECT_EQ(format_address(AddressPolynomial{{4, {"tid.x"}}, {-4, {}}, {1, {"param:0x210"}}}), "4*tid.x - 4 + param:0x210");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "warpmodel/sass/analysis.hpp"
+#include "warpmodel/traffic.hpp"
 
 namespace warpmodel::sass {
 namespace {
@@ -61,6 +62,30 @@ bool thread_dependent(const Polynomial& p) {
 }
 
 bool thread_dependent(const Value& v) { return v.kind != Value::Kind::polynomial || thread_dependent(v.poly); }
+
+// Every term non-negative: positive coefficients over indices, sizes, parameters (taken as
+// non-negative: sizes and pointers) and floors of such. Thread indices then never make it negative,
+// so a shift right is a floor division and an AND with a low or high mask a remainder or a multiple.
+bool non_negative(const Polynomial& p) {
+  for (const auto& [m, c] : p) {
+    if (c < 0) return false;
+    for (const std::string& s : m)
+      if (!(s.rfind("tid.", 0) == 0 || s.rfind("ctaid.", 0) == 0 || s.rfind("ntid.", 0) == 0 ||
+            s.rfind("nctaid.", 0) == 0 || s.rfind("param:", 0) == 0 || s.rfind("floor(", 0) == 0))
+        return false;
+  }
+  return true;
+}
+
+// floor(p / divisor) for a non-negative p: a constant folds, anything else becomes the symbol
+// "floor((P)/D)" with P as format_address writes it (model/traffic.cpp evaluates it per lane).
+Value floor_of(const Polynomial& p, long long divisor) {
+  if (p.empty()) return Value::constant(0);
+  if (p.size() == 1 && p.begin()->first.empty()) return Value::constant(p.begin()->second / divisor);
+  AddressPolynomial a;
+  for (const auto& [m, c] : p) a.push_back({c, m});
+  return Value::symbol("floor((" + format_address(a) + ")/" + std::to_string(divisor) + ")");
+}
 
 bool mentions(const Polynomial& p, const std::string& symbol) {
   for (const auto& [m, c] : p)
@@ -250,7 +275,8 @@ class Interpreter {
     if (!is_register_name(dest)) return generic(ins, state);
 
     // High halves of 64-bit arithmetic.
-    if (ins.has_modifier("X") || ((b == "SHF" || b == "USHF") && ins.has_modifier("HI")))
+    // (SHF.L.U64.HI: the high word of a 64-bit shift left; SHF.R.S32.HI is a 32-bit shift right.)
+    if (ins.has_modifier("X") || ((b == "SHF" || b == "USHF") && ins.has_modifier("L") && ins.has_modifier("HI")))
       return single(Value::high());
 
     if (b == "S2R" || b == "S2UR") {
@@ -298,13 +324,54 @@ class Interpreter {
       return single(Value::of(sum));
     }
     if (b == "LEA" || b == "ULEA" || b == "ISCADD" || b == "UISCADD") {
-      if (ins.has_modifier("HI")) return generic(ins, state);
+      if (ins.has_modifier("HI")) {
+        // "LEA.HI Rd, Ra, Rb, RZ, s" adds Ra's top s bits to Rb; with Ra = 0 (the sign word of a
+        // non-negative value: how ptxas rounds a signed division towards zero) it is Rb.
+        const auto a = value(0), c = value(1);
+        if (a && c && a->is_poly() && a->poly.empty()) return single(*c);
+        return generic(ins, state);
+      }
       const auto a = value(0), c = value(1), s = value(2);
       if (!a || !c || !s || !s->is_poly() || s->poly.size() > 1 || (s->poly.size() == 1 && !s->poly.begin()->first.empty()))
         return generic(ins, state);
       const long long shift = s->poly.empty() ? 0 : s->poly.begin()->second;
       if (!a->is_poly() || !c->is_poly() || shift < 0 || shift > 40) return single(Value::varying());
       return single(Value::of(add(*multiply(a->poly, {{{}, 1LL << shift}}), c->poly)));
+    }
+    // Shifts right of a non-negative 32-bit value: "SHF.R.S32.HI Rd, RZ, s, Rx" = Rx >> s.
+    if ((b == "SHF" || b == "USHF") && ins.has_modifier("R") && ins.has_modifier("HI") &&
+        (ins.has_modifier("S32") || ins.has_modifier("U32")) && src.size() >= 3 && (src[0] == "RZ" || src[0] == "URZ")) {
+      const auto s = value(1), x = value(2);
+      if (s && x && s->is_poly() && x->is_poly() && s->poly.size() == 1 && s->poly.begin()->first.empty() &&
+          non_negative(x->poly)) {
+        const long long shift = s->poly.begin()->second;
+        if (shift >= 31) return single(Value::constant(0));  // the sign word of a non-negative value
+        if (shift >= 0) return single(floor_of(x->poly, 1LL << shift));
+      }
+      return generic(ins, state);
+    }
+    // "LOP3.LUT Rd, Ra, mask, RZ, 0xc0, !PT" = Ra & mask: with a low mask 2^k - 1 the remainder
+    // mod 2^k, with a high mask ~(2^k - 1) the multiple of 2^k below Ra (Ra non-negative).
+    if ((b == "LOP3" || b == "ULOP3") && src.size() >= 4 && src[3] == "0xc0" && (src[2] == "RZ" || src[2] == "URZ")) {
+      auto a = value(0), m = value(1);
+      if (a && m && a->is_poly() && m->is_poly() && m->poly.size() == 1 && m->poly.begin()->first.empty() == false)
+        std::swap(a, m);
+      if (a && m && a->is_poly() && m->is_poly() && non_negative(a->poly) &&
+          (m->poly.size() == 1 && m->poly.begin()->first.empty())) {
+        const unsigned long long mask = static_cast<unsigned long long>(m->poly.begin()->second) & 0xffffffffULL;
+        for (int k = 1; k < 31; ++k) {
+          const unsigned long long low = (1ULL << k) - 1;
+          if (mask == low) {
+            const Value f = floor_of(a->poly, 1LL << k);
+            return single(Value::of(add(a->poly, *multiply(f.poly, {{{}, 1LL << k}}), -1)));
+          }
+          if (mask == (~low & 0xffffffffULL)) {
+            const Value f = floor_of(a->poly, 1LL << k);
+            return single(Value::of(*multiply(f.poly, {{{}, 1LL << k}})));
+          }
+        }
+      }
+      return generic(ins, state);
     }
     if ((b == "SHF" || b == "USHF") && ins.has_modifier("L") && !ins.has_modifier("W")) {
       const auto a = value(0), s = value(1);

@@ -133,5 +133,38 @@ TEST(AddressAnalysis, LoopsKeepThePerThreadPartAndLoadedAddressesAreIrregular) {
   EXPECT_NE(p.source.find("3 global accesses, 1 affine"), std::string::npos) << p.source;
 }
 
+// Warp-per-row indexing: warp = tid / 32 by a shift, lane = tid % 32 by a mask; a signed division's
+// rounding (the sign word through LEA.HI) vanishes for a non-negative index.
+const char* kLanes = R"(
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   SHF.R.S32.HI R1, RZ, 0x1f, R0 ;
+        /*0020*/                   LEA.HI R1, R1, R0, RZ, 0x5 ;
+        /*0030*/                   SHF.R.S32.HI R2, RZ, 0x5, R1 ;
+        /*0040*/                   LOP3.LUT R3, R0, 0x1f, RZ, 0xc0, !PT ;
+        /*0050*/                   LDC R4, c[0x0][0x220] ;
+        /*0060*/                   IMAD R5, R2, R4, R3 ;
+        /*0070*/                   LDC.64 R6, c[0x0][0x210] ;
+        /*0080*/                   IMAD.WIDE R6, R5, 0x4, R6 ;
+        /*0090*/                   LDG.E R8, desc[UR4][R6.64] ;
+        /*00a0*/                   EXIT ;
+)";
+
+TEST(AddressAnalysis, ShiftsAndMasksOfTheThreadIndexAreFloors) {
+  const AccessPatterns p = analyse(kLanes);
+  ASSERT_EQ(p.accesses.size(), 1u);
+  ASSERT_TRUE(p.accesses[0].address) << p.source;
+  // in[warp * n + lane] = in + 4 (floor(tid/32) n + tid - 32 floor(tid/32)).
+  const AddressPolynomial expected = {{1, {"param:0x210"}},
+                                      {4, {"tid.x"}},
+                                      {-128, {"floor((tid.x)/32)"}},
+                                      {4, {"floor((tid.x)/32)", "param:0x220"}}};
+  EXPECT_EQ(sorted(*p.accesses[0].address), sorted(expected)) << format_address(p.accesses[0].address);
+  // A 64-thread block: two warps, rows 0 and 1, 4 sectors each.
+  LaunchConfig l;
+  l.grid = {1, 1, 1};
+  l.block = {64, 1, 1};
+  EXPECT_DOUBLE_EQ(shape_traffic(p, l).load_sectors_per_request, 4);
+}
+
 }  // namespace
 }  // namespace warpmodel::sass
