@@ -147,6 +147,39 @@ std::string calibration_line(const DeviceProfile::HopperCalibration& c) {
          ", wave_cycles = " + format_number(c.wave_cycles, 6) + ", barrier_cycles = " + format_number(c.barrier_cycles, 6);
 }
 
+// Where each row's measurement came from, as columns of its own, so that a CSV row says it without
+// its sidecar (the held-out CSV mixes two GPUs' sweeps): the measured GPU, driver and CUDA, the
+// launch's recorded SM clock, the sweep's date, commit and command, and the analysis's command.
+const std::vector<std::string> kProvenanceColumns = {"gpu",         "driver",         "cuda",
+                                                     "sm_clock_mhz", "measured_date", "measured_commit",
+                                                     "measurement_command", "analysis_command"};
+
+std::vector<std::string> provenance_cells(const nlohmann::json& measurements, const ValidationCase& c,
+                                          const std::string& analysis_command) {
+  auto field = [&](const char* key) {
+    const nlohmann::json* p = measurements.contains("provenance") ? &measurements["provenance"] : nullptr;
+    return p && p->is_object() && p->contains(key) && (*p)[key].is_string() ? (*p)[key].get<std::string>()
+                                                                           : std::string("unknown");
+  };
+  return {field("gpu"),  field("driver"), field("cuda"),    format_number(c.sm_clock_mhz, 6),
+          field("date"), field("commit"), field("command"), analysis_command};
+}
+
+// held_out_rows_table's rows for one evaluation, each with the provenance columns of its case.
+Table held_out_rows_with_provenance(const std::vector<ValidationCase>& cases, const HeldOutEvaluation& e,
+                                    const std::string& label, const nlohmann::json& measurements,
+                                    const std::string& analysis_command, Table into) {
+  const bool fresh = into.headers.empty();
+  const std::size_t first = into.rows.size();
+  Table t = held_out_rows_table(cases, e, label, std::move(into));
+  if (fresh) t.headers.insert(t.headers.end(), kProvenanceColumns.begin(), kProvenanceColumns.end());
+  for (std::size_t r = 0; r < e.rows.size(); ++r) {
+    const std::vector<std::string> cells = provenance_cells(measurements, cases[e.rows[r].case_index], analysis_command);
+    t.rows[first + r].insert(t.rows[first + r].end(), cells.begin(), cells.end());
+  }
+  return t;
+}
+
 // Per derived counter: launches, close when derived, close when kept from the reference.
 Table derived_counter_table(const CrossShapeEvaluation& shapes) {
   Table t;
@@ -202,16 +235,22 @@ int analyse(const ValidateOptions& o) {
     std::string label;
     HeldOutEvaluation evaluation;
     std::vector<ValidationCase> cases;
+    const nlohmann::json* measurements;  // the predicted cases' sweep (its provenance)
   };
+  std::vector<nlohmann::json> other_measurements;
+  other_measurements.reserve(o.cross.size());
   std::vector<Cross> crosses;
   for (const std::string& other_dir : o.cross) {
     const fs::path other(other_dir);
     const DeviceProfile other_device = load_device_profile(other / "device.json");
     const fs::path other_path = other / "validation-measurements.json";
-    std::vector<ValidationCase> other_cases = validation_cases_from_json(read_json_file(other_path), other_path.string());
+    other_measurements.push_back(read_json_file(other_path));
+    std::vector<ValidationCase> other_cases = validation_cases_from_json(other_measurements.back(), other_path.string());
     const std::string here = dir.filename().string(), there = other.filename().string();
-    crosses.push_back({"cross-gpu " + here + " -> " + there, cross_device(device, v.cases, other_device, other_cases), other_cases});
-    crosses.push_back({"cross-gpu " + there + " -> " + here, cross_device(other_device, other_cases, device, v.cases), v.cases});
+    crosses.push_back({"cross-gpu " + here + " -> " + there, cross_device(device, v.cases, other_device, other_cases),
+                       other_cases, &other_measurements.back()});
+    crosses.push_back({"cross-gpu " + there + " -> " + here, cross_device(other_device, other_cases, device, v.cases),
+                       v.cases, &measurements});
   }
   // The "before tuning" use: one reference shape's counters predict every shape of its kernel.
   const CrossShapeEvaluation shapes = cross_shape(device, v.cases, loco);
@@ -328,18 +367,23 @@ int analyse(const ValidateOptions& o) {
                                              {"wave_cycles", fitted_on_all.wave_cycles},
                                              {"barrier_cycles", fitted_on_all.barrier_cycles},
                                              {"fitted_on", fitted_on_all.fitted_on}};
-  Table held_out = held_out_rows_table(v.cases, loco, "leave-one-class-out");
+  Table held_out =
+      held_out_rows_with_provenance(v.cases, loco, "leave-one-class-out", measurements, o.command, Table{});
   {
     HeldOutEvaluation shaped;  // the cross-shape rows in the same layout
     shaped.rows = shapes.rows;
     for (const auto& r : shapes.rows) shaped.row_class.push_back(v.cases[r.case_index].kernel_class);
-    held_out = held_out_rows_table(v.cases, shaped, "cross-shape (reference counters)", std::move(held_out));
+    held_out = held_out_rows_with_provenance(v.cases, shaped, "cross-shape (reference counters)", measurements,
+                                             o.command, std::move(held_out));
     HeldOutEvaluation derived;
     derived.rows = shapes.derived_rows;
     for (const auto& r : shapes.derived_rows) derived.row_class.push_back(v.cases[r.case_index].kernel_class);
-    held_out = held_out_rows_table(v.cases, derived, "cross-shape (derived memory counters)", std::move(held_out));
+    held_out = held_out_rows_with_provenance(v.cases, derived, "cross-shape (derived memory counters)", measurements,
+                                             o.command, std::move(held_out));
   }
-  for (const auto& c : crosses) held_out = held_out_rows_table(c.cases, c.evaluation, c.label, std::move(held_out));
+  for (const auto& c : crosses)
+    held_out = held_out_rows_with_provenance(c.cases, c.evaluation, c.label, *c.measurements, o.command,
+                                             std::move(held_out));
   // device.json with the constants fitted on every case (the rest of the file as it was).
   nlohmann::json device_json = read_json_file(dir / "device.json");
   device_json["hopper_calibration"] = {{"launch_cycles", fitted_on_all.launch_cycles},
@@ -366,6 +410,7 @@ int analyse(const ValidateOptions& o) {
   Table counter_rows;
   counter_rows.headers = {"family", "class", "kernel", "size", "reference_shape", "shape", "counter",
                           "kept_from_reference", "derived", "measured", "derived_close", "kept_close"};
+  counter_rows.headers.insert(counter_rows.headers.end(), kProvenanceColumns.begin(), kProvenanceColumns.end());
   {
     std::map<std::string, std::string> reference_shape;
     for (const auto& g : shapes.per_group) reference_shape[g.group] = g.reference_shape;
@@ -374,6 +419,8 @@ int analyse(const ValidateOptions& o) {
       counter_rows.rows.push_back({vc.family, vc.kernel_class, vc.kernel, vc.size, reference_shape[vc.group()], vc.shape,
                                    c.counter, format_number(c.kept, 6), format_number(c.derived, 6),
                                    format_number(c.measured, 6), c.derived_close ? "1" : "0", c.kept_close ? "1" : "0"});
+      const std::vector<std::string> cells = provenance_cells(measurements, vc, o.command);
+      counter_rows.rows.back().insert(counter_rows.rows.back().end(), cells.begin(), cells.end());
     }
   }
 

@@ -212,7 +212,12 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   const std::string counters = read_text_file(fs::path(dir) / "validation-derived-counters.csv").value_or("");
   EXPECT_EQ(counters.substr(0, counters.find('\n')),
             "family,class,kernel,size,reference_shape,shape,counter,kept_from_reference,derived,measured,derived_close,"
-            "kept_close");
+            "kept_close,gpu,driver,cuda,sm_clock_mhz,measured_date,measured_commit,measurement_command,analysis_command");
+  // Every held-out row says which sweep measured it.
+  const std::string held_out_csv = read_text_file(fs::path(dir) / "validation-held-out.csv").value_or("");
+  EXPECT_NE(held_out_csv.substr(0, held_out_csv.find('\n'))
+                .find(",gpu,driver,cuda,sm_clock_mhz,measured_date,measured_commit,measurement_command,analysis_command"),
+            std::string::npos);
   const std::string csv = read_text_file(fs::path(dir) / "validation.csv").value_or("");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "family,kernel,size,shape,warps_per_sm,split,model,measured_cycles,sm_cycles_elapsed,predicted_cycles,"
