@@ -66,15 +66,9 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
     for (const auto& [symbol, k] : j["kernels"].items()) {
       if (!k.is_object() || !k.contains("static_instructions") || !k["static_instructions"].is_number())
         throw InputError(committed.string() + ": kernel '" + symbol + "': expected static_instructions");
-      // Read through a kernel profile's reader, which checks every field.
-      nlohmann::json holder = {{"schema", kKernelSchema}, {"name", symbol},
-                               {"launch", {{"grid", 1}, {"block", 32}}},
-                               {"instructions_per_warp", {{"total", 1}, {"memory", 0}}},
-                               {"parallelism", {{"mlp", 1}}},
-                               {"memory", {{"transactions_per_request", 1}, {"l1_miss_ratio", 1}, {"l2_miss_ratio", 1}}},
-                               {"access_patterns", k.value("access_patterns", nlohmann::json::object())}};
-      const KernelProfile read = kernel_from_json(holder, committed.string() + " (kernel " + symbol + ")");
-      by_symbol[symbol] = {k["static_instructions"].get<double>(), read.access_patterns.value_or(AccessPatterns{})};
+      by_symbol[symbol] = {k["static_instructions"].get<double>(),
+                           access_patterns_from_json(k.value("access_patterns", nlohmann::json::object()),
+                                                     committed.string() + " (kernel " + symbol + ")")};
     }
     from = committed.filename().string();
   } else if (!binary_given) {

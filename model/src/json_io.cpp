@@ -642,6 +642,11 @@ json to_json(const DeviceProfile& d) {
   return out;
 }
 
+AccessPatterns access_patterns_from_json(const json& j, const std::string& origin) {
+  ObjectReader r(j, origin, "access_patterns");
+  return access_patterns_from(r);
+}
+
 json to_json(const AccessPatterns& p) {
   json accesses = json::array();
   for (const MemoryAccess& m : p.accesses) {

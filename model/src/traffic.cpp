@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "warpmodel/occupancy.hpp"
+#include "warpmodel/report.hpp"
 #include "warpmodel/sweep.hpp"
 
 namespace warpmodel {
@@ -208,25 +209,20 @@ unsigned long long symbol_value(const std::string& symbol, const Dim3& thread, c
   if (symbol.rfind("ntid.", 0) == 0) return static_cast<unsigned long long>(component(launch.block, axis()));
   if (symbol.rfind("nctaid.", 0) == 0) return static_cast<unsigned long long>(component(launch.grid, axis()));
   if (symbol.rfind("ctaid.", 0) == 0) return 0;
-  std::string inner;
-  long long divisor = 0;
-  if (split_floor(symbol, inner, divisor))
-    return static_cast<unsigned long long>(floor_divide(evaluate_address(parse_polynomial(inner), thread, launch), divisor));
   if (symbol.rfind("param:", 0) == 0) {
     const unsigned long long word = std::stoull(symbol.substr(6), nullptr, 0) / 4;
     return (1ULL << 40) + (word << 32);
   }
-  return 0;  // "u:" symbols: uniform values the analysis does not follow
+  return 0;  // "u:" symbols (uniform values the analysis does not follow); floors are computed by update_floors
 }
 
 WideAddress evaluate_address(const AddressPolynomial& address, const Dim3& thread, const LaunchConfig& launch) {
-  WideAddress sum = 0;
-  for (const AddressTerm& t : address) {
-    WideAddress term = static_cast<WideAddress>(static_cast<WideSigned>(t.coefficient));
-    for (const std::string& s : t.symbols) term *= symbol_value(s, thread, launch);
-    sum += term;
-  }
-  return sum;
+  Compiler compiler;
+  const auto terms = compiler.terms(address);
+  std::vector<WideAddress> values(compiler.c.symbols.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = symbol_value(compiler.c.symbols[i], thread, launch);
+  update_floors(compiler.c, values);
+  return sum_terms(terms, values);
 }
 
 SmResidency sm_residency(const DeviceProfile& device, const LaunchConfig& launch) {
@@ -367,10 +363,8 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
   const ShapeTraffic r = shape_traffic(patterns, reference.launch, trip, sm_residency(device, reference.launch));
   const ShapeTraffic t = shape_traffic(patterns, k.launch, trip, sm_residency(device, k.launch));
   if (r.regular_load_weight + r.regular_store_weight <= 0) return k;
-  const std::string where = " (sass addresses at " + std::to_string(reference.launch.block.x) + "x" +
-                            std::to_string(reference.launch.block.y) + "x" + std::to_string(reference.launch.block.z) +
-                            " -> " + std::to_string(target.block.x) + "x" + std::to_string(target.block.y) + "x" +
-                            std::to_string(target.block.z) + ", loop trip " + format(trip) + ")";
+  const std::string where = " (sass addresses at " + format_dim3(reference.launch.block) + " -> " +
+                            format_dim3(target.block) + ", loop trip " + format(trip) + ")";
   auto note = [&](const std::string& name, double from, double to, const std::string& how) {
     k.sources[name] = "derived: " + how + where;
     if (derivation) derivation->push_back({name, from, to, how});

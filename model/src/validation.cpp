@@ -257,20 +257,16 @@ void check_counters(const KernelProfile& kept, const KernelProfile& derived, con
   add("transactions_per_request", kept.transactions_per_request, derived.transactions_per_request,
       measured.transactions_per_request, false);
   add("l1_hit_rate", 1 - kept.l1_miss_ratio, 1 - derived.l1_miss_ratio, 1 - measured.l1_miss_ratio, true);
-  if (kept.l2_bytes_per_warp && derived.l2_bytes_per_warp && measured.l2_bytes_per_warp) {
-    // Per launch, not per warp: the shapes launch different numbers of warps.
-    const double warps = static_cast<double>(measured.launch.grid.count()) *
-                         std::ceil(static_cast<double>(measured.launch.block.count()) / 32.0);
+  // Bytes per launch, not per warp: the shapes launch different numbers of warps.
+  const double warps = static_cast<double>(measured.launch.grid.count()) *
+                       std::ceil(static_cast<double>(measured.launch.block.count()) / 32.0);
+  if (kept.l2_bytes_per_warp && derived.l2_bytes_per_warp && measured.l2_bytes_per_warp)
     add("l2_bytes", *kept.l2_bytes_per_warp * warps, *derived.l2_bytes_per_warp * warps,
         *measured.l2_bytes_per_warp * warps, false);
-  }
-  if (kept.dram_bytes_per_warp && derived.dram_bytes_per_warp && measured.dram_bytes_per_warp) {
-    // The footprint: derived = kept (traffic.hpp), listed so that what that assumption costs shows.
-    const double warps = static_cast<double>(measured.launch.grid.count()) *
-                         std::ceil(static_cast<double>(measured.launch.block.count()) / 32.0);
+  // DRAM bytes are the footprint: derived = kept (traffic.hpp), listed so that what that costs shows.
+  if (kept.dram_bytes_per_warp && derived.dram_bytes_per_warp && measured.dram_bytes_per_warp)
     add("dram_bytes", *kept.dram_bytes_per_warp * warps, *derived.dram_bytes_per_warp * warps,
         *measured.dram_bytes_per_warp * warps, false);
-  }
 }
 
 }  // namespace

@@ -52,6 +52,9 @@ nlohmann::json to_json(const ValidationCase& c);
 nlohmann::json to_json(const DeviceProfile& d);
 nlohmann::json to_json(const KernelProfile& k);
 nlohmann::json to_json(const AccessPatterns& p);
+// The "access_patterns" object of a kernel profile (or of an access-patterns.json kernel), checked
+// field by field like every reader here.
+AccessPatterns access_patterns_from_json(const nlohmann::json& j, const std::string& origin);
 nlohmann::json to_json(const Occupancy& o);
 nlohmann::json to_json(const Prediction& p);  // unused terms (NaN) become null
 

@@ -35,7 +35,8 @@ namespace warpmodel {
 // "8*tid.x + 8*param:0x22c*tid.y + param:0x210 - 4", or "irregular".
 std::string format_address(const std::optional<AddressPolynomial>& address);
 
-// Value of each symbol for one thread of block 0: the launch's blockDim and gridDim, parameters at 2^40 + 2^32 x (word index): pointers 4 GiB apart
+// Value of each leaf symbol for one thread of block 0 (a floor symbol has none of its own: it is its
+// inner polynomial's floor, which evaluate_address computes): the launch's blockDim and gridDim, parameters at 2^40 + 2^32 x (word index): pointers 4 GiB apart
 // and 256-byte aligned, and a pitch read from a parameter far larger than any block (separate rows
 // never share a sector), "u:" symbols 0.
 unsigned long long symbol_value(const std::string& symbol, const Dim3& thread, const LaunchConfig& launch);

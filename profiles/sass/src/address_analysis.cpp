@@ -198,6 +198,8 @@ std::vector<std::string> sources_of(const Instruction& ins) {
 // old value (either may hold afterwards); but an instruction under the same guard, with the
 // predicate not rewritten in between, sees the guarded result: `@P0 IMAD R3, ...; @P0 LDG [R4]`,
 // how ptxas compiles `if (x < n) ... = in[y * n + x]`.
+bool is_predicated(const Instruction& ins) { return !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT"; }
+
 class Interpreter {
  public:
   // Applies one instruction to `state`.
@@ -237,10 +239,6 @@ class Interpreter {
 
  private:
   std::map<std::string, std::pair<std::string, Value>> guarded_;  // register -> (guard, value under it)
-
-  static bool is_predicated(const Instruction& ins) {
-    return !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT";
-  }
 
   // The value every register `ins` writes gets when its semantics are not modelled: a fresh
   // uniform symbol when every register it reads is uniform, else "varying".
@@ -354,10 +352,11 @@ class Interpreter {
     // mod 2^k, with a high mask ~(2^k - 1) the multiple of 2^k below Ra (Ra non-negative).
     if ((b == "LOP3" || b == "ULOP3") && src.size() >= 4 && src[3] == "0xc0" && (src[2] == "RZ" || src[2] == "URZ")) {
       auto a = value(0), m = value(1);
-      if (a && m && a->is_poly() && m->is_poly() && m->poly.size() == 1 && m->poly.begin()->first.empty() == false)
-        std::swap(a, m);
-      if (a && m && a->is_poly() && m->is_poly() && non_negative(a->poly) &&
-          (m->poly.size() == 1 && m->poly.begin()->first.empty())) {
+      auto constant = [](const std::optional<Value>& v) {
+        return v && v->is_poly() && v->poly.size() == 1 && v->poly.begin()->first.empty();
+      };
+      if (constant(a) && !constant(m)) std::swap(a, m);  // the mask may come first
+      if (a && a->is_poly() && non_negative(a->poly) && constant(m)) {
         const unsigned long long mask = static_cast<unsigned long long>(m->poly.begin()->second) & 0xffffffffULL;
         for (int k = 1; k < 31; ++k) {
           const unsigned long long low = (1ULL << k) - 1;
@@ -462,7 +461,7 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     const Instruction& last = code[blocks[k].second - 1];
     const std::string b = last.base();
-    const bool predicated = !last.guard.empty() && last.guard != "@PT";
+    const bool predicated = is_predicated(last);
     const bool has_next = k + 1 < blocks.size();
     if (b == "BRA" && last.target && block_of_offset.count(*last.target)) {
       successors[k].push_back(block_of_offset[*last.target]);
