@@ -30,6 +30,7 @@ namespace {
 
 struct RunAdiArgs {
   int size = 256;
+  int rows = 0;  // 0: square
   int steps = 100;
   std::string variant = "thread-per-line";
   int partition_cells = 8;
@@ -84,6 +85,7 @@ std::string format_gbs(double bytes, double seconds) {
 int run_adi(const RunAdiArgs& a) {
   adi::SolverConfig config;
   config.n = a.size;
+  config.ny = a.rows;
   config.variant = *adi::parse_variant(a.variant);
   config.block_solver = *adi::parse_block_solver(a.solver);
   config.partition_cells = a.partition_cells;
@@ -106,7 +108,7 @@ int run_adi(const RunAdiArgs& a) {
   std::vector<FieldCheck> checks;
   try {
     adi::GpuSolver solver(config);
-    const adi::State<double> initial = adi::make_hump_state(config.n, config.n);
+    const adi::State<double> initial = adi::make_hump_state(config.n, config.rows());
     solver.step();  // warm-up: module load, caches; then start over from the initial state
     solver.upload(initial);
     run = adi::run_timed(solver, a.steps);
@@ -117,7 +119,7 @@ int run_adi(const RunAdiArgs& a) {
   }
 
   const std::string label = adi::variant_label(config);
-  std::cout << "run-adi: " << label << ", " << a.precision << ", " << config.n << " x " << config.n << ", " << a.steps
+  std::cout << "run-adi: " << label << ", " << a.precision << ", " << config.n << " x " << config.rows() << ", " << a.steps
             << " steps (dx " << config.physics.dx << " m, dt " << config.physics.dt << " s), " << run.gpu_name << "\n";
   std::cout << std::left << std::setw(20) << "kernel" << std::right << std::setw(12) << "mean (us)" << std::setw(14)
             << "median (us)" << std::setw(12) << "eff. GB/s" << std::setw(9) << "share" << "\n";
@@ -147,9 +149,11 @@ int run_adi(const RunAdiArgs& a) {
     j["gpu"] = run.gpu_name;
     j["variant"] = a.variant;
     if (config.variant == adi::Variant::BlockPerLine) j["solver"] = a.solver;
-    if (config.variant == adi::Variant::Partitioned) j["partition_cells"] = a.partition_cells;
+    if (config.variant == adi::Variant::Partitioned || config.variant == adi::Variant::Fused)
+      j["partition_cells"] = a.partition_cells;
     j["precision"] = a.precision;
     j["n"] = config.n;
+    j["ny"] = config.rows();
     j["steps"] = a.steps;
     j["physics"] = {{"dx", config.physics.dx}, {"dy", config.physics.dy}, {"dt", config.physics.dt},
                     {"g", config.physics.g}, {"manning", config.physics.manning}};
@@ -184,12 +188,17 @@ void add_adi_commands(CLI::App& app, Action& action) {
   CLI::App* c = app.add_subcommand("run-adi",
                                    "run the ADI shallow-water solver (MIKE 21 HD style) on the GPU and time each "
                                    "kernel of a step (GPU subcommand)");
-  c->add_option("--size", args->size, "cells per side, a multiple of 32 (block-per-line: <= 1024)")->check(at_least(32));
+  c->add_option("--size", args->size, "cells per side (per row), a multiple of 32 (block-per-line: <= 1024)")
+      ->check(at_least(32));
+  c->add_option("--rows", args->rows, "rows of a non-square grid, a multiple of 32 (fused only; default: --size)")
+      ->check(at_least(32));
   c->add_option("--steps", args->steps, "time steps (default 100)")->check(at_least(1));
   c->add_option("--variant", args->variant,
-                "thread-per-line (S1, Thomas), block-per-line (S2) or partitioned (many threads per line)")
-      ->check(CLI::IsMember({"thread-per-line", "block-per-line", "partitioned"}));
-  c->add_option("--partition-cells", args->partition_cells, "partitioned: cells per thread, 8 or 16 (default 8)")
+                "thread-per-line (S1, Thomas), block-per-line (S2), partitioned (many threads per line) or fused "
+                "(build and partitioned solve in one kernel per sweep, no transposes)")
+      ->check(CLI::IsMember({"thread-per-line", "block-per-line", "partitioned", "fused"}));
+  c->add_option("--partition-cells", args->partition_cells,
+                "partitioned and fused: cells per thread, 8 or 16 (default 8)")
       ->check(CLI::IsMember({8, 16}));
   c->add_option("--solver", args->solver, "block-per-line solver: pcr or cr-pcr (default cr-pcr)")
       ->check(CLI::IsMember({"pcr", "cr-pcr"}));

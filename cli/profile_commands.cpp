@@ -465,15 +465,16 @@ void add_profile_commands(CLI::App& app, Action& action) {
   CLI::Option* skip = prof->add_option("--launch-skip", p->launch_skip, "APP: let this many matching launches pass first");
   CLI::Option* count = prof->add_option("--launch-count", p->launch_count, "APP: profile at most this many launches");
   prof->add_option("--size", p->size,
-                   "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N (adi), a size label or "
+                   "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N or NXxNY (adi; NXxNY: fused), a size label or "
                    "small/medium/large (corpus)");
   prof->add_option("--block", p->block, "block shape, e.g. 256 or 32x8");
   prof->add_option("--order", p->order, "stencil: spatial order(s): 8, a list 2,4,8 or all");
   prof->add_option("--variant", p->variant,
                    "stencil/adi/corpus: kernel variant(s), a list or all (stencil: naive, readonly, shared, intz, "
-                   "intz-reg, intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr; "
+                   "intz-reg, intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr, partitioned, "
+                   "partitioned/c16, fused, fused/c16; "
                    "corpus: kernel names, profiles/corpus/README.md)");
-  prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x); default every kernel of a step");
+  prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x, or sweep-x for fused); default every kernel of a step");
   prof->add_option("--precision", p->precision, "adi: single or double");
   prof->add_option("--copies", p->copies, "copy: launches of the kernel (default 1)")->check(at_least(1));
   prof->add_option("--barriers", p->barriers, "barrier: __syncthreads per thread: 0, 1, 8 or 32 (default 32)");

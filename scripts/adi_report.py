@@ -4,7 +4,11 @@ results/<gpu>/adi.md, adi.csv, tridiagonal.md and tridiagonal.csv. Every number 
 from the JSON; files are written atomically (temporary file, then rename).
 
   scripts/adi_report.py --adi results/h200/adi.json --tridiagonal results/h200/tridiagonal.json \
-      [--run results/h200/run_adi.json] [--provenance results/h200/adi_provenance.txt] --out results/h200
+      [--run results/h200/run_adi.json] [--provenance results/h200/adi_provenance.txt] \
+      [--dram results/h200/adi-dram-double-2048.json ...] --out results/h200
+
+--dram: `warpmodel profile --kernel adi --variant ... --metrics dram__bytes_read.sum,dram__bytes_write.sum`
+outputs (one precision and size each); the DRAM bytes of a step are the sum over its kernels' launches.
 """
 import argparse
 import csv
@@ -15,6 +19,9 @@ import sys
 import tempfile
 
 TARGET_FRACTION = 0.60  # issue 5: a double step at 2048^2 at >= 60 % of the D2D copy bandwidth
+# Issue 15 (H200, 2048^2 double, median step): <= 250 us (aim 150 us), state-only traffic >= 28 % of copy.
+STEP_TARGET_US, STEP_AIM_US, STATE_TARGET_FRACTION = 250.0, 150.0, 0.28
+STAGED = ("thread-per-line", "block-per-line", "partitioned")  # the variants before issue 15
 
 
 def fail(msg):
@@ -133,17 +140,98 @@ def why_short(ks, n, copy_gbs, ctx):
     return out
 
 
-def adi_report(doc, run_doc, prov_path):
+def fused_section(kernels, copy_gbs, dram):
+    """Issue 15: per size and precision, the step of every variant, the fused step against the best
+    of the variants before it, state-only bandwidth as a fraction of copy, DRAM bytes per step."""
+    md = ["## Issue 15: a step near the memory limit (variant fused)\n",
+          f"Target (H200, 2048^2 double, median step): <= {STEP_TARGET_US:.0f} us (aim {STEP_AIM_US:.0f} us) and "
+          f"state-only traffic >= {100 * STATE_TARGET_FRACTION:.0f} % of the copy bandwidth; every size and "
+          "precision faster than the best variant before it (thread-per-line, block-per-line, partitioned). "
+          "State-only traffic: the 8 arrays a step must move (268.4 MB at 2048^2 double) over the median step. "
+          "DRAM bytes: `dram__bytes_read.sum + dram__bytes_write.sum` summed over the kernels of one step "
+          "(CUPTI Range Profiler, `warpmodel profile --kernel adi`, kernel replay), where measured.\n"]
+    rows, verdicts = [], []
+    for n in sorted({k[2] for k in kernels}):
+        for precision in ("double", "single"):
+            steps = {k[0]: v["step"] for k, v in kernels.items() if k[1] == precision and k[2] == n and "step" in v}
+            if not steps:
+                continue
+            staged = {label: st for label, st in steps.items() if label.split("/")[0] in STAGED}
+            fused = {label: st for label, st in steps.items() if label.startswith("fused")}
+            best_staged = min(staged.items(), key=lambda kv: kv[1]["median_s"]) if staged else None
+            for label, st in sorted(steps.items(), key=lambda kv: kv[1]["median_s"]):
+                t = st["median_s"]
+                state_frac = st["state_bytes"] / t / 1e9 / copy_gbs if copy_gbs else None
+                d = dram.get((label, precision, n))
+                speedup = best_staged[1]["median_s"] / t if best_staged and label in fused else None
+                rows.append([size_label(n), precision, label, fmt(t * 1e6),
+                             fmt(100 * state_frac) if state_frac is not None else "-",
+                             fmt(d[0] / 1e6) if d else "-",
+                             fmt(d[0] / st["state_bytes"]) if d else "-",
+                             fmt(speedup) + f" (vs {best_staged[0]})" if speedup else ""])
+            if fused and best_staged:
+                best_fused = min(fused.items(), key=lambda kv: kv[1]["median_s"])
+                faster = best_fused[1]["median_s"] < best_staged[1]["median_s"]
+                verdicts.append((size_label(n), precision, best_fused, best_staged, faster))
+    md.append(table(["size", "precision", "variant", "step (us)", "state-only % of copy", "DRAM MB per step",
+                     "DRAM / state bytes", "speed-up of fused"], rows))
+    lines = []
+    for size, precision, (fl, fst), (sl, sst), faster in verdicts:
+        lines.append(f"- {size} {precision}: {fl} {fmt(fst['median_s'] * 1e6)} us, best before it {sl} "
+                     f"{fmt(sst['median_s'] * 1e6)} us: {'faster' if faster else '**not faster**'}")
+    key = next(((k, v) for k, v in kernels.items()
+                if k[0] == "fused" and k[1] == "double" and k[2] == (2048, 2048) and "step" in v), None)
+    if key and copy_gbs:
+        st = key[1]["step"]
+        t_us = st["median_s"] * 1e6
+        frac = st["state_bytes"] / st["median_s"] / 1e9 / copy_gbs
+        lines.append(f"- **fused, 2048^2 double: {fmt(t_us)} us per step** (target <= {STEP_TARGET_US:.0f} us: "
+                     f"{'met' if t_us <= STEP_TARGET_US else 'NOT met'}; aim {STEP_AIM_US:.0f} us: "
+                     f"{'met' if t_us <= STEP_AIM_US else 'not met'}); state-only traffic **{fmt(100 * frac)} % of "
+                     f"copy** (target {100 * STATE_TARGET_FRACTION:.0f} %: {'met' if frac >= STATE_TARGET_FRACTION else 'NOT met'})")
+    md.append("\n".join(lines) + "\n")
+    return md
+
+
+def size_label(n):
+    """(nx, ny) -> "2048^2" or "1536 x 2400"."""
+    return f"{n[0]}^2" if n[0] == n[1] else f"{n[0]} x {n[1]}"
+
+
+def dram_per_step(profiles):
+    """{(label, precision, (nx, ny)): (bytes, launches)} from `warpmodel profile --kernel adi` outputs."""
+    out = {}
+    for doc in profiles:
+        desc = doc.get("workload", "")
+        fields = dict(f.split("=", 1) for f in desc.split() if "=" in f)
+        if not desc.startswith("adi") or "precision" not in fields or "size" not in fields:
+            fail(f"--dram: '{desc}' is not a `warpmodel profile --kernel adi` output")
+        nx, ny = (int(v) for v in fields["size"].split("x"))
+        labels = fields["variant"].split(",")
+        for launch in doc.get("launches", []):
+            m = launch.get("metrics", {})
+            if "dram__bytes_read.sum" not in m or "dram__bytes_write.sum" not in m:
+                fail(f"--dram: launch '{launch.get('label')}' lacks dram__bytes_read.sum / dram__bytes_write.sum")
+            label = labels[0] if len(labels) == 1 else launch["label"].split(" ", 1)[0]
+            key = (label, fields["precision"], (nx, ny))
+            total, count = out.get(key, (0.0, 0))
+            out[key] = (total + m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"], count + 1)
+    return out
+
+
+def adi_report(doc, run_doc, prov_path, dram_docs=()):
     ctx = doc.get("context", {})
     copies = {}
-    kernels = {}  # (label, precision, n) -> {kernel: bench}
+    kernels = {}  # (label, precision, (nx, ny)) -> {kernel: bench}
     for b in benchmarks(doc):
         parts = b["name"].split("/")
         if parts[0] == "copy":
             copies[parts[2]] = b
         elif parts[0] == "adi":
-            # adi/<variant>[/<solver>]/<precision>/<n>/<kernel>
-            kernel, n, precision = parts[-1], int(parts[-2]), parts[-3]
+            # adi/<variant>[/<solver>]/<precision>/<n or NXxNY>/<kernel>
+            kernel, size, precision = parts[-1], parts[-2], parts[-3]
+            nx, _, ny = size.partition("x")
+            n = (int(nx), int(ny or nx))
             label = "/".join(parts[1:-3])
             kernels.setdefault((label, precision, n), {})[kernel] = b
     if not kernels:
@@ -162,13 +250,15 @@ def adi_report(doc, run_doc, prov_path):
           "(reads zeta, bed, p, q^{n-1/2}, q^{n+1/2}; writes zeta, p, q).\n",
           "## Provenance\n", provenance(ctx, prov_path)]
 
+    dram = dram_per_step(dram_docs)
+    md += fused_section(kernels, copy_gbs, dram)
     md.append("## Target: a double-precision step at 2048^2 at >= 60 % of the device-to-device copy bandwidth\n")
     lines = []
     if copy:
         lines.append(f"- device-to-device copy (`cudaMemcpyAsync`, {copy['name'].split('/')[-1]}, read + write counted): "
                      f"**{fmt(copy_gbs)} GB/s** (median of {copy['iterations']})")
     for (label, precision, n), ks in sorted(kernels.items()):
-        if precision != "double" or n != 2048 or "step" not in ks:
+        if precision != "double" or n != (2048, 2048) or "step" not in ks:
             continue
         st = ks["step"]
         gbs = st["effective_bytes"] / st["median_s"] / 1e9
@@ -184,14 +274,14 @@ def adi_report(doc, run_doc, prov_path):
             need = st["effective_bytes"] / (TARGET_FRACTION * copy_gbs * 1e9)
             lines.append(f"  - short by {fmt(100 * (TARGET_FRACTION - frac))} percentage points: the step would have "
                          f"to take {fmt(need * 1e6)} us instead of {fmt(st['median_s'] * 1e6)} us")
-            lines += why_short(ks, n, copy_gbs, dict(ctx, _label=label))
+            lines += why_short(ks, n[0], copy_gbs, dict(ctx, _label=label))
     md.append("\n".join(lines) + "\n")
 
     order = ["build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y", "build-y", "solve-y",
-             "transpose-zeta-y2x", "transpose-q-y2x", "step"]
+             "transpose-zeta-y2x", "transpose-q-y2x", "sweep-x", "sweep-y", "step"]
     for n in sorted({k[2] for k in kernels}):
         configs = sorted(k for k in kernels if k[2] == n)
-        md.append(f"## {n} x {n}\n")
+        md.append(f"## {n[0]} x {n[1]}\n")
         header = ["kernel"] + [f"{label} {precision}: us / GB/s" for (label, precision, _) in configs]
         rows = []
         for kernel in order:
@@ -203,7 +293,7 @@ def adi_report(doc, run_doc, prov_path):
                     continue
                 gbs = b["effective_bytes"] / b["median_s"] / 1e9
                 row.append(f"{fmt(b['median_s'] * 1e6)} / {fmt(gbs)}")
-                csv_rows.append([cfg[0], cfg[1], n, kernel, b["median_s"] * 1e6, b["real_time"] if b.get("time_unit") == "us" else "",
+                csv_rows.append([cfg[0], cfg[1], n[0], n[1], kernel, b["median_s"] * 1e6, b["real_time"] if b.get("time_unit") == "us" else "",
                                  b["min_s"] * 1e6, b["effective_bytes"], gbs, gbs / copy_gbs if copy_gbs else ""])
             rows.append(row)
         md.append(table(header, rows))
@@ -215,6 +305,12 @@ def adi_report(doc, run_doc, prov_path):
                 build = sum(ks[k]["median_s"] for k in ("build-x", "build-y") if k in ks)
                 trans = sum(ks[k]["median_s"] for k in order if k.startswith("transpose") and k in ks)
                 tot = ks["step"]["median_s"]
+                if cfg[0].startswith("fused"):
+                    sweeps = [ks[k]["median_s"] for k in ("sweep-x", "sweep-y") if k in ks]
+                    share.append(f"- {cfg[0]} {cfg[1]}: sweep-x {fmt(100 * sweeps[0] / tot)} %, sweep-y "
+                                 f"{fmt(100 * sweeps[1] / tot)} % of the step (medians; the step is timed on its own)"
+                                 if len(sweeps) == 2 else f"- {cfg[0]} {cfg[1]}: sweeps not measured")
+                    continue
                 share.append(f"- {cfg[0]} {cfg[1]}: builds {fmt(100 * build / tot)} %, solves {fmt(100 * solve / tot)} %, "
                              f"transposes {fmt(100 * trans / tot)} % of the step (medians; the step is timed on its own)")
         md.append("\n".join(share) + "\n")
@@ -223,13 +319,14 @@ def adi_report(doc, run_doc, prov_path):
     if traffic:
         md.append("## Arrays counted per kernel\n")
         rows = [[k.rsplit("/", 1)[0], k.rsplit("/", 1)[1], v] for k, v in sorted(traffic.items())]
-        md.append(table(["variant", "kernel", "arrays (n^2 elements each)"], rows))
+        md.append(table(["variant", "kernel", "arrays (nx ny elements each)"], rows))
 
     if run_doc:
         md.append("## `warpmodel run-adi`\n")
         md.append(f"`{run_doc.get('command', 'warpmodel run-adi')}`: {run_doc['variant']}"
                   + (f"/{run_doc['solver']}" if 'solver' in run_doc else "")
-                  + f", {run_doc['precision']}, {run_doc['n']}^2, {run_doc['steps']} steps on {run_doc['gpu']} "
+                  + f", {run_doc['precision']}, {size_label((run_doc['n'], run_doc.get('ny', run_doc['n'])))}, "
+                  f"{run_doc['steps']} steps on {run_doc['gpu']} "
                   "(mean and median over the steps; events around every kernel of every step)\n")
         rows = []
         for k in run_doc["kernels"]:
@@ -237,7 +334,7 @@ def adi_report(doc, run_doc, prov_path):
                          fmt(k["effective_bytes"] / k["median_s"] / 1e9)])
         md.append(table(["kernel", "mean (us)", "median (us)", "effective GB/s"], rows))
 
-    header = ["variant", "precision", "n", "kernel", "median_us", "mean_us", "min_us", "effective_bytes",
+    header = ["variant", "precision", "nx", "ny", "kernel", "median_us", "mean_us", "min_us", "effective_bytes",
               "effective_gbs", "fraction_of_copy"]
     return "\n".join(md), csv_text(header, csv_rows)
 
@@ -330,13 +427,15 @@ def main():
     ap.add_argument("--tridiagonal", help="bench_tridiagonal JSON")
     ap.add_argument("--run", help="`warpmodel run-adi -o` JSON (optional)")
     ap.add_argument("--provenance", help="text file with the device run's provenance (optional)")
+    ap.add_argument("--dram", nargs="*", default=[],
+                    help="`warpmodel profile --kernel adi` JSON with dram__bytes_read.sum, dram__bytes_write.sum (optional)")
     ap.add_argument("--out", required=True, help="output folder, e.g. results/h200")
     a = ap.parse_args()
     if not a.adi and not a.tridiagonal:
         fail("give --adi and/or --tridiagonal")
     outputs = []
     if a.adi:
-        md, c = adi_report(load(a.adi), load(a.run) if a.run else None, a.provenance)
+        md, c = adi_report(load(a.adi), load(a.run) if a.run else None, a.provenance, [load(d) for d in a.dram])
         outputs += [("adi.md", md), ("adi.csv", c)]
     if a.tridiagonal:
         md, c = tridiagonal_report(load(a.tridiagonal), a.provenance)

@@ -18,13 +18,13 @@ namespace {
 
 constexpr int kSteps = 100;
 
-const State<double>& cpu_reference(int n) {
-  static std::map<int, State<double>> cache;
-  auto it = cache.find(n);
+const State<double>& cpu_reference(int nx, int ny) {
+  static std::map<std::pair<int, int>, State<double>> cache;
+  auto it = cache.find({nx, ny});
   if (it == cache.end()) {
-    State<double> s = make_hump_state(n, n);
+    State<double> s = make_hump_state(nx, ny);
     reference_run(s, PhysicalParameters{}, kSteps);
-    it = cache.emplace(n, std::move(s)).first;
+    it = cache.emplace(std::pair{nx, ny}, std::move(s)).first;
   }
   return it->second;
 }
@@ -45,36 +45,39 @@ Difference compare(const std::vector<double>& gpu, const std::vector<double>& cp
   return d;
 }
 
-SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n, int partition_cells = 8) {
+SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n, int partition_cells = 8, int ny = 0) {
   SolverConfig c;
   c.variant = v;
   c.block_solver = s;
   c.precision = p;
   c.n = n;
+  c.ny = ny;
   c.partition_cells = partition_cells;
   return c;
 }
 
-// variant, block solver (block-per-line), precision, n, cells per thread (partitioned)
-using Case = std::tuple<Variant, BlockSolver, Precision, int, int>;
+// variant, block solver (block-per-line), precision, n, cells per thread (partitioned, fused),
+// rows (0: n; fused only)
+using Case = std::tuple<Variant, BlockSolver, Precision, int, int, int>;
 
 class AgainstCpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AgainstCpu, HundredStepsAgree) {
-  const auto [variant, solver, precision, n, cells] = GetParam();
-  GpuSolver gpu(config_of(variant, solver, precision, n, cells));
-  gpu.upload(make_hump_state(n, n));
+  const auto [variant, solver, precision, n, cells, rows] = GetParam();
+  const int ny = rows == 0 ? n : rows;
+  GpuSolver gpu(config_of(variant, solver, precision, n, cells, rows));
+  gpu.upload(make_hump_state(n, ny));
   for (int s = 0; s < kSteps; ++s) gpu.step();
   const State<double> result = gpu.download();
-  const State<double>& ref = cpu_reference(n);
+  const State<double>& ref = cpu_reference(n, ny);
   const std::map<std::string, Difference> fields = {{"zeta", compare(result.zeta, ref.zeta)},
                                                     {"p", compare(result.p, ref.p)},
                                                     {"q_old", compare(result.q_old, ref.q_old)},
                                                     {"q_new", compare(result.q_new, ref.q_new)}};
   for (const auto& [name, d] : fields) {
     RecordProperty(name + "_max_abs_difference", std::to_string(d.max_abs));
-    std::printf("%s %s %d %s: max |gpu - cpu| = %.3e (field max %.3e, relative %.3e)\n",
-                variant_label(gpu.config()).c_str(), std::string(to_string(precision)).c_str(), n, name.c_str(),
+    std::printf("%s %s %dx%d %s: max |gpu - cpu| = %.3e (field max %.3e, relative %.3e)\n",
+                variant_label(gpu.config()).c_str(), std::string(to_string(precision)).c_str(), n, ny, name.c_str(),
                 d.max_abs, d.max_ref, d.relative());
     EXPECT_GT(d.max_ref, 1e-3) << name << ": the flow must not be trivial";
     if (precision == Precision::Double)
@@ -88,29 +91,39 @@ std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (Precision p : {Precision::Double, Precision::Single})
     for (int n : {64, 256}) {
-      cases.emplace_back(Variant::ThreadPerLine, BlockSolver::CrPcr, p, n, 8);
-      cases.emplace_back(Variant::BlockPerLine, BlockSolver::Pcr, p, n, 8);
-      cases.emplace_back(Variant::BlockPerLine, BlockSolver::CrPcr, p, n, 8);
-      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 8);
-      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 16);
+      cases.emplace_back(Variant::ThreadPerLine, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::BlockPerLine, BlockSolver::Pcr, p, n, 8, 0);
+      cases.emplace_back(Variant::BlockPerLine, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 16, 0);
+      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 16, 0);
     }
+  // Fused on non-square grids whose sides are not powers of two: 96 x 160 (12 / 20 segments per
+  // line) and 224 x 64.
+  for (Precision p : {Precision::Double, Precision::Single}) {
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 96, 8, 160);
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 224, 16, 64);
+  }
   return cases;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const auto [variant, solver, precision, n, cells] = info.param;
+  const auto [variant, solver, precision, n, cells, rows] = info.param;
   std::string s = variant == Variant::ThreadPerLine   ? "ThreadPerLine"
                   : variant == Variant::Partitioned ? "Partitioned" + std::to_string(cells)
+                  : variant == Variant::Fused       ? "Fused" + std::to_string(cells)
                   : solver == BlockSolver::Pcr      ? "BlockPcr"
                                                     : "BlockCrPcr";
-  return s + (precision == Precision::Double ? "_double_" : "_single_") + std::to_string(n);
+  return s + (precision == Precision::Double ? "_double_" : "_single_") + std::to_string(n) +
+         (rows != 0 ? "x" + std::to_string(rows) : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, AgainstCpu, ::testing::ValuesIn(all_cases()), case_name);
 
 // Launching the kernels one by one reproduces step() bit for bit.
 TEST(GpuSolver, SequenceOfLaunchesEqualsStep) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
     const SolverConfig c = config_of(v, BlockSolver::CrPcr, Precision::Double, 96);
     GpuSolver a(c), b(c);
     for (int s = 0; s < 3; ++s) {
@@ -137,7 +150,7 @@ TEST(GpuSolver, RestStaysAtRestAndVolumeIsConserved) {
     ASSERT_EQ(r.p[i], 0.0);
     ASSERT_EQ(r.q_new[i], 0.0);
   }
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
     GpuSolver g(config_of(v, BlockSolver::Pcr, Precision::Double, 128));
     const State<double> start = make_hump_state(128, 128);
     g.upload(start);
@@ -157,13 +170,21 @@ TEST(GpuSolver, RejectsBadInput) {
                std::invalid_argument);  // 8 or 16 cells per thread
   EXPECT_THROW(GpuSolver(config_of(Variant::Partitioned, BlockSolver::CrPcr, Precision::Double, 8192, 8)),
                std::invalid_argument);  // 1024 segments: above one block
+  EXPECT_THROW(GpuSolver(config_of(Variant::Partitioned, BlockSolver::CrPcr, Precision::Double, 256, 8, 128)),
+               std::invalid_argument);  // non-square: fused only
+  EXPECT_THROW(GpuSolver(config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 256, 8, 100)),
+               std::invalid_argument);  // rows: a multiple of 32
+  GpuSolver fused(config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 256, 8, 128));
+  EXPECT_THROW(fused.launch("solve-x"), std::invalid_argument);  // a fused step has sweep-x, sweep-y
+  EXPECT_THROW(fused.upload(make_hump_state(256, 256)), std::invalid_argument);
   GpuSolver g(config_of(Variant::ThreadPerLine, BlockSolver::CrPcr, Precision::Single, 64));
   EXPECT_THROW(g.launch("solve-z"), std::invalid_argument);
+  EXPECT_THROW(g.launch("sweep-x"), std::invalid_argument);
   EXPECT_THROW(g.upload(make_hump_state(32, 32)), std::invalid_argument);
 }
 
 TEST(GpuSolver, KernelInfoIsUsable) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
     GpuSolver g(config_of(v, BlockSolver::CrPcr, Precision::Double, 1024));
     const auto infos = g.kernels();
     ASSERT_EQ(infos.size(), g.kernel_sequence().size());
@@ -186,6 +207,11 @@ TEST(GpuSolver, KernelInfoIsUsable) {
         }
       }
     }
+    if (v == Variant::Fused) {
+      // Two kernels, each reading the five state arrays of its sweep and writing zeta and the flux.
+      ASSERT_EQ(infos.size(), 2u);
+      for (const auto& k : infos) EXPECT_DOUBLE_EQ(k.effective_bytes, 7.0 * 1024 * 1024 * 8) << k.name;
+    }
   }
 }
 
@@ -198,10 +224,11 @@ namespace {
 // Two steps of one case on an n x n grid, against the CPU reference.
 void two_steps_agree(const Case& c, int n) {
   const int steps = 2;
-  State<double> ref = make_hump_state(n, n);
+  const auto [variant, solver, precision, size, cells, rows] = c;
+  const int ny = rows == 0 ? n : rows;
+  State<double> ref = make_hump_state(n, ny);
   reference_run(ref, PhysicalParameters{}, steps);
-  const auto [variant, solver, precision, size, cells] = c;
-  GpuSolver gpu(config_of(variant, solver, precision, n, cells));
+  GpuSolver gpu(config_of(variant, solver, precision, n, cells, rows));
   for (int s = 0; s < steps; ++s) gpu.step();
   const State<double> r = gpu.download();
   for (const auto& [got, want] : {std::pair{&r.zeta, &ref.zeta}, std::pair{&r.p, &ref.p}, std::pair{&r.q_new, &ref.q_new}}) {
@@ -226,6 +253,12 @@ TEST(Sanitizer, PartitionedSmall) {
   for (const Case& c : all_cases())
     if (std::get<0>(c) == Variant::Partitioned && std::get<3>(c) == 64)
       for (int n : {64, 96}) two_steps_agree(c, n);
+}
+
+// The fused sweeps alone, square and non-square (the cases above with a size of 64 or 96).
+TEST(Sanitizer, FusedSmall) {
+  for (const Case& c : all_cases())
+    if (std::get<0>(c) == Variant::Fused && (std::get<3>(c) == 64 || std::get<3>(c) == 96)) two_steps_agree(c, std::get<3>(c));
 }
 
 }  // namespace

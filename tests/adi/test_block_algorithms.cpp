@@ -12,6 +12,7 @@
 
 #include "warpmodel/adi/block_algorithms.hpp"
 #include "warpmodel/adi/coefficients.hpp"
+#include "warpmodel/adi/fused.hpp"
 #include "warpmodel/adi/partitioned.hpp"
 #include "warpmodel/adi/reference.hpp"
 #include "warpmodel/adi/sweep_view.hpp"
@@ -163,6 +164,91 @@ TEST(Partitioned, BlockShape) {
   EXPECT_EQ(partitioned_lanes(96, 16), 32);
   EXPECT_EQ(partitioned_lanes(4096, 8), 1);
   EXPECT_EQ(partitioned_lanes(8192, 8), 0);   // 1024 segments: above the 512-thread block
+}
+
+// Variant fused (fused.hpp) on the CPU: every block of both sweeps of a step run as the GPU runs
+// them (one std::thread per GPU thread), on the state's own layout, against reference_step (Thomas
+// on each line). Non-square grids too: the x-sweep has ny lines of nx cells, the y-sweep nx of ny.
+template <int kCells>
+void fused_sweep_on_cpu(const SweepView<double>& view, int n_along, int lines, const SweepConstants<double>& k,
+                        std::vector<double>& zeta_out, std::vector<double>& flux_out) {
+  const int lanes = fused_lanes(n_along, kCells, lines);
+  const int segments = n_along / kCells;
+  ASSERT_GT(lanes, 0);
+  ASSERT_EQ(lines % lanes, 0);
+  for (int b = 0; b < lines / lanes; ++b) {
+    std::vector<double> shared(static_cast<std::size_t>(partitioned_shared_elements(segments, lanes)), std::nan(""));
+    run_block(segments * lanes, [&](const HostBlock& block, int t) {
+      adi_sweep_fused<double, kCells>(block, b, t, lanes, n_along, lines, view, k, shared.data(), zeta_out.data(),
+                                      flux_out.data());
+    });
+  }
+}
+
+template <int kCells>
+void fused_step_on_cpu(State<double>& s, const PhysicalParameters& physics) {
+  const int nx = s.nx, ny = s.ny;
+  // Outputs start as zeros, as on the GPU: the wall faces are never written.
+  std::vector<double> zeta_half(s.cells(), 0.0), p_next(s.cells(), 0.0), zeta_next(s.cells(), 0.0),
+      q_next(s.cells(), 0.0);
+  const SweepView<double> x_view{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, nx};
+  fused_sweep_on_cpu<kCells>(x_view, nx, ny, sweep_constants<double>(physics, SweepDirection::X), zeta_half, p_next);
+  const SweepView<double> y_view{zeta_half.data(), s.bed.data(), s.q_new.data(), s.p.data(), p_next.data(), nx, 1};
+  fused_sweep_on_cpu<kCells>(y_view, ny, nx, sweep_constants<double>(physics, SweepDirection::Y), zeta_next, q_next);
+  s.zeta = std::move(zeta_next);
+  s.p = std::move(p_next);
+  s.q_old = std::move(s.q_new);
+  s.q_new = std::move(q_next);
+}
+
+template <int kCells>
+void check_fused(int nx, int ny) {
+  constexpr int kSteps = 3;
+  State<double> ref = make_hump_state(nx, ny);
+  reference_run(ref, PhysicalParameters{}, 5);  // a developed flow, not the state at rest
+  State<double> fused = ref;
+  for (int step = 0; step < kSteps; ++step) {
+    reference_step(ref, PhysicalParameters{});
+    fused_step_on_cpu<kCells>(fused, PhysicalParameters{});
+  }
+  const std::pair<const std::vector<double>*, const std::vector<double>*> fields[] = {
+      {&fused.zeta, &ref.zeta}, {&fused.p, &ref.p}, {&fused.q_old, &ref.q_old}, {&fused.q_new, &ref.q_new}};
+  const char* names[] = {"zeta", "p", "q_old", "q_new"};
+  for (int f = 0; f < 4; ++f) {
+    const double scale = max_abs(*fields[f].second);
+    ASSERT_GT(scale, 0.0) << names[f];
+    for (std::size_t i = 0; i < fields[f].second->size(); ++i)
+      ASSERT_NEAR((*fields[f].first)[i], (*fields[f].second)[i], 1e-12 * scale)
+          << names[f] << " cell " << i % nx << ", " << i / nx << " (" << nx << " x " << ny << ", " << kCells
+          << " cells per thread)";
+  }
+}
+
+TEST(Fused, StepAgreesWithReference) {
+  check_fused<8>(64, 64);
+  check_fused<16>(64, 64);
+  check_fused<8>(96, 64);   // non-square, 12 segments (not a power of two) per row
+  check_fused<16>(64, 160);  // 10 segments per column
+}
+
+// The thread layouts fused.hpp promises: the y-sweep's consecutive threads take consecutive
+// columns (lane fastest), the x-sweep's consecutive segments of one row.
+TEST(Fused, ThreadLayout) {
+  const FusedThread y0 = fused_thread(0, 256, 2, true), y1 = fused_thread(1, 256, 2, true), y2 = fused_thread(2, 256, 2, true);
+  EXPECT_EQ(y0.lane, 0);
+  EXPECT_EQ(y1.lane, 1);
+  EXPECT_EQ(y1.segment, 0);
+  EXPECT_EQ(y2.segment, 1);
+  EXPECT_EQ(y2.slots(5), 5 * 2 + 0);
+  const FusedThread x1 = fused_thread(1, 256, 2, false), x300 = fused_thread(300, 256, 2, false);
+  EXPECT_EQ(x1.segment, 1);
+  EXPECT_EQ(x1.lane, 0);
+  EXPECT_EQ(x300.segment, 44);
+  EXPECT_EQ(x300.lane, 1);
+  EXPECT_EQ(x300.slots(44), 256 + 44);
+  EXPECT_EQ(fused_lanes(2048, 8, 2048), 2);
+  EXPECT_EQ(fused_lanes(64, 8, 96), 32);
+  EXPECT_EQ(fused_lanes(4096, 8, 2048), 1);
 }
 
 struct Systems {

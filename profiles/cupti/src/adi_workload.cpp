@@ -22,20 +22,30 @@ adi::SolverConfig solver_config(const std::string& variant_text, const WorkloadR
   if (!v)
     throw std::invalid_argument("--variant '" + variant_text +
                                 "' is not an adi variant (thread-per-line, block-per-line, block-per-line/pcr, "
-                                "block-per-line/cr-pcr, or all)");
+                                "block-per-line/cr-pcr, partitioned, partitioned/c16, fused, fused/c16, or all)");
   c.variant = *v;
   if (slash != std::string::npos) {
-    const auto s = adi::parse_block_solver(variant_text.substr(slash + 1));
-    if (!s || c.variant != adi::Variant::BlockPerLine)
-      throw std::invalid_argument("--variant '" + variant_text + "': a solver (pcr, cr-pcr) goes with block-per-line only");
-    c.block_solver = *s;
+    const std::string option = variant_text.substr(slash + 1);
+    const bool partitions = c.variant == adi::Variant::Partitioned || c.variant == adi::Variant::Fused;
+    if (partitions && option == "c16") {
+      c.partition_cells = 16;
+    } else {
+      const auto s = adi::parse_block_solver(option);
+      if (!s || c.variant != adi::Variant::BlockPerLine)
+        throw std::invalid_argument("--variant '" + variant_text +
+                                    "': a solver (pcr, cr-pcr) goes with block-per-line, c16 with partitioned or fused");
+      c.block_solver = *s;
+    }
   }
   if (!r.precision.empty()) {
     const auto p = adi::parse_precision(r.precision);
     if (!p) throw std::invalid_argument("--precision '" + r.precision + "' is not single or double");
     c.precision = *p;
   }
-  c.n = r.size.empty() ? 1024 : static_cast<int>(parse_extent(r.size, "--size")[0]);
+  const std::vector<long long> size = parse_extent(r.size.empty() ? "1024" : r.size, "--size");
+  if (size[2] != 1) throw std::invalid_argument("--size '" + r.size + "': adi grids are N or NXxNY");
+  c.n = static_cast<int>(std::min<long long>(size[0], 1 << 30));
+  if (size[1] != 1 || r.size.find('x') != std::string::npos) c.ny = static_cast<int>(std::min<long long>(size[1], 1 << 30));
   if (const std::string why = adi::validate(c); !why.empty()) throw std::invalid_argument(why);
   return c;
 }
@@ -47,7 +57,9 @@ class AdiWorkload : public Workload {
   explicit AdiWorkload(const WorkloadRequest& r) {
     if (!r.block.empty())
       throw std::invalid_argument("--block does not apply to adi: each kernel has the solver's own launch geometry");
-    for (const auto& v : expand_choice(r.variant, {"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr"},
+    for (const auto& v : expand_choice(r.variant,
+                                      {"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr", "partitioned",
+                                       "partitioned/c16", "fused", "fused/c16"},
                                       "thread-per-line"))
       configs_.push_back(solver_config(v, r));
     kernel_names_ = expand_choice(r.adi_kernel, {}, "");
@@ -58,12 +70,12 @@ class AdiWorkload : public Workload {
     d << "adi variant=";
     for (std::size_t i = 0; i < configs_.size(); ++i) d << (i ? "," : "") << adi::variant_label(configs_[i]);
     const auto& c = configs_.front();
-    d << " precision=" << adi::to_string(c.precision) << " size=" << c.n << "x" << c.n;
+    d << " precision=" << adi::to_string(c.precision) << " size=" << c.n << "x" << c.rows();
     for (std::size_t i = 0; i < kernel_names_.size(); ++i) d << (i ? "," : " kernel=") << kernel_names_[i];
     return d.str();
   }
   void setup() override {
-    initial_ = adi::make_hump_state(configs_.front().n, configs_.front().n);
+    initial_ = adi::make_hump_state(configs_.front().n, configs_.front().rows());
     for (std::size_t s = 0; s < configs_.size(); ++s) {
       solvers_.push_back(std::make_unique<adi::GpuSolver>(configs_[s]));
       const auto& sequence = solvers_.back()->kernel_sequence();

@@ -3,7 +3,8 @@
 //   bench_adi --benchmark_out=adi.json --benchmark_out_format=json
 // Each benchmark starts from the hump problem after 5 warm-up steps; one iteration runs a full step
 // and CUDA events bracket the kernel of interest (or the whole step), so every kernel sees the
-// caches as a step leaves them. Sizes 256^2, 1024^2, 2048^2; block-per-line stops at 1024.
+// caches as a step leaves them. Sizes 256^2, 1024^2, 2048^2, 4096^2 (block-per-line stops at 1024),
+// and for fused, the only variant with non-square grids, 1536 x 2400 and 3072 x 1024 as well.
 // Counters: n, effective_bytes (arrays the kernel reads once + writes once; for the step, the sum
 // over its kernels), state_bytes (step only: 8 arrays), median and min time.
 #include <benchmark/benchmark.h>
@@ -27,8 +28,9 @@ constexpr int kWarmupSteps = 5;
 std::unique_ptr<GpuSolver> g_solver;
 
 GpuSolver& solver_for(const SolverConfig& c) {
-  if (!g_solver || g_solver->config().n != c.n || g_solver->config().variant != c.variant ||
-      g_solver->config().block_solver != c.block_solver || g_solver->config().precision != c.precision) {
+  const SolverConfig& h = g_solver ? g_solver->config() : c;
+  if (!g_solver || h.n != c.n || h.rows() != c.rows() || h.variant != c.variant || h.block_solver != c.block_solver ||
+      h.precision != c.precision || h.partition_cells != c.partition_cells) {
     g_solver.reset();
     g_solver = std::make_unique<GpuSolver>(c);
   }
@@ -38,7 +40,7 @@ GpuSolver& solver_for(const SolverConfig& c) {
 // kernel == "step": the whole step.
 void bm_kernel(benchmark::State& state, SolverConfig config, std::string kernel) {
   GpuSolver& solver = solver_for(config);
-  solver.upload(make_hump_state(config.n, config.n));
+  solver.upload(make_hump_state(config.n, config.rows()));
   for (int s = 0; s < kWarmupSteps; ++s) solver.step();
   const auto stream = static_cast<cudaStream_t>(solver.stream());
   const bool whole = kernel == "step";
@@ -62,6 +64,7 @@ void bm_kernel(benchmark::State& state, SolverConfig config, std::string kernel)
   for (const KernelInfo& k : solver.kernels())
     if (k.name == kernel) bytes = k.effective_bytes;
   state.counters["n"] = config.n;
+  state.counters["ny"] = config.rows();
   state.counters["effective_bytes"] = bytes;
   if (whole) state.counters["state_bytes"] = solver.step_state_bytes();
   state.counters["median_s"] = median(times);
@@ -96,8 +99,8 @@ void bm_copy(benchmark::State& state, std::size_t bytes) {
   state.counters["min_s"] = *std::min_element(times.begin(), times.end());
 }
 
-// The variants measured: thread-per-line, block-per-line with both solvers, partitioned with 8 and
-// 16 cells per thread.
+// The variants measured: thread-per-line, block-per-line with both solvers, partitioned and fused
+// with 8 and 16 cells per thread.
 std::vector<SolverConfig> variant_configs() {
   std::vector<SolverConfig> out;
   SolverConfig c;
@@ -109,6 +112,11 @@ std::vector<SolverConfig> variant_configs() {
   c.block_solver = BlockSolver::CrPcr;
   out.push_back(c);
   c.variant = Variant::Partitioned;
+  c.partition_cells = 8;
+  out.push_back(c);
+  c.partition_cells = 16;
+  out.push_back(c);
+  c.variant = Variant::Fused;
   c.partition_cells = 8;
   out.push_back(c);
   c.partition_cells = 16;
@@ -137,20 +145,22 @@ void register_all() {
         ->UseManualTime()
         ->Iterations(30)
         ->Unit(benchmark::kMicrosecond);
-  std::vector<std::string> kernels = {"step"};
-  for (const std::string& k : step_kernel_names()) kernels.push_back(k);
-  for (int n : {256, 1024, 2048})
+  const std::pair<int, int> sizes[] = {{256, 256}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {1536, 2400}, {3072, 1024}};
+  for (const auto& [n, rows] : sizes)
     for (Precision p : {Precision::Double, Precision::Single})
       for (SolverConfig c : variant_configs()) {
         c.n = n;
+        c.ny = rows == n ? 0 : rows;
         c.precision = p;
-        if (!validate(c).empty()) continue;  // block-per-line: n <= 1024
+        if (!validate(c).empty()) continue;  // block-per-line: n <= 1024; non-square: fused
+        std::vector<std::string> kernels = {"step"};
+        for (const std::string& k : step_kernel_names(c.variant)) kernels.push_back(k);
+        const std::string size = rows == n ? std::to_string(n) : std::to_string(n) + "x" + std::to_string(rows);
         for (const std::string& k : kernels) {
-          const std::string name = "adi/" + variant_label(c) + "/" + std::string(to_string(p)) + "/" +
-                                   std::to_string(n) + "/" + k;
+          const std::string name = "adi/" + variant_label(c) + "/" + std::string(to_string(p)) + "/" + size + "/" + k;
           benchmark::RegisterBenchmark(name.c_str(), bm_kernel, c, k)
               ->UseManualTime()
-              ->Iterations(n >= 2048 ? 30 : 50)
+              ->Iterations(static_cast<long long>(n) * c.rows() >= 2048 * 2048 ? 30 : 50)
               ->Unit(benchmark::kMicrosecond);
         }
       }

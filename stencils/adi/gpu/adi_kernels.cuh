@@ -8,6 +8,7 @@
 #include "cuda_check.cuh"
 #include "warpmodel/adi/block_algorithms.hpp"
 #include "warpmodel/adi/coefficients.hpp"
+#include "warpmodel/adi/fused.hpp"
 #include "warpmodel/adi/partitioned.hpp"
 #include "warpmodel/adi/sweep_view.hpp"
 #include "warpmodel/adi/tridiagonal.hpp"
@@ -239,6 +240,18 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells))
   const StridedLines<T> lines{coef.dma, coef.amo, coef.bmo, coef.cmo, coef.dmo, n};
   adi_lines_partitioned<T, kCells>(DeviceBlock{}, t / lanes, lane, lanes, static_cast<int>(blockIdx.x) * lanes + lane, n,
                                    lines, mass_diagonal, reinterpret_cast<T*>(shared_raw), zeta, flux);
+}
+
+// --- fused: build and partitioned solve of a sweep in one kernel, on the state's own layout ------
+// (fused.hpp). Block b holds `lanes` lines; the x-sweep's view is line-major, the y-sweep's
+// along-major; zeta and the flux go to other buffers than the view's.
+template <class T, int kCells>
+__global__ void __launch_bounds__(partitioned_max_threads(kCells))
+    fused_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
+                       T* __restrict__ flux_out, int n_along, int lines, int lanes) {
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  adi_sweep_fused<T, kCells>(DeviceBlock{}, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), lanes,
+                             n_along, lines, view, constants, reinterpret_cast<T*>(shared_raw), zeta_out, flux_out);
 }
 
 // --- solve, block-per-line (S2): PCR or CR-PCR in shared memory --------------------------------

@@ -21,6 +21,8 @@ std::string_view to_string(Variant v) {
       return "block-per-line";
     case Variant::Partitioned:
       return "partitioned";
+    case Variant::Fused:
+      return "fused";
   }
   return "?";
 }
@@ -31,6 +33,7 @@ std::optional<Variant> parse_variant(std::string_view s) {
   if (s == "thread-per-line") return Variant::ThreadPerLine;
   if (s == "block-per-line") return Variant::BlockPerLine;
   if (s == "partitioned") return Variant::Partitioned;
+  if (s == "fused") return Variant::Fused;
   return std::nullopt;
 }
 std::optional<BlockSolver> parse_block_solver(std::string_view s) {
@@ -47,6 +50,21 @@ std::optional<Precision> parse_precision(std::string_view s) {
 std::string validate(const SolverConfig& c) {
   if (c.n < 32 || c.n % 32 != 0) return "size " + std::to_string(c.n) + " must be a positive multiple of 32";
   if (c.n > 32768) return "size " + std::to_string(c.n) + " is above 32768 (32-bit indices)";
+  if (c.ny != 0 && c.ny != c.n) {
+    if (c.variant != Variant::Fused)
+      return "a non-square grid (" + std::to_string(c.n) + " x " + std::to_string(c.ny) + ") needs variant fused";
+    if (c.ny < 32 || c.ny % 32 != 0) return "rows " + std::to_string(c.ny) + " must be a positive multiple of 32";
+    if (static_cast<long long>(c.n) * c.ny > (1LL << 30)) return "grid above 2^30 cells (32-bit indices)";
+  }
+  if (c.variant == Variant::Fused) {
+    if (c.partition_cells != 8 && c.partition_cells != 16)
+      return "fused: cells per thread must be 8 or 16, not " + std::to_string(c.partition_cells);
+    for (const int along : {c.n, c.rows()})
+      if (partitioned_lanes(along, c.partition_cells) == 0)
+        return "fused: lines of " + std::to_string(along) + " cells need more than " +
+               std::to_string(partitioned_max_threads(c.partition_cells)) + " segments of " +
+               std::to_string(c.partition_cells) + " cells per block";
+  }
   if (c.variant == Variant::BlockPerLine && c.n > 1024)
     return "block-per-line needs one thread per cell: size " + std::to_string(c.n) + " is above 1024";
   if (c.variant == Variant::Partitioned) {
@@ -65,32 +83,61 @@ std::string validate(const SolverConfig& c) {
 std::string variant_label(const SolverConfig& c) {
   std::string s(to_string(c.variant));
   if (c.variant == Variant::BlockPerLine) s += "/" + std::string(to_string(c.block_solver));
-  if (c.variant == Variant::Partitioned && c.partition_cells != 8) s += "/c" + std::to_string(c.partition_cells);
+  if ((c.variant == Variant::Partitioned || c.variant == Variant::Fused) && c.partition_cells != 8)
+    s += "/c" + std::to_string(c.partition_cells);
   return s;
 }
 
 namespace {
 
-enum class Kernel { BuildX, SolveX, TransposeZetaX2Y, TransposePX2Y, BuildY, SolveY, TransposeZetaY2X, TransposeQY2X };
+enum class Kernel {
+  BuildX, SolveX, TransposeZetaX2Y, TransposePX2Y, BuildY, SolveY, TransposeZetaY2X, TransposeQY2X,  // staged
+  SweepX, SweepY  // fused
+};
+
+const std::vector<Kernel>& kernels_of(Variant v) {
+  static const std::vector<Kernel> staged = {Kernel::BuildX, Kernel::SolveX, Kernel::TransposeZetaX2Y,
+                                             Kernel::TransposePX2Y, Kernel::BuildY, Kernel::SolveY,
+                                             Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
+  static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::SweepY};
+  return v == Variant::Fused ? fused : staged;
+}
+
+const char* kernel_name(Kernel k) {
+  static const char* const names[] = {"build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y", "build-y",
+                                      "solve-y", "transpose-zeta-y2x", "transpose-q-y2x", "sweep-x", "sweep-y"};
+  return names[static_cast<int>(k)];
+}
 
 }  // namespace
 
-const std::vector<std::string>& step_kernel_names() {
-  static const std::vector<std::string> names = {"build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y",
-                                                 "build-y", "solve-y", "transpose-zeta-y2x", "transpose-q-y2x"};
-  return names;
+const std::vector<std::string>& step_kernel_names() { return step_kernel_names(Variant::ThreadPerLine); }
+
+const std::vector<std::string>& step_kernel_names(Variant v) {
+  static const auto names_of = [](Variant variant) {
+    std::vector<std::string> names;
+    for (Kernel k : kernels_of(variant)) names.emplace_back(kernel_name(k));
+    return names;
+  };
+  static const std::vector<std::string> staged = names_of(Variant::ThreadPerLine), fused = names_of(Variant::Fused);
+  return v == Variant::Fused ? fused : staged;
 }
 
 struct GpuSolver::Impl {
   SolverConfig config;
-  int n = 0;
+  int n = 0;   // cells per row (nx)
+  int ny = 0;  // rows (fused may be non-square; the staged variants have ny = n)
   std::size_t element = 0;
   bool along_major = false;  // thread-per-line: both sweep frames are along-major
   int thomas_lanes = 32;
   int partition_lanes = 1;  // partitioned: lines per block
+  int fused_lanes_x = 1, fused_lanes_y = 1;  // fused: lines per block of each sweep
   cudaStream_t stream = nullptr;
   // Frame X holds the arrays as the x-sweep reads them, frame Y as the y-sweep does; a value at
   // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
+  // Fused: every array in the state's layout (frame X, line-major); zeta_x holds zeta^n, zeta_y
+  // zeta^{n+1/2}, p_x p^n, p_y_next p^{n+1}, q_x_old q^{n-1/2}, q_x_new q^{n+1/2}, q_y q^{n+3/2},
+  // bed_x the bed (finish_step() rotates them).
   gpu::DeviceBuffer zeta_x, p_x, q_x_old, q_x_new, bed_x;
   gpu::DeviceBuffer zeta_y, q_y, p_y_current, p_y_next, bed_y;
   // Coefficients, reused by both sweeps: one allocation holding amo, bmo, cmo, dmo, dma in this order
@@ -138,6 +185,16 @@ struct GpuSolver::Impl {
           g.dynamic_shared_bytes = static_cast<std::size_t>(elements) * element;
         }
         break;
+      case Kernel::SweepX:
+      case Kernel::SweepY: {
+        const bool x = k == Kernel::SweepX;
+        const int along = x ? n : ny, lanes = x ? fused_lanes_x : fused_lanes_y;
+        const int segments = along / config.partition_cells;
+        g.block[0] = static_cast<unsigned>(segments * lanes);
+        g.grid[0] = static_cast<unsigned>((x ? ny : n) / lanes);
+        g.dynamic_shared_bytes = static_cast<std::size_t>(partitioned_shared_elements(segments, lanes)) * element;
+        break;
+      }
       default:
         g.block[0] = gpu::kTile;
         g.block[1] = gpu::kTileRows;
@@ -163,6 +220,10 @@ struct GpuSolver::Impl {
                                              : reinterpret_cast<const void*>(&gpu::solve_partitioned_kernel<T, 16>);
         return config.block_solver == BlockSolver::Pcr ? reinterpret_cast<const void*>(&gpu::solve_pcr_kernel<T>)
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
+      case Kernel::SweepX:
+      case Kernel::SweepY:
+        return config.partition_cells == 8 ? reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 8>)
+                                           : reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 16>);
       default:
         return reinterpret_cast<const void*>(&gpu::transpose_kernel<T>);
     }
@@ -199,11 +260,15 @@ struct GpuSolver::Impl {
         return {{"zeta^{n+1} (y frame)"}, {"zeta^{n+1} (x frame)"}};
       case Kernel::TransposeQY2X:
         return {{"q^{n+3/2} (y frame)"}, {"q^{n+3/2} (x frame)"}};
+      case Kernel::SweepX:
+        return {{"zeta^n", "bed", "p^n", "q^{n-1/2}", "q^{n+1/2}"}, {"zeta^{n+1/2}", "p^{n+1}"}};
+      case Kernel::SweepY:
+        return {{"zeta^{n+1/2}", "bed", "q^{n+1/2}", "p^n", "p^{n+1}"}, {"zeta^{n+1}", "q^{n+3/2}"}};
     }
     return {};
   }
 
-  double array_bytes() const { return static_cast<double>(n) * n * static_cast<double>(element); }
+  double array_bytes() const { return static_cast<double>(n) * ny * static_cast<double>(element); }
 
   template <class T>
   void launch_kernel(Kernel k) {
@@ -267,6 +332,27 @@ struct GpuSolver::Impl {
         gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(q_y.as<T>(), q_x_old.as<T>(), n);
         gpu::check_launch("transpose-q-y2x");
         break;
+      case Kernel::SweepX:
+      case Kernel::SweepY: {
+        const bool x = k == Kernel::SweepX;
+        // x: rows of n cells, line-major; y: columns of ny cells, along-major (fused.hpp).
+        const SweepView<T> view = x ? SweepView<T>{zeta_x.as<T>(), bed_x.as<T>(), p_x.as<T>(), q_x_old.as<T>(),
+                                                   q_x_new.as<T>(), 1, n}
+                                    : SweepView<T>{zeta_y.as<T>(), bed_x.as<T>(), q_x_new.as<T>(), p_x.as<T>(),
+                                                   p_y_next.as<T>(), n, 1};
+        const SweepConstants<T> constants = sweep_constants<T>(ph, x ? SweepDirection::X : SweepDirection::Y);
+        T* zeta_out = x ? zeta_y.as<T>() : zeta_x.as<T>();
+        T* flux_out = x ? p_y_next.as<T>() : q_y.as<T>();
+        const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
+        if (config.partition_cells == 8)
+          gpu::fused_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
+                                                                                        flux_out, along, lines, lanes);
+        else
+          gpu::fused_sweep_kernel<T, 16><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+              view, constants, zeta_out, flux_out, along, lines, lanes);
+        gpu::check_launch(x ? "sweep-x" : "sweep-y");
+        break;
+      }
     }
   }
 
@@ -317,8 +403,38 @@ struct GpuSolver::Impl {
     return from_x_frame(host);
   }
 
+  // Fused: the state's own layout, element for element.
+  template <class T>
+  void put_state_layout(const gpu::DeviceBuffer& b, const std::vector<double>& v) {
+    const std::vector<T> host(v.begin(), v.end());
+    gpu::check(cudaMemcpyAsync(b.as<T>(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream),
+               "upload");
+    gpu::check(cudaStreamSynchronize(stream), "upload");
+  }
+
+  template <class T>
+  std::vector<double> get_state_layout(const gpu::DeviceBuffer& b) const {
+    std::vector<T> host(static_cast<std::size_t>(n) * ny);
+    gpu::check(cudaMemcpyAsync(host.data(), b.as<T>(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream),
+               "download");
+    gpu::check(cudaStreamSynchronize(stream), "download");
+    return {host.begin(), host.end()};
+  }
+
   template <class T>
   void upload(const State<double>& s) {
+    if (config.variant == Variant::Fused) {
+      put_state_layout<T>(zeta_x, s.zeta);
+      put_state_layout<T>(p_x, s.p);
+      put_state_layout<T>(q_x_old, s.q_old);
+      put_state_layout<T>(q_x_new, s.q_new);
+      put_state_layout<T>(bed_x, s.bed);
+      // The outputs start as zeros: their east and north wall faces are never written (partitioned.hpp).
+      for (const gpu::DeviceBuffer* b : {&zeta_y, &p_y_next, &q_y})
+        gpu::check(cudaMemsetAsync(b->as<T>(), 0, static_cast<std::size_t>(n) * ny * sizeof(T), stream), "upload");
+      gpu::check(cudaStreamSynchronize(stream), "upload");
+      return;
+    }
     put<T>(zeta_x, s.zeta, true);
     put<T>(p_x, s.p, true);
     put<T>(q_x_old, s.q_old, true);
@@ -333,7 +449,16 @@ struct GpuSolver::Impl {
   template <class T>
   State<double> download() const {
     State<double> s;
-    s.nx = s.ny = n;
+    s.nx = n;
+    s.ny = ny;
+    if (config.variant == Variant::Fused) {
+      s.zeta = get_state_layout<T>(zeta_x);
+      s.bed = get_state_layout<T>(bed_x);
+      s.p = get_state_layout<T>(p_x);
+      s.q_old = get_state_layout<T>(q_x_old);
+      s.q_new = get_state_layout<T>(q_x_new);
+      return s;
+    }
     s.zeta = get<T>(zeta_x);
     s.bed = get<T>(bed_x);
     s.p = get<T>(p_x);
@@ -349,29 +474,42 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   Impl& m = *impl_;
   m.config = config;
   m.n = config.n;
+  m.ny = config.rows();
   m.element = config.precision == Precision::Double ? sizeof(double) : sizeof(float);
   // thread-per-line and partitioned: both sweep frames along-major.
-  m.along_major = config.variant != Variant::BlockPerLine;
+  m.along_major = config.variant != Variant::BlockPerLine && config.variant != Variant::Fused;
   if (config.variant == Variant::Partitioned) m.partition_lanes = partitioned_lanes(m.n, config.partition_cells);
+  if (config.variant == Variant::Fused) {
+    m.fused_lanes_x = fused_lanes(m.n, config.partition_cells, m.ny);
+    m.fused_lanes_y = fused_lanes(m.ny, config.partition_cells, m.n);
+  }
   int device = 0, sms = 0;
   gpu::check(cudaGetDevice(&device), "cudaGetDevice");
   gpu::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   // Narrow blocks until every SM gets at least one block of lines (thread-per-line has n threads).
   while (m.thomas_lanes > 8 && m.n / m.thomas_lanes < sms) m.thomas_lanes /= 2;
   gpu::check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  const std::size_t bytes = static_cast<std::size_t>(m.n) * m.n * m.element;
-  for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y, &m.p_y_current,
-                               &m.p_y_next, &m.bed_y})
-    *b = gpu::DeviceBuffer(bytes);
-  m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
+  const std::size_t bytes = static_cast<std::size_t>(m.n) * m.ny * m.element;
+  if (config.variant == Variant::Fused) {
+    for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y, &m.p_y_next})
+      *b = gpu::DeviceBuffer(bytes);
+  } else {
+    for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y,
+                                 &m.p_y_current, &m.p_y_next, &m.bed_y})
+      *b = gpu::DeviceBuffer(bytes);
+    m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
+  }
   if (config.variant == Variant::ThreadPerLine) m.scratch = gpu::DeviceBuffer(2 * bytes);
-  // Solve kernels above the default 48 KiB of dynamic shared memory must opt in.
-  const LaunchGeometry g = m.geometry(Kernel::SolveX);
-  if (g.dynamic_shared_bytes > 48 * 1024)
-    gpu::check(cudaFuncSetAttribute(m.function(Kernel::SolveX), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(g.dynamic_shared_bytes)),
-               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  upload(make_hump_state(m.n, m.n));
+  // Kernels above the default 48 KiB of dynamic shared memory must opt in.
+  for (Kernel k : {Kernel::SolveX, Kernel::SweepX, Kernel::SweepY}) {
+    if ((k == Kernel::SolveX) == (config.variant == Variant::Fused)) continue;
+    const LaunchGeometry g = m.geometry(k);
+    if (g.dynamic_shared_bytes > 48 * 1024)
+      gpu::check(cudaFuncSetAttribute(m.function(k), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(g.dynamic_shared_bytes)),
+                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  }
+  upload(make_hump_state(m.n, m.ny));
 }
 
 GpuSolver::~GpuSolver() {
@@ -387,8 +525,8 @@ const SolverConfig& GpuSolver::config() const { return impl_->config; }
 
 void GpuSolver::upload(const State<double>& state) {
   check_state(state);
-  if (state.nx != impl_->n || state.ny != impl_->n)
-    throw std::invalid_argument("upload: the state must be " + std::to_string(impl_->n) + " x " + std::to_string(impl_->n));
+  if (state.nx != impl_->n || state.ny != impl_->ny)
+    throw std::invalid_argument("upload: the state must be " + std::to_string(impl_->n) + " x " + std::to_string(impl_->ny));
   if (impl_->config.precision == Precision::Double)
     impl_->upload<double>(state);
   else
@@ -399,25 +537,36 @@ State<double> GpuSolver::download() const {
   return impl_->config.precision == Precision::Double ? impl_->download<double>() : impl_->download<float>();
 }
 
-const std::vector<std::string>& GpuSolver::kernel_sequence() const { return step_kernel_names(); }
+const std::vector<std::string>& GpuSolver::kernel_sequence() const { return step_kernel_names(impl_->config.variant); }
 
 void GpuSolver::launch(std::string_view kernel) {
-  const auto& names = step_kernel_names();
-  for (std::size_t k = 0; k < names.size(); ++k)
-    if (names[k] == kernel) {
-      impl_->launch_kernel(static_cast<Kernel>(k));
+  for (Kernel k : kernels_of(impl_->config.variant))
+    if (kernel_name(k) == kernel) {
+      impl_->launch_kernel(k);
       return;
     }
-  throw std::invalid_argument("unknown ADI kernel '" + std::string(kernel) + "'");
+  std::string list;
+  for (const std::string& k : kernel_sequence()) list += (list.empty() ? "" : ", ") + k;
+  throw std::invalid_argument("unknown ADI kernel '" + std::string(kernel) + "' (a " +
+                              std::string(to_string(impl_->config.variant)) + " step launches " + list + ")");
 }
 
 void GpuSolver::finish_step() {
-  std::swap(impl_->p_y_current, impl_->p_y_next);  // p^{n+1} becomes the current p of the y frame
-  std::swap(impl_->q_x_old, impl_->q_x_new);        // q^{n+1/2} becomes old, q^{n+3/2} new
+  Impl& m = *impl_;
+  if (m.config.variant == Variant::Fused) {
+    // zeta^{n+1} is already in zeta_x. p^{n+1} becomes p^n; q^{n+1/2} becomes old, q^{n+3/2} new,
+    // and the old q^{n-1/2} buffer takes the next sweep's output.
+    std::swap(m.p_x, m.p_y_next);
+    std::swap(m.q_x_old, m.q_x_new);  // q_x_old = q^{n+1/2}, q_x_new = q^{n-1/2}
+    std::swap(m.q_x_new, m.q_y);      // q_x_new = q^{n+3/2}, q_y = q^{n-1/2} (overwritten next step)
+    return;
+  }
+  std::swap(m.p_y_current, m.p_y_next);  // p^{n+1} becomes the current p of the y frame
+  std::swap(m.q_x_old, m.q_x_new);        // q^{n+1/2} becomes old, q^{n+3/2} new
 }
 
 void GpuSolver::step() {
-  for (std::size_t k = 0; k < step_kernel_names().size(); ++k) impl_->launch_kernel(static_cast<Kernel>(k));
+  for (Kernel k : kernels_of(impl_->config.variant)) impl_->launch_kernel(k);
   finish_step();
 }
 
@@ -425,10 +574,8 @@ void GpuSolver::synchronize() const { gpu::check(cudaStreamSynchronize(impl_->st
 
 std::vector<KernelInfo> GpuSolver::kernels() const {
   std::vector<KernelInfo> out;
-  const auto& names = step_kernel_names();
-  for (std::size_t k = 0; k < names.size(); ++k) {
-    const Kernel kernel = static_cast<Kernel>(k);
-    KernelInfo info{names[k], impl_->function(kernel), impl_->geometry(kernel), impl_->traffic(kernel), 0.0};
+  for (Kernel kernel : kernels_of(impl_->config.variant)) {
+    KernelInfo info{kernel_name(kernel), impl_->function(kernel), impl_->geometry(kernel), impl_->traffic(kernel), 0.0};
     info.effective_bytes = static_cast<double>(info.traffic.reads.size() + info.traffic.writes.size()) * impl_->array_bytes();
     out.push_back(std::move(info));
   }

@@ -17,10 +17,14 @@
 //     threads per line (partitioned.hpp: each thread eliminates a segment of partition_cells cells
 //     from both ends in registers, CR + PCR on the reduced system in shared memory, back
 //     substitution); n / partition_cells <= 512 (8 cells) or 256 (16 cells).
+//   fused (issue 15): one kernel per sweep builds each cell's rows from the state and runs the
+//     partitioned solve on them at once (fused.hpp): no coefficient arrays, no transposes; both
+//     sweeps read the state where it lies, the y-sweep with consecutive threads on consecutive
+//     columns. The only variant with non-square grids (n cells per row, ny rows).
 //
 // A step launches, in this order (kernel_sequence()):
 //   build-x, solve-x, transpose-zeta-x2y, transpose-p-x2y, build-y, solve-y, transpose-zeta-y2x,
-//   transpose-q-y2x
+//   transpose-q-y2x (fused: sweep-x, sweep-y)
 // then rotates buffers (finish_step()). Every kernel is idempotent given its inputs, so one kernel
 // may be launched repeatedly; launching the sequence and then finish_step() is exactly step().
 #pragma once
@@ -37,14 +41,14 @@
 
 namespace warpmodel::adi {
 
-enum class Variant { ThreadPerLine, BlockPerLine, Partitioned };
+enum class Variant { ThreadPerLine, BlockPerLine, Partitioned, Fused };
 enum class BlockSolver { Pcr, CrPcr };
 enum class Precision { Double, Single };
 
 std::string_view to_string(Variant v);
 std::string_view to_string(BlockSolver s);
 std::string_view to_string(Precision p);
-std::optional<Variant> parse_variant(std::string_view s);  // "thread-per-line", "block-per-line", "partitioned"
+std::optional<Variant> parse_variant(std::string_view s);  // "thread-per-line", "block-per-line", "partitioned", "fused"
 std::optional<BlockSolver> parse_block_solver(std::string_view s);  // "pcr", "cr-pcr"
 std::optional<Precision> parse_precision(std::string_view s);       // "double", "single"
 
@@ -52,16 +56,19 @@ struct SolverConfig {
   Variant variant = Variant::ThreadPerLine;
   BlockSolver block_solver = BlockSolver::CrPcr;  // block-per-line only
   Precision precision = Precision::Double;
-  int partition_cells = 8;  // partitioned only: cells per thread, 8 or 16
-  int n = 256;  // cells per side; a multiple of 32; block-per-line: n <= 1024
+  int partition_cells = 8;  // partitioned and fused: cells per thread, 8 or 16
+  int n = 256;  // cells per row (per side of a square grid); a multiple of 32; block-per-line: n <= 1024
+  int ny = 0;   // rows, a multiple of 32; 0: n (square). Only fused takes ny != n.
   PhysicalParameters physics{};
+
+  int rows() const { return ny == 0 ? n : ny; }
 };
 
 // Empty when the configuration is valid, else one line saying what is wrong.
 std::string validate(const SolverConfig& config);
 
 // Short name of a configuration, e.g. "thread-per-line", "block-per-line/cr-pcr", "partitioned"
-// (8 cells per thread), "partitioned/c16".
+// (8 cells per thread), "partitioned/c16", "fused", "fused/c16".
 std::string variant_label(const SolverConfig& config);
 
 struct LaunchGeometry {
@@ -84,8 +91,9 @@ struct KernelInfo {
   double effective_bytes;  // (reads + writes) * n * n * sizeof(element)
 };
 
-// The kernels of a step in launch order (the same for every configuration).
-const std::vector<std::string>& step_kernel_names();
+// The kernels of a step in launch order: the staged variants' eight, or fused's two.
+const std::vector<std::string>& step_kernel_names(Variant v);
+const std::vector<std::string>& step_kernel_names();  // the staged variants' (thread-per-line, ...)
 
 
 class GpuSolver {
@@ -100,7 +108,7 @@ class GpuSolver {
 
   const SolverConfig& config() const;
 
-  // The state in the layout of state.hpp (nx = ny = n), converted to the solver's precision.
+  // The state in the layout of state.hpp (nx = n, ny = rows()), converted to the solver's precision.
   void upload(const State<double>& state);
   State<double> download() const;
 

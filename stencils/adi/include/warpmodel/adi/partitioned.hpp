@@ -39,6 +39,7 @@
 // strongly diagonally dominant (B = 4 dx/dt), and the tests check agreement with the CPU Thomas.
 #pragma once
 
+#include "warpmodel/adi/coefficients.hpp"
 #include "warpmodel/adi/hd.hpp"
 #include "warpmodel/adi/tridiagonal.hpp"
 
@@ -75,20 +76,47 @@ inline int partitioned_lanes(int n, int cells) {
 // row (a, c, d, 1/b).
 inline int partitioned_shared_elements(int segments, int lanes) { return 7 * segments * lanes; }
 
-// Slot of segment r of this thread's line: segments are lanes apart, so a warp's slots are
-// consecutive (no bank conflicts).
-struct LaneIndex {
-  int lanes;
-  int lane;
-  WARPMODEL_ADI_HD int operator()(int r) const { return r * lanes + lane; }
+// Slot of segment r of this thread's line in the shared reduced system: first + r * step. Along-major
+// blocks (lane fastest) put a line's segments `lanes` apart, so a warp's slots are consecutive;
+// line-major blocks (segment fastest) put them next to each other. Either way no bank conflicts.
+struct SegmentSlots {
+  int first;
+  int step;
+  WARPMODEL_ADI_HD int operator()(int r) const { return first + r * step; }
 };
 
-template <class T, int kCells, class Block>
-WARPMODEL_ADI_HD void adi_lines_partitioned(const Block& block, int segment, int lane, int lanes, int line, int n,
-                                            const StridedLines<T>& coef, T mass_diagonal, T* shared, T* zeta,
-                                            T* flux) {
-  const int segments = n / kCells;
-  const int slots = segments * lanes;
+// The segment's rows, read from the five coefficient arrays of the along-major layout.
+template <class T>
+struct StoredRows {
+  const StridedLines<T>* coef;
+  long long first;  // index of the segment's first cell
+  WARPMODEL_ADI_HD CellRows<T> operator()(int j) const {
+    const long long at = first + static_cast<long long>(j) * coef->stride;
+    return {coef->dma[at], coef->amo[at], coef->bmo[at], coef->cmo[at], coef->dmo[at]};
+  }
+};
+
+// Where the segment's results go: cell c0 + j of the line at first + j * step.
+template <class T>
+struct SegmentOutput {
+  T* zeta;
+  T* flux;
+  long long first;
+  long long step;
+  WARPMODEL_ADI_HD void store_zeta(int j, T value) const { zeta[first + j * step] = value; }
+  WARPMODEL_ADI_HD void store_flux(int j, T value) const { flux[first + j * step] = value; }
+};
+
+// The partitioned solve of one segment (the algorithm above), for any source of rows: `rows(j)`
+// returns the CellRows of cell c0 + j (j < kCells), read from stored coefficients (variant
+// `partitioned`) or built from the state on the spot (variant `fused`, adi_kernels.cuh).
+// `segments` segments of this line run in the same block, their slots given by `index`; `slots`
+// is the block's number of (segment, line) slots. The east wall face (p of the line's last cell)
+// is not written.
+template <class T, int kCells, class Block, class Rows, class Output>
+WARPMODEL_ADI_HD void adi_segment_partitioned(const Block& block, int segment, int segments, SegmentSlots index,
+                                              int slots, const Rows& rows, T mass_diagonal, T* shared,
+                                              const Output& out) {
   T* s_alpha = shared;
   T* s_tau = shared + slots;
   T* s_delta = shared + 2 * slots;
@@ -96,22 +124,18 @@ WARPMODEL_ADI_HD void adi_lines_partitioned(const Block& block, int segment, int
   T* sc = shared + 4 * slots;
   T* sd = shared + 5 * slots;
   T* srb = shared + 6 * slots;
-  const LaneIndex index{lanes, lane};
   const int slot = index(segment);
-  const int c0 = segment * kCells;
-  const auto at = [&](int j) {
-    return static_cast<long long>(c0 + j) * coef.stride + line;
-  };
 
   // Phase 1. The segment's coefficients, once, into registers.
   T amo[kCells], bmo[kCells], cmo[kCells], dmo[kCells], dma[kCells];
 WARPMODEL_ADI_UNROLL
   for (int j = 0; j < kCells; ++j) {
-    amo[j] = coef.amo[at(j)];
-    bmo[j] = coef.bmo[at(j)];
-    cmo[j] = coef.cmo[at(j)];
-    dmo[j] = coef.dmo[at(j)];
-    dma[j] = coef.dma[at(j)];
+    const CellRows<T> r = rows(j);
+    amo[j] = r.amo;
+    bmo[j] = r.bmo;
+    cmo[j] = r.cmo;
+    dmo[j] = r.dmo;
+    dma[j] = r.dma;
   }
   // Downward chain (parameter Z_s): p_j + cp_j zeta_{j+1} = dp0_j + dpz_j Z_s.
   T cp[kCells], dp0[kCells], dpz[kCells];
@@ -183,17 +207,29 @@ WARPMODEL_ADI_UNROLL
 
   // Phase 3. Back substitution through the downward chain.
   T p = dp0[kCells - 1] + dpz[kCells - 1] * z - cp[kCells - 1] * z_next;
-  if (c0 + kCells - 1 < n - 1) flux[at(kCells - 1)] = p;  // p_{n-1} is the east wall: left alone
+  if (segment + 1 < segments) out.store_flux(kCells - 1, p);  // p_{n-1} is the east wall: left alone
 WARPMODEL_ADI_UNROLL
   for (int j = kCells - 1; j >= 1; --j) {
     const T e = mass_diagonal + cp[j - 1];
     const T dp = dp0[j - 1] + dpz[j - 1] * z;
     const T zeta_j = (dma[j] + dp - p) * adi_reciprocal(e);
-    zeta[at(j)] = zeta_j;
+    out.store_zeta(j, zeta_j);
     p = dp - cp[j - 1] * zeta_j;
-    flux[at(j - 1)] = p;
+    out.store_flux(j - 1, p);
   }
-  zeta[at(0)] = z;
+  out.store_zeta(0, z);
+}
+
+// The stored-coefficient form (variant `partitioned`): thread (segment, lane) of a block of `lanes`
+// lines in the along-major layout; zeta and the flux are addressed like the coefficients.
+template <class T, int kCells, class Block>
+WARPMODEL_ADI_HD void adi_lines_partitioned(const Block& block, int segment, int lane, int lanes, int line, int n,
+                                            const StridedLines<T>& coef, T mass_diagonal, T* shared, T* zeta,
+                                            T* flux) {
+  const long long first = static_cast<long long>(segment) * kCells * coef.stride + line;
+  adi_segment_partitioned<T, kCells>(block, segment, n / kCells, SegmentSlots{lane, lanes}, (n / kCells) * lanes,
+                                     StoredRows<T>{&coef, first}, mass_diagonal, shared,
+                                     SegmentOutput<T>{zeta, flux, first, coef.stride});
 }
 
 }  // namespace warpmodel::adi
