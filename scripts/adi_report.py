@@ -5,7 +5,7 @@ from the JSON; files are written atomically (temporary file, then rename).
 
   scripts/adi_report.py --adi results/h200/adi.json --tridiagonal results/h200/tridiagonal.json \
       [--run results/h200/run_adi.json] [--provenance results/h200/adi_provenance.txt] \
-      [--dram results/h200/adi-dram-double-2048.json ...] --out results/h200
+      [--dram results/h200/adi-dram-double-2048.json [--dram ...]] --out results/h200
 
 --dram: `warpmodel profile --kernel adi --variant ... --metrics dram__bytes_read.sum,dram__bytes_write.sum`
 outputs (one precision and size each); the DRAM bytes of a step are the sum over its kernels' launches.
@@ -427,7 +427,7 @@ def main():
     ap.add_argument("--tridiagonal", help="bench_tridiagonal JSON")
     ap.add_argument("--run", help="`warpmodel run-adi -o` JSON (optional)")
     ap.add_argument("--provenance", help="text file with the device run's provenance (optional)")
-    ap.add_argument("--dram", nargs="*", default=[],
+    ap.add_argument("--dram", action="append", default=[],
                     help="`warpmodel profile --kernel adi` JSON with dram__bytes_read.sum, dram__bytes_write.sum (optional)")
     ap.add_argument("--out", required=True, help="output folder, e.g. results/h200")
     a = ap.parse_args()

@@ -10,7 +10,8 @@
 #   validate      warpmodel validate --measure: the stencil, ADI and corpus   (420 /  60)
 #                 sweep, validation tables and plots (VALIDATE_FAMILIES limits it)
 #   stencils      bench_stencils + scripts/stencil_report.py                  (150 /  40)
-#   adi           bench_adi (+ bench_tridiagonal) + scripts/adi_report.py     (120 /  40)
+#   adi           bench_adi (+ bench_tridiagonal), DRAM bytes per ADI step    (240 /  40)
+#                 (warpmodel profile) + scripts/adi_report.py
 #   app           the example application: profile -- APP, ncu, import-ncu,   ( 90 /  90)
 #                 predict-app (scripts/app_example_device_run.sh)
 #   report        README.md of OUTDIR: the one-page report of the GPU         (  5 /   5)
@@ -68,7 +69,7 @@ t_start=$(date +%s)
 estimate() {  # full / quick seconds of a stage
   case "$1" in
     build) echo 150 ;; characterize) [ $quick = 1 ] && echo 15 || echo 30 ;;
-    validate) [ $quick = 1 ] && echo 60 || echo 420 ;; stencils|adi) [ $quick = 1 ] && echo 40 || echo 150 ;;
+    validate) [ $quick = 1 ] && echo 60 || echo 420 ;; stencils) [ $quick = 1 ] && echo 40 || echo 150 ;; adi) [ $quick = 1 ] && echo 40 || echo 240 ;;
     app) echo 90 ;; report) echo 5 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
   esac
 }
@@ -148,7 +149,14 @@ stage_adi() {
     "$build/stencils/adi/bench_tridiagonal" --benchmark_out="$out/tridiagonal.json" --benchmark_out_format=json || return 1
     tri=(--tridiagonal "$out/tridiagonal.json")
   fi
-  python3 scripts/adi_report.py --adi "$out/adi.json" "${tri[@]}" --out "$out"
+  # DRAM bytes per step (issue 15): CUPTI counts of every kernel of a step at 2048^2.
+  local dram=() p
+  for p in double $([ $quick = 1 ] || echo single); do
+    "$bin" profile --kernel adi --variant fused,partitioned,thread-per-line --size 2048 --precision $p \
+      --metrics dram__bytes_read.sum,dram__bytes_write.sum --timing-runs 1 -o "$out/adi-dram-$p-2048" >/dev/null &&
+      dram+=(--dram "$out/adi-dram-$p-2048.json")
+  done
+  python3 scripts/adi_report.py --adi "$out/adi.json" "${tri[@]}" "${dram[@]}" --out "$out"
 }
 stage_app() { DEVICE_JSON="$out/device.json" scripts/app_example_device_run.sh "$out"; }
 stage_gpu_tests() { ctest --test-dir "$build" -L gpu -E vs_ncu --output-on-failure -j1 | tee "$out/gpu-tests.log"; }
