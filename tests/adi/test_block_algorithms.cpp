@@ -167,17 +167,17 @@ TEST(Partitioned, BlockShape) {
 }
 
 // Variant fused (fused.hpp) on the CPU: every block of both sweeps of a step run as the GPU runs
-// them (one std::thread per GPU thread), on the state's own layout, against reference_step (Thomas
-// on each line). Non-square grids too: the x-sweep has ny lines of nx cells, the y-sweep nx of ny.
+// them (one std::thread per GPU thread), the y-sweep on transposed arrays as the solver does,
+// against reference_step (Thomas on each line). Non-square grids too.
 template <int kCells>
 void fused_sweep_on_cpu(const SweepView<double>& view, int n_along, int lines, const SweepConstants<double>& k,
                         std::vector<double>& zeta_out, std::vector<double>& flux_out) {
-  const int lanes = fused_lanes(n_along, kCells, lines);
+  const int lanes = fused_lanes(n_along, kCells, lines, sizeof(double), kFusedMaxSharedBytes);
   const int segments = n_along / kCells;
   ASSERT_GT(lanes, 0);
   ASSERT_EQ(lines % lanes, 0);
   for (int b = 0; b < lines / lanes; ++b) {
-    std::vector<double> shared(static_cast<std::size_t>(partitioned_shared_elements(segments, lanes)), std::nan(""));
+    std::vector<double> shared(static_cast<std::size_t>(fused_shared_elements(lanes, n_along, kCells)), std::nan(""));
     run_block(segments * lanes, [&](const HostBlock& block, int t) {
       adi_sweep_fused<double, kCells>(block, b, t, lanes, n_along, lines, view, k, shared.data(), zeta_out.data(),
                                       flux_out.data());
@@ -185,20 +185,32 @@ void fused_sweep_on_cpu(const SweepView<double>& view, int n_along, int lines, c
   }
 }
 
+// rows x cols (row-major) -> cols x rows.
+std::vector<double> transposed(const std::vector<double>& v, int cols, int rows) {
+  std::vector<double> out(v.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = v[static_cast<std::size_t>(r) * cols + c];
+  return out;
+}
+
 template <int kCells>
 void fused_step_on_cpu(State<double>& s, const PhysicalParameters& physics) {
   const int nx = s.nx, ny = s.ny;
-  // Outputs start as zeros, as on the GPU: the wall faces are never written.
-  std::vector<double> zeta_half(s.cells(), 0.0), p_next(s.cells(), 0.0), zeta_next(s.cells(), 0.0),
-      q_next(s.cells(), 0.0);
+  std::vector<double> zeta_half(s.cells(), std::nan("")), p_next(s.cells(), std::nan(""));
   const SweepView<double> x_view{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, nx};
   fused_sweep_on_cpu<kCells>(x_view, nx, ny, sweep_constants<double>(physics, SweepDirection::X), zeta_half, p_next);
-  const SweepView<double> y_view{zeta_half.data(), s.bed.data(), s.q_new.data(), s.p.data(), p_next.data(), nx, 1};
-  fused_sweep_on_cpu<kCells>(y_view, ny, nx, sweep_constants<double>(physics, SweepDirection::Y), zeta_next, q_next);
-  s.zeta = std::move(zeta_next);
+  // The y frame: nx lines (columns) of ny cells.
+  const std::vector<double> zeta_y = transposed(zeta_half, nx, ny), bed_y = transposed(s.bed, nx, ny),
+                            q_y = transposed(s.q_new, nx, ny), p_y = transposed(s.p, nx, ny),
+                            p_next_y = transposed(p_next, nx, ny);
+  std::vector<double> zeta_next_y(s.cells(), std::nan("")), q_next_y(s.cells(), std::nan(""));
+  const SweepView<double> y_view{zeta_y.data(), bed_y.data(), q_y.data(), p_y.data(), p_next_y.data(), 1, ny};
+  fused_sweep_on_cpu<kCells>(y_view, ny, nx, sweep_constants<double>(physics, SweepDirection::Y), zeta_next_y,
+                             q_next_y);
+  s.zeta = transposed(zeta_next_y, ny, nx);
   s.p = std::move(p_next);
   s.q_old = std::move(s.q_new);
-  s.q_new = std::move(q_next);
+  s.q_new = transposed(q_next_y, ny, nx);
 }
 
 template <int kCells>
@@ -227,28 +239,26 @@ void check_fused(int nx, int ny) {
 TEST(Fused, StepAgreesWithReference) {
   check_fused<8>(64, 64);
   check_fused<16>(64, 64);
-  check_fused<8>(96, 64);   // non-square, 12 segments (not a power of two) per row
+  check_fused<8>(96, 64);    // non-square, 12 segments (not a power of two) per row
   check_fused<16>(64, 160);  // 10 segments per column
 }
 
-// The thread layouts fused.hpp promises: the y-sweep's consecutive threads take consecutive
-// columns (lane fastest), the x-sweep's consecutive segments of one row.
-TEST(Fused, ThreadLayout) {
-  const FusedThread y0 = fused_thread(0, 256, 2, true), y1 = fused_thread(1, 256, 2, true), y2 = fused_thread(2, 256, 2, true);
-  EXPECT_EQ(y0.lane, 0);
-  EXPECT_EQ(y1.lane, 1);
-  EXPECT_EQ(y1.segment, 0);
-  EXPECT_EQ(y2.segment, 1);
-  EXPECT_EQ(y2.slots(5), 5 * 2 + 0);
-  const FusedThread x1 = fused_thread(1, 256, 2, false), x300 = fused_thread(300, 256, 2, false);
-  EXPECT_EQ(x1.segment, 1);
-  EXPECT_EQ(x1.lane, 0);
-  EXPECT_EQ(x300.segment, 44);
-  EXPECT_EQ(x300.lane, 1);
-  EXPECT_EQ(x300.slots(44), 256 + 44);
-  EXPECT_EQ(fused_lanes(2048, 8, 2048), 2);
-  EXPECT_EQ(fused_lanes(64, 8, 96), 32);
-  EXPECT_EQ(fused_lanes(4096, 8, 2048), 1);
+// The layout fused.hpp promises: segments of a line side by side (thread t is segment t % P of
+// line t / P), every thread's rows kCells + 1 shared elements after its neighbour's (no bank
+// conflicts), at most 256 threads a block unless one line needs more, and the shared memory bound.
+TEST(Fused, BlockLayout) {
+  EXPECT_EQ(fused_thread(1, 256).segment, 1);
+  EXPECT_EQ(fused_thread(300, 256).segment, 44);
+  EXPECT_EQ(fused_thread(300, 256).lane, 1);
+  EXPECT_EQ(fused_slot<8>(8 * 5) - fused_slot<8>(8 * 4), 9);
+  EXPECT_EQ(fused_slot<16>(16 * 3 + 2) - fused_slot<16>(16 * 2 + 2), 17);
+  EXPECT_EQ(fused_lanes(2048, 8, 2048, sizeof(double), kFusedMaxSharedBytes), 1);  // 256 threads, 106 KiB
+  EXPECT_EQ(fused_lanes(4096, 8, 4096, sizeof(double), kFusedMaxSharedBytes), 1);  // 512 threads, 208 KiB
+  EXPECT_EQ(fused_lanes(256, 8, 256, sizeof(double), kFusedMaxSharedBytes), 8);    // 8 x 32 threads
+  EXPECT_EQ(fused_lanes(64, 8, 96, sizeof(double), kFusedMaxSharedBytes), 32);
+  EXPECT_EQ(fused_lanes(8192, 16, 8192, sizeof(double), kFusedMaxSharedBytes), 0);  // 512 segments of 16
+  EXPECT_EQ(fused_lanes(4096, 16, 4096, sizeof(double), 100 * 1024), 0);             // shared memory
+  EXPECT_EQ(fused_shared_elements(1, 2048, 8), 5 * (2048 + 256) + 7 * 256);
 }
 
 struct Systems {

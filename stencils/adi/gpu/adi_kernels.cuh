@@ -242,9 +242,9 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells))
                                    lines, mass_diagonal, reinterpret_cast<T*>(shared_raw), zeta, flux);
 }
 
-// --- fused: build and partitioned solve of a sweep in one kernel, on the state's own layout ------
-// (fused.hpp). Block b holds `lanes` lines; the x-sweep's view is line-major, the y-sweep's
-// along-major; zeta and the flux go to other buffers than the view's.
+// --- fused: build and partitioned solve of a sweep in one kernel (fused.hpp) ---------------------
+// Line-major arrays; block b holds `lanes` whole lines; zeta and the flux go to other buffers than
+// the view's.
 template <class T, int kCells>
 __global__ void __launch_bounds__(partitioned_max_threads(kCells))
     fused_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
@@ -284,17 +284,21 @@ __global__ void __launch_bounds__(1024) solve_cr_pcr_kernel(Coefficients<T> coef
 constexpr int kTile = 32;
 constexpr int kTileRows = 8;
 
+// `in` holds `height` rows of `width` values (width and height multiples of kTile); `out` gets
+// `width` rows of `height`.
 template <class T>
 __global__ void __launch_bounds__(kTile * kTileRows) transpose_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                                                       int n) {
+                                                                       int width, int height) {
   __shared__ T tile[kTile][kTile + 1];
   int x = blockIdx.x * kTile + threadIdx.x;
   int y = blockIdx.y * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += kTileRows) tile[threadIdx.y + r][threadIdx.x] = in[static_cast<std::size_t>(y + r) * n + x];
+  for (int r = 0; r < kTile; r += kTileRows)
+    tile[threadIdx.y + r][threadIdx.x] = in[static_cast<std::size_t>(y + r) * width + x];
   __syncthreads();
   x = blockIdx.y * kTile + threadIdx.x;
   y = blockIdx.x * kTile + threadIdx.y;
-  for (int r = 0; r < kTile; r += kTileRows) out[static_cast<std::size_t>(y + r) * n + x] = tile[threadIdx.x][threadIdx.y + r];
+  for (int r = 0; r < kTile; r += kTileRows)
+    out[static_cast<std::size_t>(y + r) * height + x] = tile[threadIdx.x][threadIdx.y + r];
 }
 
 }  // namespace warpmodel::adi::gpu

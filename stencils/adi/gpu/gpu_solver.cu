@@ -9,6 +9,7 @@
 
 #include "adi_kernels.cuh"
 #include "cuda_check.cuh"
+#include "warpmodel/adi/fused.hpp"
 #include "warpmodel/adi/reference.hpp"
 
 namespace warpmodel::adi {
@@ -59,11 +60,13 @@ std::string validate(const SolverConfig& c) {
   if (c.variant == Variant::Fused) {
     if (c.partition_cells != 8 && c.partition_cells != 16)
       return "fused: cells per thread must be 8 or 16, not " + std::to_string(c.partition_cells);
+    const std::size_t element = c.precision == Precision::Double ? sizeof(double) : sizeof(float);
     for (const int along : {c.n, c.rows()})
-      if (partitioned_lanes(along, c.partition_cells) == 0)
-        return "fused: lines of " + std::to_string(along) + " cells need more than " +
+      if (fused_lanes(along, c.partition_cells, along == c.n ? c.rows() : c.n, element, kFusedMaxSharedBytes) == 0)
+        return "fused: a line of " + std::to_string(along) + " cells needs more than " +
                std::to_string(partitioned_max_threads(c.partition_cells)) + " segments of " +
-               std::to_string(c.partition_cells) + " cells per block";
+               std::to_string(c.partition_cells) + " cells or more than " +
+               std::to_string(kFusedMaxSharedBytes / 1024) + " KiB of shared memory per block";
   }
   if (c.variant == Variant::BlockPerLine && c.n > 1024)
     return "block-per-line needs one thread per cell: size " + std::to_string(c.n) + " is above 1024";
@@ -99,7 +102,8 @@ const std::vector<Kernel>& kernels_of(Variant v) {
   static const std::vector<Kernel> staged = {Kernel::BuildX, Kernel::SolveX, Kernel::TransposeZetaX2Y,
                                              Kernel::TransposePX2Y, Kernel::BuildY, Kernel::SolveY,
                                              Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
-  static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::SweepY};
+  static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::TransposeZetaX2Y, Kernel::TransposePX2Y,
+                                            Kernel::SweepY, Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
   return v == Variant::Fused ? fused : staged;
 }
 
@@ -135,18 +139,20 @@ struct GpuSolver::Impl {
   cudaStream_t stream = nullptr;
   // Frame X holds the arrays as the x-sweep reads them, frame Y as the y-sweep does; a value at
   // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
-  // Fused: every array in the state's layout (frame X, line-major); zeta_x holds zeta^n, zeta_y
-  // zeta^{n+1/2}, p_x p^n, p_y_next p^{n+1}, q_x_old q^{n-1/2}, q_x_new q^{n+1/2}, q_y q^{n+3/2},
-  // bed_x the bed (finish_step() rotates them).
+  // Fused: both frames line-major, as block-per-line; the sweeps write zeta and the flux into the
+  // *_out buffers (the transposes read them; p_x_out and q_y_out rotate in at finish_step()).
   gpu::DeviceBuffer zeta_x, p_x, q_x_old, q_x_new, bed_x;
   gpu::DeviceBuffer zeta_y, q_y, p_y_current, p_y_next, bed_y;
   // Coefficients, reused by both sweeps: one allocation holding amo, bmo, cmo, dmo, dma in this order
   // (the thread-per-line kernel addresses them as base + a * n * n).
   gpu::DeviceBuffer coefficient_storage;
   gpu::DeviceBuffer scratch;  // thread-per-line: the eliminated rows c1, d1 (one allocation, c1 first)
+  gpu::DeviceBuffer zeta_x_out, p_x_out, zeta_y_out, q_y_out;  // fused only
+  std::size_t max_shared_bytes = kFusedMaxSharedBytes;  // the device's opt-in limit per block
 
   int along_stride() const { return along_major ? n : 1; }
   int line_stride() const { return along_major ? 1 : n; }
+  bool fused() const { return config.variant == Variant::Fused; }
 
   template <class T>
   gpu::Coefficients<T> coefficients() const {
@@ -192,15 +198,19 @@ struct GpuSolver::Impl {
         const int segments = along / config.partition_cells;
         g.block[0] = static_cast<unsigned>(segments * lanes);
         g.grid[0] = static_cast<unsigned>((x ? ny : n) / lanes);
-        g.dynamic_shared_bytes = static_cast<std::size_t>(partitioned_shared_elements(segments, lanes)) * element;
+        g.dynamic_shared_bytes =
+            static_cast<std::size_t>(fused_shared_elements(lanes, along, config.partition_cells)) * element;
         break;
       }
-      default:
+      default: {
+        // x to y: the x frame's ny rows of n; y to x: the y frame's n rows of ny.
+        const bool to_y = k == Kernel::TransposeZetaX2Y || k == Kernel::TransposePX2Y;
         g.block[0] = gpu::kTile;
         g.block[1] = gpu::kTileRows;
-        g.grid[0] = un / gpu::kTile;
-        g.grid[1] = un / gpu::kTile;
+        g.grid[0] = static_cast<unsigned>((to_y ? n : ny) / gpu::kTile);
+        g.grid[1] = static_cast<unsigned>((to_y ? ny : n) / gpu::kTile);
         break;
+      }
     }
     return g;
   }
@@ -317,32 +327,32 @@ struct GpuSolver::Impl {
         break;
       }
       case Kernel::TransposeZetaX2Y:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(zeta_x.as<T>(), zeta_y.as<T>(), n);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? zeta_x_out : zeta_x).as<T>(), zeta_y.as<T>(), n, ny);
         gpu::check_launch("transpose-zeta-x2y");
         break;
       case Kernel::TransposePX2Y:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(p_x.as<T>(), p_y_next.as<T>(), n);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? p_x_out : p_x).as<T>(), p_y_next.as<T>(), n, ny);
         gpu::check_launch("transpose-p-x2y");
         break;
       case Kernel::TransposeZetaY2X:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(zeta_y.as<T>(), zeta_x.as<T>(), n);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? zeta_y_out : zeta_y).as<T>(), zeta_x.as<T>(), ny, n);
         gpu::check_launch("transpose-zeta-y2x");
         break;
       case Kernel::TransposeQY2X:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(q_y.as<T>(), q_x_old.as<T>(), n);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? q_y_out : q_y).as<T>(), q_x_old.as<T>(), ny, n);
         gpu::check_launch("transpose-q-y2x");
         break;
       case Kernel::SweepX:
       case Kernel::SweepY: {
         const bool x = k == Kernel::SweepX;
-        // x: rows of n cells, line-major; y: columns of ny cells, along-major (fused.hpp).
+        // Both frames line-major (fused.hpp): x: ny rows of n cells; y: n columns of ny cells.
         const SweepView<T> view = x ? SweepView<T>{zeta_x.as<T>(), bed_x.as<T>(), p_x.as<T>(), q_x_old.as<T>(),
                                                    q_x_new.as<T>(), 1, n}
-                                    : SweepView<T>{zeta_y.as<T>(), bed_x.as<T>(), q_x_new.as<T>(), p_x.as<T>(),
-                                                   p_y_next.as<T>(), n, 1};
+                                    : SweepView<T>{zeta_y.as<T>(), bed_y.as<T>(), q_y.as<T>(), p_y_current.as<T>(),
+                                                   p_y_next.as<T>(), 1, ny};
         const SweepConstants<T> constants = sweep_constants<T>(ph, x ? SweepDirection::X : SweepDirection::Y);
-        T* zeta_out = x ? zeta_y.as<T>() : zeta_x.as<T>();
-        T* flux_out = x ? p_y_next.as<T>() : q_y.as<T>();
+        T* zeta_out = x ? zeta_x_out.as<T>() : zeta_y_out.as<T>();
+        T* flux_out = x ? p_x_out.as<T>() : q_y_out.as<T>();
         const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
         if (config.partition_cells == 8)
           gpu::fused_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
@@ -364,25 +374,29 @@ struct GpuSolver::Impl {
   }
 
   // Host-side frame conversion: state index j + k * n <-> frame index.
+  // Index of state cell (j, k) in a frame: x frame along j (n cells, ny lines), y frame along k
+  // (ny cells, n lines); line-major frames may be non-square (fused), along-major ones are square.
+  std::size_t frame_index(int j, int k, bool x_frame) const {
+    const std::size_t i = static_cast<std::size_t>(x_frame ? j : k), l = static_cast<std::size_t>(x_frame ? k : j);
+    const std::size_t cells_per_line = static_cast<std::size_t>(x_frame ? n : ny);
+    return along_major ? i * static_cast<std::size_t>(n) + l : i + l * cells_per_line;
+  }
+
   template <class T>
   std::vector<T> to_frame(const std::vector<double>& v, bool x_frame) const {
     std::vector<T> out(v.size());
-    for (int k = 0; k < n; ++k)
-      for (int j = 0; j < n; ++j) {
-        const int i = x_frame ? j : k, l = x_frame ? k : j;
-        out[static_cast<std::size_t>(i) * along_stride() + static_cast<std::size_t>(l) * line_stride()] =
-            static_cast<T>(v[static_cast<std::size_t>(j) + static_cast<std::size_t>(k) * n]);
-      }
+    for (int k = 0; k < ny; ++k)
+      for (int j = 0; j < n; ++j)
+        out[frame_index(j, k, x_frame)] = static_cast<T>(v[static_cast<std::size_t>(j) + static_cast<std::size_t>(k) * n]);
     return out;
   }
 
   template <class T>
   std::vector<double> from_x_frame(const std::vector<T>& v) const {
     std::vector<double> out(v.size());
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; k < ny; ++k)
       for (int j = 0; j < n; ++j)
-        out[static_cast<std::size_t>(j) + static_cast<std::size_t>(k) * n] =
-            static_cast<double>(v[static_cast<std::size_t>(j) * along_stride() + static_cast<std::size_t>(k) * line_stride()]);
+        out[static_cast<std::size_t>(j) + static_cast<std::size_t>(k) * n] = static_cast<double>(v[frame_index(j, k, true)]);
     return out;
   }
 
@@ -396,45 +410,15 @@ struct GpuSolver::Impl {
 
   template <class T>
   std::vector<double> get(const gpu::DeviceBuffer& b) const {
-    std::vector<T> host(static_cast<std::size_t>(n) * n);
+    std::vector<T> host(static_cast<std::size_t>(n) * ny);
     gpu::check(cudaMemcpyAsync(host.data(), b.as<T>(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream),
                "download");
     gpu::check(cudaStreamSynchronize(stream), "download");
     return from_x_frame(host);
   }
 
-  // Fused: the state's own layout, element for element.
-  template <class T>
-  void put_state_layout(const gpu::DeviceBuffer& b, const std::vector<double>& v) {
-    const std::vector<T> host(v.begin(), v.end());
-    gpu::check(cudaMemcpyAsync(b.as<T>(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream),
-               "upload");
-    gpu::check(cudaStreamSynchronize(stream), "upload");
-  }
-
-  template <class T>
-  std::vector<double> get_state_layout(const gpu::DeviceBuffer& b) const {
-    std::vector<T> host(static_cast<std::size_t>(n) * ny);
-    gpu::check(cudaMemcpyAsync(host.data(), b.as<T>(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream),
-               "download");
-    gpu::check(cudaStreamSynchronize(stream), "download");
-    return {host.begin(), host.end()};
-  }
-
   template <class T>
   void upload(const State<double>& s) {
-    if (config.variant == Variant::Fused) {
-      put_state_layout<T>(zeta_x, s.zeta);
-      put_state_layout<T>(p_x, s.p);
-      put_state_layout<T>(q_x_old, s.q_old);
-      put_state_layout<T>(q_x_new, s.q_new);
-      put_state_layout<T>(bed_x, s.bed);
-      // The outputs start as zeros: their east and north wall faces are never written (partitioned.hpp).
-      for (const gpu::DeviceBuffer* b : {&zeta_y, &p_y_next, &q_y})
-        gpu::check(cudaMemsetAsync(b->as<T>(), 0, static_cast<std::size_t>(n) * ny * sizeof(T), stream), "upload");
-      gpu::check(cudaStreamSynchronize(stream), "upload");
-      return;
-    }
     put<T>(zeta_x, s.zeta, true);
     put<T>(p_x, s.p, true);
     put<T>(q_x_old, s.q_old, true);
@@ -451,14 +435,6 @@ struct GpuSolver::Impl {
     State<double> s;
     s.nx = n;
     s.ny = ny;
-    if (config.variant == Variant::Fused) {
-      s.zeta = get_state_layout<T>(zeta_x);
-      s.bed = get_state_layout<T>(bed_x);
-      s.p = get_state_layout<T>(p_x);
-      s.q_old = get_state_layout<T>(q_x_old);
-      s.q_new = get_state_layout<T>(q_x_new);
-      return s;
-    }
     s.zeta = get<T>(zeta_x);
     s.bed = get<T>(bed_x);
     s.p = get<T>(p_x);
@@ -480,8 +456,16 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   m.along_major = config.variant != Variant::BlockPerLine && config.variant != Variant::Fused;
   if (config.variant == Variant::Partitioned) m.partition_lanes = partitioned_lanes(m.n, config.partition_cells);
   if (config.variant == Variant::Fused) {
-    m.fused_lanes_x = fused_lanes(m.n, config.partition_cells, m.ny);
-    m.fused_lanes_y = fused_lanes(m.ny, config.partition_cells, m.n);
+    int device_index = 0, optin = 0;
+    gpu::check(cudaGetDevice(&device_index), "cudaGetDevice");
+    gpu::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_index),
+               "cudaDeviceGetAttribute");
+    m.max_shared_bytes = static_cast<std::size_t>(optin);
+    m.fused_lanes_x = fused_lanes(m.n, config.partition_cells, m.ny, m.element, m.max_shared_bytes);
+    m.fused_lanes_y = fused_lanes(m.ny, config.partition_cells, m.n, m.element, m.max_shared_bytes);
+    if (m.fused_lanes_x == 0 || m.fused_lanes_y == 0)
+      throw std::invalid_argument("fused: a line does not fit the shared memory of one block on this GPU (" +
+                                  std::to_string(optin / 1024) + " KiB)");
   }
   int device = 0, sms = 0;
   gpu::check(cudaGetDevice(&device), "cudaGetDevice");
@@ -490,25 +474,25 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   while (m.thomas_lanes > 8 && m.n / m.thomas_lanes < sms) m.thomas_lanes /= 2;
   gpu::check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   const std::size_t bytes = static_cast<std::size_t>(m.n) * m.ny * m.element;
+  for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y,
+                               &m.p_y_current, &m.p_y_next, &m.bed_y})
+    *b = gpu::DeviceBuffer(bytes);
   if (config.variant == Variant::Fused) {
-    for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y, &m.p_y_next})
-      *b = gpu::DeviceBuffer(bytes);
+    for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.p_x_out, &m.zeta_y_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
   } else {
-    for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y,
-                                 &m.p_y_current, &m.p_y_next, &m.bed_y})
-      *b = gpu::DeviceBuffer(bytes);
     m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
   }
   if (config.variant == Variant::ThreadPerLine) m.scratch = gpu::DeviceBuffer(2 * bytes);
   // Kernels above the default 48 KiB of dynamic shared memory must opt in.
-  for (Kernel k : {Kernel::SolveX, Kernel::SweepX, Kernel::SweepY}) {
-    if ((k == Kernel::SolveX) == (config.variant == Variant::Fused)) continue;
-    const LaunchGeometry g = m.geometry(k);
-    if (g.dynamic_shared_bytes > 48 * 1024)
-      gpu::check(cudaFuncSetAttribute(m.function(k), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(g.dynamic_shared_bytes)),
-                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  }
+  // (Fused: sweep-x and sweep-y are one function; it gets the larger of their needs.)
+  const Kernel solve = config.variant == Variant::Fused ? Kernel::SweepX : Kernel::SolveX;
+  std::size_t shared_bytes = m.geometry(solve).dynamic_shared_bytes;
+  if (config.variant == Variant::Fused)
+    shared_bytes = std::max(shared_bytes, m.geometry(Kernel::SweepY).dynamic_shared_bytes);
+  if (shared_bytes > 48 * 1024)
+    gpu::check(cudaFuncSetAttribute(m.function(solve), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(shared_bytes)),
+               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
   upload(make_hump_state(m.n, m.ny));
 }
 
@@ -553,13 +537,9 @@ void GpuSolver::launch(std::string_view kernel) {
 
 void GpuSolver::finish_step() {
   Impl& m = *impl_;
-  if (m.config.variant == Variant::Fused) {
-    // zeta^{n+1} is already in zeta_x. p^{n+1} becomes p^n; q^{n+1/2} becomes old, q^{n+3/2} new,
-    // and the old q^{n-1/2} buffer takes the next sweep's output.
-    std::swap(m.p_x, m.p_y_next);
-    std::swap(m.q_x_old, m.q_x_new);  // q_x_old = q^{n+1/2}, q_x_new = q^{n-1/2}
-    std::swap(m.q_x_new, m.q_y);      // q_x_new = q^{n+3/2}, q_y = q^{n-1/2} (overwritten next step)
-    return;
+  if (m.fused()) {
+    std::swap(m.p_x, m.p_x_out);  // p^{n+1} (x frame) becomes p^n
+    std::swap(m.q_y, m.q_y_out);  // q^{n+3/2} (y frame) becomes the y-sweep's along flux
   }
   std::swap(m.p_y_current, m.p_y_next);  // p^{n+1} becomes the current p of the y frame
   std::swap(m.q_x_old, m.q_x_new);        // q^{n+1/2} becomes old, q^{n+3/2} new

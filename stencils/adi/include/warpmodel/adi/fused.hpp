@@ -1,24 +1,30 @@
-// Variant `fused`: one kernel per sweep that builds each cell's rows from the state and solves the
-// line at once (issue 15). Nothing but the state touches global memory: no coefficient arrays, no
-// transposes. Written once and run two ways, as partitioned.hpp: by the CUDA kernel
-// (adi_kernels.cuh, Block::sync() = __syncthreads()) and by std::threads in
-// tests/adi/test_block_algorithms.cpp, which checks a whole step against the CPU reference.
+// Variant `fused`: one kernel per sweep builds every cell's rows from the state and solves the lines
+// at once (issue 15); the coefficients never leave the SM. Written once and run two ways, as
+// partitioned.hpp: by the CUDA kernel (adi_kernels.cuh, Block::sync() = __syncthreads()) and by
+// std::threads in tests/adi/test_block_algorithms.cpp, which checks a whole step against the CPU
+// reference.
 //
-// Both sweeps read the state where it lies (cell (j, k) at j + k nx, state.hpp):
-//   x-sweep: lines are the rows, line-major (along stride 1, line stride nx). Thread t of a block
-//     is segment t % P of line t / P: a thread's kCells cells are contiguous, the block's lines
-//     consecutive rows.
-//   y-sweep: lines are the columns, along-major (along stride nx, line stride 1). Thread t is
-//     segment t / lanes of column t % lanes: consecutive threads take consecutive columns, so each
-//     load of a warp reads `lanes` consecutive values of 32 / lanes rows (whole 32-byte sectors
-//     from 4 doubles / 8 floats on).
-// Each thread builds its segment's rows (build_cell, coefficients.hpp: the neighbouring cells and
-// lines come from the state through the read-only path, mostly L1 hits) and runs the partitioned
-// solve (adi_segment_partitioned). A sweep writes its zeta and flux into other arrays than it reads
-// (the builds of neighbouring blocks still read the old values), so the solver rotates buffers.
-// Traffic of a step: each sweep reads zeta, bed, the along flux and the cross flux at two levels
-// and writes zeta and the along flux: 14 arrays, against 8 for the state alone.
+// Layout: line-major in both frames (as block-per-line: cell i of line l at i + l * n_along; the
+// y-sweep runs on transposed arrays). A block owns `lanes` whole lines, one thread per segment of
+// kCells cells (partitioned.hpp). Three phases, so that global memory is only ever touched by
+// consecutive threads at consecutive addresses:
+//   A. build: thread t builds cells t, t + T, t + 2T, ... of the block's lines (T threads), reading
+//      the state and its neighbouring lines coalesced, and stores the five coefficients of each
+//      cell in shared memory;
+//   B. solve: each thread runs the partitioned solve (adi_segment_partitioned) on its segment's rows
+//      read from shared memory, and leaves zeta and the flux there (over the coefficients: every
+//      thread has read its rows before the first barrier of the solve);
+//   C. store: thread t writes zeta and the flux of cells t, t + T, ... to global memory, the east
+//      wall's flux as 0.
+// Shared memory: 5 values per cell, one padding element after each segment (a thread's rows are
+// kCells + 1 elements after its neighbour's: no bank conflicts, for floats and doubles), and the
+// partitioned solve's reduced system. The first measurement (threads reading their own segments
+// from global memory, lanes 64 bytes apart) was bound by L1 wavefronts at 13 % of DRAM bandwidth.
+// The sweep writes into other arrays than it reads (the builds of other blocks read the old lines
+// l-1 and l+1), so the solver keeps output buffers.
 #pragma once
+
+#include <cstddef>
 
 #include "warpmodel/adi/coefficients.hpp"
 #include "warpmodel/adi/partitioned.hpp"
@@ -26,56 +32,102 @@
 
 namespace warpmodel::adi {
 
-// The segment's rows built from the state: cell c0 + j of line `line`.
+// sm_90's opt-in limit of shared memory per block (cudaDevAttrMaxSharedMemoryPerBlockOptin, 227 KiB):
+// validate() assumes it; the solver asks the device.
+constexpr std::size_t kFusedMaxSharedBytes = 227 * 1024;
+
+// Shared-memory index of cell c of the block's lines (c = lane * n_along + i): one padding element
+// after every segment.
+template <int kCells>
+WARPMODEL_ADI_HD int fused_slot(int c) {
+  return c + c / kCells;
+}
+
+// Elements of one padded per-cell array of a block.
+WARPMODEL_ADI_HD int fused_padded_cells(int lanes, int n_along, int cells) { return lanes * n_along + lanes * n_along / cells; }
+
+// T elements of shared memory a fused block needs.
+inline int fused_shared_elements(int lanes, int n_along, int cells) {
+  return 5 * fused_padded_cells(lanes, n_along, cells) + partitioned_shared_elements(n_along / cells, lanes);
+}
+
+// The segment's rows, from the block's shared coefficient arrays (dma, amo, bmo, cmo, dmo, each
+// `padded` elements).
 template <class T>
-struct BuiltRows {
-  const SweepView<T>* view;
-  const SweepConstants<T>* constants;
-  int c0;
-  int line;
-  int n_along;
-  int lines;
+struct SharedRows {
+  const T* coef;
+  int padded;
+  int first;  // slot of the segment's first cell
   WARPMODEL_ADI_HD CellRows<T> operator()(int j) const {
-    return build_cell(*view, c0 + j, line, n_along, lines, *constants);
+    const int at = first + j;
+    return {coef[at], coef[padded + at], coef[2 * padded + at], coef[3 * padded + at], coef[4 * padded + at]};
   }
 };
 
-// Threads of one fused block: `lanes` lines of `segments` segments each.
+// Thread t of a fused block: segment t % P of the block's line t / P.
 struct FusedThread {
   int segment;
-  int lane;  // the block's line this thread works on
-  SegmentSlots slots;
+  int lane;
 };
+WARPMODEL_ADI_HD FusedThread fused_thread(int t, int segments) { return {t % segments, t / segments}; }
 
-// Along-major (y-sweep): lane fastest; line-major (x-sweep): segment fastest.
-WARPMODEL_ADI_HD FusedThread fused_thread(int t, int segments, int lanes, bool along_major) {
-  if (along_major) return {t / lanes, t % lanes, SegmentSlots{t % lanes, lanes}};
-  return {t % segments, t / segments, SegmentSlots{(t / segments) * segments, 1}};
+// Lines per block for lines of n_along cells: at most 256 threads (two blocks per SM at 128
+// registers a thread) unless one line alone needs more, shared memory within `max_shared_bytes`,
+// and a divisor of the number of lines. 0: a line does not fit.
+inline int fused_lanes(int n_along, int cells, int lines, std::size_t element, std::size_t max_shared_bytes) {
+  const int segments = n_along / cells;
+  if (segments > partitioned_max_threads(cells)) return 0;
+  if (static_cast<std::size_t>(fused_shared_elements(1, n_along, cells)) * element > max_shared_bytes) return 0;
+  int lanes = 1;
+  while (lanes * 2 <= kPartitionedMaxLanes && lanes * 2 * segments <= 256 && lines % (lanes * 2) == 0 &&
+         static_cast<std::size_t>(fused_shared_elements(lanes * 2, n_along, cells)) * element <= max_shared_bytes)
+    lanes *= 2;
+  return lanes;
 }
 
-// One thread of block `block_index` of a fused sweep over `lines` lines of n_along cells.
+// One thread of block `block_index` of a fused sweep over `lines` line-major lines of n_along
+// cells (view.along_stride == 1, view.line_stride == n_along; outputs addressed alike).
 template <class T, int kCells, class Block>
 WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
                                       const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
                                       T* zeta_out, T* flux_out) {
   const int segments = n_along / kCells;
-  const bool along_major = view.line_stride == 1 && view.along_stride != 1;
-  const FusedThread me = fused_thread(t, segments, lanes, along_major);
-  const int line = block_index * lanes + me.lane;
-  const int c0 = me.segment * kCells;
-  const long long first = static_cast<long long>(c0) * view.along_stride + static_cast<long long>(line) * view.line_stride;
-  adi_segment_partitioned<T, kCells>(block, me.segment, segments, me.slots, segments * lanes,
-                                     BuiltRows<T>{&view, &constants, c0, line, n_along, lines},
-                                     constants.mass_diagonal, shared,
-                                     SegmentOutput<T>{zeta_out, flux_out, first, view.along_stride});
-}
+  const int threads = segments * lanes;
+  const int cells = lanes * n_along;
+  const int padded = fused_padded_cells(lanes, n_along, kCells);
+  const int line0 = block_index * lanes;
+  T* coef = shared;  // dma, amo, bmo, cmo, dmo
+  T* reduced = shared + 5 * padded;
 
-// Lines per block of a fused sweep: as the partitioned solve (partitioned_lanes), and a divisor of
-// the number of lines (both are powers of two up to 32 and multiples of 32 respectively).
-inline int fused_lanes(int n_along, int cells, int lines) {
-  int lanes = partitioned_lanes(n_along, cells);
-  while (lanes > 1 && lines % lanes != 0) lanes /= 2;
-  return lanes;
+  // A. Build, coalesced.
+  for (int c = t; c < cells; c += threads) {
+    const int lane = c / n_along, i = c % n_along;
+    const CellRows<T> r = build_cell(view, i, line0 + lane, n_along, lines, constants);
+    const int at = fused_slot<kCells>(c);
+    coef[at] = r.dma;
+    coef[padded + at] = r.amo;
+    coef[2 * padded + at] = r.bmo;
+    coef[3 * padded + at] = r.cmo;
+    coef[4 * padded + at] = r.dmo;
+  }
+  block.sync();
+
+  // B. Solve; zeta over dma, the flux over amo.
+  const FusedThread me = fused_thread(t, segments);
+  const int first = fused_slot<kCells>(me.lane * n_along + me.segment * kCells);
+  adi_segment_partitioned<T, kCells>(block, me.segment, segments, SegmentSlots{me.lane * segments, 1}, threads,
+                                     SharedRows<T>{coef, padded, first}, constants.mass_diagonal, reduced,
+                                     SegmentOutput<T>{coef, coef + padded, first, 1});
+  block.sync();
+
+  // C. Store, coalesced.
+  for (int c = t; c < cells; c += threads) {
+    const int lane = c / n_along, i = c % n_along;
+    const long long at = static_cast<long long>(line0 + lane) * view.line_stride + i;
+    const int slot = fused_slot<kCells>(c);
+    zeta_out[at] = coef[slot];
+    flux_out[at] = i < n_along - 1 ? coef[padded + slot] : T(0);  // the east wall
+  }
 }
 
 }  // namespace warpmodel::adi
