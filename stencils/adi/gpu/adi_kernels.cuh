@@ -244,14 +244,14 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells))
 
 // --- fused: build and partitioned solve of a sweep in one kernel (fused.hpp) ---------------------
 // Line-major arrays; block b holds `lanes` whole lines; zeta and the flux go to other buffers than
-// the view's, the flux in both frames, zeta in the other frame.
+// the view's.
 template <class T, int kCells>
 __global__ void __launch_bounds__(partitioned_max_threads(kCells))
-    fused_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, FusedOutputs<T> out, int n_along, int lines,
-                       int lanes) {
+    fused_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
+                       T* __restrict__ flux_out, int n_along, int lines, int lanes) {
   extern __shared__ __align__(16) unsigned char shared_raw[];
   adi_sweep_fused<T, kCells>(DeviceBlock{}, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), lanes,
-                             n_along, lines, view, constants, reinterpret_cast<T*>(shared_raw), out);
+                             n_along, lines, view, constants, reinterpret_cast<T*>(shared_raw), zeta_out, flux_out);
 }
 
 // --- solve, block-per-line (S2): PCR or CR-PCR in shared memory --------------------------------

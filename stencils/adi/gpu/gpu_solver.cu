@@ -102,7 +102,8 @@ const std::vector<Kernel>& kernels_of(Variant v) {
   static const std::vector<Kernel> staged = {Kernel::BuildX, Kernel::SolveX, Kernel::TransposeZetaX2Y,
                                              Kernel::TransposePX2Y, Kernel::BuildY, Kernel::SolveY,
                                              Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
-  static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::SweepY};
+  static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::TransposeZetaX2Y, Kernel::TransposePX2Y,
+                                            Kernel::SweepY, Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
   return v == Variant::Fused ? fused : staged;
 }
 
@@ -138,16 +139,15 @@ struct GpuSolver::Impl {
   cudaStream_t stream = nullptr;
   // Frame X holds the arrays as the x-sweep reads them, frame Y as the y-sweep does; a value at
   // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
-  // Fused: both frames line-major, as block-per-line, and no transposes: sweep-x writes p^{n+1} to
-  // p_x_out (x frame) and p_y_next, zeta^{n+1/2} to zeta_y; sweep-y writes q^{n+3/2} to q_y_out (y
-  // frame) and q_x_old, zeta^{n+1} to zeta_x; p_x_out and q_y_out rotate in at finish_step().
+  // Fused: both frames line-major, as block-per-line; the sweeps write zeta and the flux into the
+  // *_out buffers (the transposes read them; p_x_out and q_y_out rotate in at finish_step()).
   gpu::DeviceBuffer zeta_x, p_x, q_x_old, q_x_new, bed_x;
   gpu::DeviceBuffer zeta_y, q_y, p_y_current, p_y_next, bed_y;
   // Coefficients, reused by both sweeps: one allocation holding amo, bmo, cmo, dmo, dma in this order
   // (the thread-per-line kernel addresses them as base + a * n * n).
   gpu::DeviceBuffer coefficient_storage;
   gpu::DeviceBuffer scratch;  // thread-per-line: the eliminated rows c1, d1 (one allocation, c1 first)
-  gpu::DeviceBuffer p_x_out, q_y_out;  // fused only
+  gpu::DeviceBuffer zeta_x_out, p_x_out, zeta_y_out, q_y_out;  // fused only
   std::size_t max_shared_bytes = kFusedMaxSharedBytes;  // the device's opt-in limit per block
 
   int along_stride() const { return along_major ? n : 1; }
@@ -271,11 +271,9 @@ struct GpuSolver::Impl {
       case Kernel::TransposeQY2X:
         return {{"q^{n+3/2} (y frame)"}, {"q^{n+3/2} (x frame)"}};
       case Kernel::SweepX:
-        return {{"zeta^n", "bed", "p^n", "q^{n-1/2}", "q^{n+1/2}"},
-                {"zeta^{n+1/2} (y frame)", "p^{n+1} (x frame)", "p^{n+1} (y frame)"}};
+        return {{"zeta^n", "bed", "p^n", "q^{n-1/2}", "q^{n+1/2}"}, {"zeta^{n+1/2}", "p^{n+1}"}};
       case Kernel::SweepY:
-        return {{"zeta^{n+1/2}", "bed", "q^{n+1/2}", "p^n", "p^{n+1}"},
-                {"zeta^{n+1} (x frame)", "q^{n+3/2} (y frame)", "q^{n+3/2} (x frame)"}};
+        return {{"zeta^{n+1/2}", "bed", "q^{n+1/2}", "p^n", "p^{n+1}"}, {"zeta^{n+1}", "q^{n+3/2}"}};
     }
     return {};
   }
@@ -329,19 +327,19 @@ struct GpuSolver::Impl {
         break;
       }
       case Kernel::TransposeZetaX2Y:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(zeta_x.as<T>(), zeta_y.as<T>(), n, ny);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? zeta_x_out : zeta_x).as<T>(), zeta_y.as<T>(), n, ny);
         gpu::check_launch("transpose-zeta-x2y");
         break;
       case Kernel::TransposePX2Y:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(p_x.as<T>(), p_y_next.as<T>(), n, ny);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? p_x_out : p_x).as<T>(), p_y_next.as<T>(), n, ny);
         gpu::check_launch("transpose-p-x2y");
         break;
       case Kernel::TransposeZetaY2X:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(zeta_y.as<T>(), zeta_x.as<T>(), ny, n);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? zeta_y_out : zeta_y).as<T>(), zeta_x.as<T>(), ny, n);
         gpu::check_launch("transpose-zeta-y2x");
         break;
       case Kernel::TransposeQY2X:
-        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>(q_y.as<T>(), q_x_old.as<T>(), ny, n);
+        gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? q_y_out : q_y).as<T>(), q_x_old.as<T>(), ny, n);
         gpu::check_launch("transpose-q-y2x");
         break;
       case Kernel::SweepX:
@@ -353,15 +351,15 @@ struct GpuSolver::Impl {
                                     : SweepView<T>{zeta_y.as<T>(), bed_y.as<T>(), q_y.as<T>(), p_y_current.as<T>(),
                                                    p_y_next.as<T>(), 1, ny};
         const SweepConstants<T> constants = sweep_constants<T>(ph, x ? SweepDirection::X : SweepDirection::Y);
-        const FusedOutputs<T> out = x ? FusedOutputs<T>{p_x_out.as<T>(), zeta_y.as<T>(), p_y_next.as<T>()}
-                                           : FusedOutputs<T>{q_y_out.as<T>(), zeta_x.as<T>(), q_x_old.as<T>()};
+        T* zeta_out = x ? zeta_x_out.as<T>() : zeta_y_out.as<T>();
+        T* flux_out = x ? p_x_out.as<T>() : q_y_out.as<T>();
         const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
         if (config.partition_cells == 8)
-          gpu::fused_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, out, along,
-                                                                                        lines, lanes);
+          gpu::fused_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
+                                                                                        flux_out, along, lines, lanes);
         else
-          gpu::fused_sweep_kernel<T, 16><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, out, along,
-                                                                                         lines, lanes);
+          gpu::fused_sweep_kernel<T, 16><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+              view, constants, zeta_out, flux_out, along, lines, lanes);
         gpu::check_launch(x ? "sweep-x" : "sweep-y");
         break;
       }
@@ -482,7 +480,7 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
                                &m.p_y_current, &m.p_y_next, &m.bed_y})
     *b = gpu::DeviceBuffer(bytes);
   if (config.variant == Variant::Fused) {
-    for (gpu::DeviceBuffer* b : {&m.p_x_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
+    for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.p_x_out, &m.zeta_y_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
   } else {
     m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
   }

@@ -5,9 +5,8 @@
 // reference.
 //
 // Layout: line-major in both frames (as block-per-line: cell i of line l at i + l * n_along; the
-// y-sweep runs on transposed arrays), and no transpose kernels: each sweep writes what the other
-// sweep reads in the other's frame. A block owns `lanes` whole lines, one thread per segment of
-// kCells cells (partitioned.hpp). Three phases, so that global loads are only ever made by
+// y-sweep runs on transposed arrays). A block owns `lanes` whole lines, one thread per segment of
+// kCells cells (partitioned.hpp). Three phases, so that global memory is only ever touched by
 // consecutive threads at consecutive addresses:
 //   A. build: thread t builds cells t, t + T, t + 2T, ... of the block's lines (T threads), reading
 //      the state and its neighbouring lines coalesced, and stores the five coefficients of each
@@ -15,16 +14,17 @@
 //   B. solve: each thread runs the partitioned solve (adi_segment_partitioned) on its segment's rows
 //      read from shared memory, and leaves zeta and the flux there (over the coefficients: every
 //      thread has read its rows before the first barrier of the solve);
-//   C. store: thread t writes the cells t, t + T, ...: the flux in this frame (coalesced; the next
-//      sweep in this direction reads it), zeta and the flux in the other frame (the other sweep
-//      reads them there; cell i of line l is at l + i * lines: a warp's stores are `lines` apart,
-//      8 or 4 bytes of a 32-byte sector each, which L2 merges). The east wall's flux is 0.
+//   C. store: thread t writes zeta and the flux of cells t, t + T, ... to global memory, the east
+//      wall's flux as 0.
 // Shared memory: 5 values per cell, one padding element after each segment (a thread's rows are
 // kCells + 1 elements after its neighbour's: no bank conflicts, for floats and doubles), and the
 // partitioned solve's reduced system. The first measurement (threads reading their own segments
 // from global memory, lanes 64 bytes apart) was bound by L1 wavefronts at 13 % of DRAM bandwidth.
 // The sweep writes into other arrays than it reads (the builds of other blocks read the old lines
-// l-1 and l+1), so the solver keeps an output buffer for the flux of each frame.
+// l-1 and l+1), so the solver keeps output buffers. Writing the outputs straight into the other
+// frame instead of the four transposes (each sweep storing its flux in both frames, zeta in the
+// other; stores `lines` elements apart) was measured slower on the H100 (2048^2 double: 750 us
+// per step against 605 us; results/h100-80gb-hbm3/adi-experiments/), so the transposes stay.
 #pragma once
 
 #include <cstddef>
@@ -67,15 +67,6 @@ struct SharedRows {
   }
 };
 
-// Where a fused sweep writes: the along flux in its own frame, zeta and the along flux in the
-// other frame (fused.hpp, phase C).
-template <class T>
-struct FusedOutputs {
-  T* flux_same;
-  T* zeta_other;
-  T* flux_other;
-};
-
 // Thread t of a fused block: segment t % P of the block's line t / P.
 struct FusedThread {
   int segment;
@@ -101,11 +92,11 @@ inline int fused_lanes(int n_along, int cells, int lines, std::size_t element, s
 }
 
 // One thread of block `block_index` of a fused sweep over `lines` line-major lines of n_along
-// cells (view.along_stride == 1, view.line_stride == n_along).
+// cells (view.along_stride == 1, view.line_stride == n_along; outputs addressed alike).
 template <class T, int kCells, class Block>
 WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
                                       const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
-                                      const FusedOutputs<T>& out) {
+                                      T* zeta_out, T* flux_out) {
   const int segments = n_along / kCells;
   const int threads = segments * lanes;
   const int cells = lanes * n_along;
@@ -136,17 +127,13 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
                                      SegmentOutput<T>{coef, coef + padded, first, 1});
   block.sync();
 
-  // C. Store: the flux in this frame, zeta and the flux in the other.
+  // C. Store, coalesced.
   for (int c = t; c < cells; c += threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
-    const int line = line0 + lane;
-    const long long same = static_cast<long long>(line) * view.line_stride + i;
-    const long long other = line + static_cast<long long>(i) * lines;
+    const long long at = static_cast<long long>(line0 + lane) * view.line_stride + i;
     const int slot = fused_slot<kCells>(c);
-    const T flux = i < n_along - 1 ? coef[padded + slot] : T(0);  // the east wall
-    out.flux_same[same] = flux;
-    out.zeta_other[other] = coef[slot];
-    out.flux_other[other] = flux;
+    zeta_out[at] = coef[slot];
+    flux_out[at] = i < n_along - 1 ? coef[padded + slot] : T(0);  // the east wall
   }
 }
 
