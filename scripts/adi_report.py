@@ -219,6 +219,36 @@ def dram_per_step(profiles):
     return out
 
 
+def merge_runs(docs):
+    """One document from several bench_adi runs of the same GPU: a variant (or the copy) measured by
+    a later run replaces that variant's benchmarks of the earlier runs; the context of the last run, with the earlier runs' provenance kept
+    under "_earlier" (listed in the report with the benchmarks each one contributed)."""
+    if len(docs) == 1:
+        return docs[0]
+    names = [d.get("context", {}).get("gpu_name") for d in docs]
+    if len(set(names)) != 1:
+        fail(f"--adi: runs of different GPUs ({', '.join(map(str, names))}) are not merged")
+    def family(b):  # "adi/fused/c16/double/2048/step" -> "adi/fused"; "copy/d2d/..." -> "copy"
+        parts = b["name"].split("/")
+        return "/".join(parts[:2]) if parts[0] == "adi" else parts[0]
+
+    by_name, source = {}, {}
+    for i, d in enumerate(docs):
+        # A variant a later run measured replaces all of that variant's earlier benchmarks (its
+        # options included), so that no row mixes two versions of a kernel.
+        for f in {family(b) for b in d.get("benchmarks", [])}:
+            for name in [n for n in by_name if family(by_name[n]) == f]:
+                del by_name[name], source[name]
+        for b in d.get("benchmarks", []):
+            by_name[b["name"]] = b
+            source[b["name"]] = i
+    ctx = dict(docs[-1].get("context", {}))
+    ctx["_earlier"] = [(d.get("context", {}), sum(1 for v in source.values() if v == i))
+                       for i, d in enumerate(docs[:-1])]
+    ctx["_last_count"] = sum(1 for v in source.values() if v == len(docs) - 1)
+    return {"context": ctx, "benchmarks": list(by_name.values())}
+
+
 def adi_report(doc, run_doc, prov_path, dram_docs=()):
     ctx = doc.get("context", {})
     copies = {}
@@ -249,6 +279,10 @@ def adi_report(doc, run_doc, prov_path, dram_docs=()):
           "sum over its kernels. The state-only figure counts the 8 arrays a step must move at least "
           "(reads zeta, bed, p, q^{n-1/2}, q^{n+1/2}; writes zeta, p, q).\n",
           "## Provenance\n", provenance(ctx, prov_path)]
+    for earlier, count in ctx.get("_earlier", []):
+        md.append(f"Merged with an earlier run on the same GPU, which gave the {count} benchmarks the run above "
+                  f"did not repeat (the other {ctx['_last_count']} are the run above's):\n")
+        md.append(provenance(earlier, None))
 
     dram = dram_per_step(dram_docs)
     md += fused_section(kernels, copy_gbs, dram)
@@ -423,7 +457,9 @@ def tridiagonal_report(doc, prov_path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--adi", help="bench_adi JSON")
+    ap.add_argument("--adi", action="append", default=[],
+                    help="bench_adi JSON; repeated: the runs are merged, a later run's benchmark replacing an "
+                         "earlier one of the same name (each run's provenance is listed)")
     ap.add_argument("--tridiagonal", help="bench_tridiagonal JSON")
     ap.add_argument("--run", help="`warpmodel run-adi -o` JSON (optional)")
     ap.add_argument("--provenance", help="text file with the device run's provenance (optional)")
@@ -435,7 +471,8 @@ def main():
         fail("give --adi and/or --tridiagonal")
     outputs = []
     if a.adi:
-        md, c = adi_report(load(a.adi), load(a.run) if a.run else None, a.provenance, [load(d) for d in a.dram])
+        md, c = adi_report(merge_runs([load(f) for f in a.adi]), load(a.run) if a.run else None, a.provenance,
+                           [load(d) for d in a.dram])
         outputs += [("adi.md", md), ("adi.csv", c)]
     if a.tridiagonal:
         md, c = tridiagonal_report(load(a.tridiagonal), a.provenance)
