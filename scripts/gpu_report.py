@@ -322,13 +322,14 @@ def best_adi(rows):
     for r in rows:
         if r.get("kernel") != "step" or not r.get("median_us"):
             continue
-        key = (int(r["n"]), r["precision"])
+        nx = int(r.get("nx") or r["n"])  # adi.csv before issue 15 had one "n" column (square grids)
+        key = ((nx, int(r.get("ny") or nx)), r["precision"])
         if key not in best or float(r["median_us"]) < float(best[key]["median_us"]):
             best[key] = r
     if not best:
         return out + "_adi.csv has no whole-step rows._\n"
     out += "Fastest variant of a whole ADI step per size and precision (median us; fraction of the copy bandwidth):\n\n"
-    table_rows = [(f"{n}^2", precision, r["variant"], num(r["median_us"]), num(r.get("effective_gbs")),
+    table_rows = [(f"{n[0]}^2" if n[0] == n[1] else f"{n[0]} x {n[1]}", precision, r["variant"], num(r["median_us"]), num(r.get("effective_gbs")),
                    num(r.get("fraction_of_copy"), 3)) for (n, precision), r in sorted(best.items())]
     return out + table(["size", "precision", "variant", "us per step", "effective GB/s", "of copy"], table_rows)
 

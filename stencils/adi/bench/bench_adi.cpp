@@ -121,7 +121,7 @@ std::vector<SolverConfig> variant_configs() {
   c.partition_cells = 16;
   out.push_back(c);
   // Fused with 8 cells per thread only: with 16 (255 registers, one block per SM) it was slower at
-  // every size and precision measured on the H100 (results/h100-80gb-hbm3/adi-experiments/).
+  // every size and precision measured on the H100 (results/h100-80gb-hbm3/logs/adi-fused/).
   c.variant = Variant::Fused;
   c.partition_cells = 8;
   out.push_back(c);

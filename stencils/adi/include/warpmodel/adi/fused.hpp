@@ -24,7 +24,7 @@
 // l-1 and l+1), so the solver keeps output buffers. Writing the outputs straight into the other
 // frame instead of the four transposes (each sweep storing its flux in both frames, zeta in the
 // other; stores `lines` elements apart) was measured slower on the H100 (2048^2 double: 750 us
-// per step against 605 us; results/h100-80gb-hbm3/adi-experiments/), so the transposes stay.
+// per step against 592 us; results/h100-80gb-hbm3/logs/adi-fused/), so the transposes stay.
 #pragma once
 
 #include <cstddef>
