@@ -153,8 +153,9 @@ stage_adi() {
   local dram=() p
   for p in double $([ $quick = 1 ] || echo single); do
     "$bin" profile --kernel adi --variant fused,partitioned,thread-per-line --size 2048 --precision $p \
-      --metrics dram__bytes_read.sum,dram__bytes_write.sum --timing-runs 1 -o "$out/adi-dram-$p-2048" >/dev/null &&
-      dram+=(--dram "$out/adi-dram-$p-2048.json")
+      --metrics dram__bytes_read.sum,dram__bytes_write.sum --timing-runs 1 -o "$out/adi-dram-$p-2048" \
+      >"$out/adi-dram-$p-2048.log" 2>&1 && dram+=(--dram "$out/adi-dram-$p-2048.json") ||
+      say "adi: the DRAM profile ($p) failed; see $out/adi-dram-$p-2048.log (the report goes without it)"
   done
   python3 scripts/adi_report.py --adi "$out/adi.json" "${tri[@]}" "${dram[@]}" --out "$out"
 }
