@@ -95,7 +95,7 @@ def get(tree, dotted, default=None):
 
 # --- sections -----------------------------------------------------------------------------------
 
-def gpu_section(run, device):
+def gpu_section(run, device, folder):
     """Who measured what: the last characterize_gpu.sh run beside the characterize run of device.json
     (a run of some stages only keeps the device.json of an earlier run, so the two can differ)."""
     out = "## The GPU\n\n"
@@ -138,7 +138,39 @@ def gpu_section(run, device):
             parts.append(f"{name} " + ("ok" if status == 0 else f"FAILED (exit {status})" if isinstance(status, int)
                                          else str(status)) + seconds)
         out += "\nStages of the characterize_gpu.sh run: " + "; ".join(parts) + ".\n"
+    out += earlier_runs_section(folder)
     return out
+
+
+def stage_summary(stages):
+    parts = []
+    for name, s in (stages or {}).items():
+        status = s.get("status")
+        if status == "skipped (done before)":
+            continue
+        seconds = f" {s['seconds']} s" if "seconds" in s else ""
+        parts.append(f"{name}" + ("" if status == 0 else f" FAILED (exit {status})" if isinstance(status, int)
+                                  else f" {status}") + seconds)
+    return ", ".join(parts) or "-"
+
+
+def earlier_runs_section(folder):
+    """The other characterize_gpu.sh runs kept in the folder (characterize_gpu.<name>.provenance.json):
+    a folder is often written by several runs of some stages each (one device call each)."""
+    runs = []
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("characterize_gpu.") and name.endswith(".provenance.json") \
+                and name != "characterize_gpu.provenance.json":
+            run = load_json(folder, name)
+            if isinstance(run, dict):
+                runs.append((run.get("date") or "", name, run))
+    if not runs:
+        return ""
+    rows = [[f"[{name}]({name})", run.get("date", "-"), run.get("commit", "-"), str(run.get("gpu_uuid", "-")),
+             stage_summary(run.get("stages"))] for _, name, run in sorted(runs)]
+    return ("\nEvery characterize_gpu.sh run kept in this folder (stages run, seconds; a stage an earlier run "
+            "of the same commit and GPU had done is left out):\n\n"
+            + table(["provenance", "date", "commit", "GPU UUID", "stages"], rows))
 
 
 def latency_section(device):
@@ -354,7 +386,7 @@ def report(folder):
     text += ("One-page report of this GPU from the files in this folder, written by `scripts/gpu_report.py` "
              "(the `report` stage of `scripts/characterize_gpu.sh`; `scripts/regenerate_results.sh` rewrites it): "
              "do not edit by hand. Device profiles side by side: `warpmodel compare-devices`.\n\n")
-    text += gpu_section(run, device) + "\n"
+    text += gpu_section(run, device, folder) + "\n"
     if device is None:
         text += "## Latency, bandwidth, issue rates, departure delays\n\n"
         text += MISSING.format(file="device.json", hint=" (`warpmodel characterize` writes it)") + "\n"

@@ -5,6 +5,7 @@
 # files, so that what is committed is what the current code writes.
 #   results/k40-thesis/   the thesis's worked example and tables 4.5/4.7, recomputed
 #   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json,
+#                         the example application's predict-app tables (app-example.predict.*),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
 #   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
 # usage: scripts/regenerate_results.sh   (from the repository root; WARPMODEL_BIN names the program,
@@ -54,6 +55,20 @@ for dir in results/*/; do
     $bin validate --from "$dir" "${cross[@]}" >/dev/null
     python3 scripts/plot_validation.py "$dir/validation.csv"
     echo "regenerate: wrote $dir/validation.*"
+  fi
+done
+
+# The example application's predictions (predict-app of its committed CUPTI profile and cubins) with
+# the device profile as validate left it (its fitted constants): they move with the model.
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/app-example.profile.json" ] && [ -f "$dir/device.json" ]; then
+    for format in markdown csv; do
+      ext=$([ $format = markdown ] && echo md || echo csv)
+      $bin predict-app --profile "$dir/app-example.profile.json" --device "$dir/device.json" --format $format \
+        -o "$dir/app-example.predict.$ext"
+    done
+    echo "regenerate: wrote $dir/app-example.predict.{md,csv}"
   fi
 done
 
