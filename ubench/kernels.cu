@@ -495,7 +495,9 @@ extern "C" __global__ void ubench_stg_scattered(TimedArgs a) { store_throughput<
 // Global atomics without a return (red.global.add: what atomicAdd with an unused result compiles
 // to), a fence before the stop read. The same-address word is offset by zero x lane: ptxas cannot
 // prove the address warp-uniform, so it does not aggregate the warp's adds into one RED.
-template <bool kSameAddress>
+// kFloat: red.global.add.f32, which the L2 performs more slowly than the integer add (a float
+// atomicAdd on one word ran 3.5 clocks per add on the H200, against 1.5 for u32).
+template <bool kSameAddress, bool kFloat = false>
 __device__ __forceinline__ void red_global_throughput(const TimedArgs& a) {
   const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
   unsigned* word = kSameAddress ? a.buffer + a.zero * (threadIdx.x % 32) : a.buffer + tid;
@@ -503,11 +505,17 @@ __device__ __forceinline__ void red_global_throughput(const TimedArgs& a) {
       a,
       [&](int, int) {
 #pragma unroll
-        for (int k = 0; k < kAtomicOpsPerStep; ++k) asm volatile("red.global.add.u32 [%0], 1;" ::"l"(word) : "memory");
+        for (int k = 0; k < kAtomicOpsPerStep; ++k) {
+          if constexpr (kFloat)
+            asm volatile("red.global.add.f32 [%0], 1.0;" ::"l"(word) : "memory");
+          else
+            asm volatile("red.global.add.u32 [%0], 1;" ::"l"(word) : "memory");
+        }
       },
       FenceGpu{});
 }
 extern "C" __global__ void ubench_red_global_same(TimedArgs a) { red_global_throughput<true>(a); }
+extern "C" __global__ void ubench_red_global_same_f32(TimedArgs a) { red_global_throughput<true, true>(a); }
 extern "C" __global__ void ubench_red_global_distinct(TimedArgs a) { red_global_throughput<false>(a); }
 
 // Shared atomics with their result consumed (ATOMS.ADD), so the stop read waits for the last one.
@@ -880,6 +888,7 @@ TimedKernelFn timed_kernel(const std::string& symbol) {
       {"ubench_stg_coalesced", ubench_stg_coalesced},
       {"ubench_stg_scattered", ubench_stg_scattered},
       {"ubench_red_global_same", ubench_red_global_same},
+      {"ubench_red_global_same_f32", ubench_red_global_same_f32},
       {"ubench_red_global_distinct", ubench_red_global_distinct},
       {"ubench_atom_shared_same", ubench_atom_shared_same},
       {"ubench_atom_shared_distinct", ubench_atom_shared_distinct},

@@ -22,6 +22,7 @@ struct Rates {
   double dram_copy_bytes_per_clock = 0;   // whole device, read + write bytes (when no split is known)
   double l2_write_bytes_per_clock = 0;    // whole device; 0: not measured (writes at the read rate)
   double block_dispatch_cycles = 0;       // per block per SM; 0: not measured (no H.13 term)
+  double same_address_ops_per_clock = 0;  // whole GPU, for the kernel's atomics; 0: no H.15 term
 };
 
 Rates measured_rates(const DeviceProfile& d) {
@@ -61,6 +62,32 @@ struct WarpTraffic {
   bool dram_split = false;
 };
 
+// H.15's condition: the kernel's atomics (at least one) all name one word for the whole grid, i.e.
+// their SASS addresses hold only kernel parameters, block and grid sizes and constants.
+bool atomics_on_one_word(const KernelProfile& k) {
+  if (!k.access_patterns) return false;
+  bool any = false;
+  for (const MemoryAccess& a : k.access_patterns->accesses) {
+    if (a.kind != AccessKind::atomic) continue;
+    if (!a.address) return false;  // irregular: the words it touches are not known
+    for (const AddressTerm& t : *a.address)
+      for (const std::string& s : t.symbols)
+        if (s.rfind("param:", 0) != 0 && s.rfind("ntid.", 0) != 0 && s.rfind("nctaid.", 0) != 0) return false;
+    any = true;
+  }
+  return any;
+}
+
+// The same-address add rate for the kernel's atomics: the float rate when one of them is a float
+// add and the profile has it, else the integer rate; 0 when neither was measured.
+double same_address_rate(const DeviceProfile& d, const KernelProfile& k) {
+  bool float_add = false;
+  for (const MemoryAccess& a : k.access_patterns->accesses)
+    if (a.kind == AccessKind::atomic && a.opcode.find(".F32") != std::string::npos) float_add = true;
+  if (float_add && d.same_address_atomic_f32_ops_per_clock) return *d.same_address_atomic_f32_ops_per_clock;
+  return d.same_address_atomic_ops_per_clock.value_or(0);
+}
+
 WarpTraffic warp_traffic(const KernelProfile& k) {
   constexpr double kSectorBytes = 32, kWavefrontBytes = 128;
   WarpTraffic t;
@@ -81,7 +108,7 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
 }
 
 struct WaveTerms {
-  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0;
+  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0, same_address = 0;
   double warp = 0, pipe = 0, data = 0, wave = 0;
   std::string bound;
 };
@@ -110,9 +137,11 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
                                                   traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
                               : hopper_eq::t_bandwidth(n, traffic.dram_read, per_sm(r.dram_copy_bytes_per_clock));
+  if (r.same_address_ops_per_clock > 0 && k.atomic_lane_ops_per_warp)  // H.15
+    w.same_address = hopper_eq::t_same_address(n * sms, *k.atomic_lane_ops_per_warp, r.same_address_ops_per_clock);
   w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency);  // H.10
   w.pipe = hopper_eq::t_pipe(w.issue, w.sfu);
-  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram);
+  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.same_address);
   w.dispatch = hopper_eq::t_dispatch(blocks_per_sm, r.block_dispatch_cycles);  // H.13
   w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data, w.dispatch);             // H.11
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
@@ -121,6 +150,7 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                                   {w.l1, "l1/shared data path"},
                                                   {w.l2, "l2 bandwidth"},
                                                   {w.dram, "dram bandwidth"},
+                                                  {w.same_address, "same-address atomics"},
                                                   {w.dispatch, "block dispatch"}};
   double best = -1;
   for (const auto& [value, name] : named)
@@ -141,7 +171,16 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   if (kernel.launch.active_warps_per_sm)
     p.notes.push_back("hopper: launch.active_warps_per_sm ignored; N from the occupancy rules (whole blocks)");
   const Occupancy& occ = p.occupancy;
-  const Rates rates = measured_rates(device);
+  Rates rates = measured_rates(device);
+  if (atomics_on_one_word(kernel)) {
+    rates.same_address_ops_per_clock = same_address_rate(device, kernel);
+    if (!(rates.same_address_ops_per_clock > 0))
+      p.notes.push_back("hopper: the kernel's atomics all add to one word, but the device profile has no measured "
+                        "same-address atomic rate: T_same_address = 0 (H.15); re-run `warpmodel characterize`");
+    else if (!kernel.atomic_lane_ops_per_warp)
+      p.notes.push_back("hopper: the kernel's atomics all add to one word, but the profile has no atomic lane count "
+                        "(memory.atomic_lane_ops_per_warp): T_same_address = 0 (H.15)");
+  }
   const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
   if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0, barrier 0)");
   if (!device.l2_write_bandwidth_gbs)
@@ -170,12 +209,21 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.departure_delay = device.departure_delay_coalesced_cycles;
   p.avg_dram_lat = hopper_eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request,
                                            p.departure_delay);  // H.5
-  p.amat = hopper_eq::amat(device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
-                           kernel.l2_miss_ratio, p.avg_dram_lat);
   const WarpTraffic traffic = warp_traffic(kernel);
+  // H.5b: the L2 misses a load waits for, from the DRAM bytes when the profile counts them.
+  constexpr double kSectorBytes = 32;
+  const double l1_miss_load_bytes = kernel.global_load_inst_per_warp.value_or(0) * kernel.transactions_per_request *
+                                    kSectorBytes * kernel.l1_miss_ratio;
+  // Only where the global loads are all the reads: local loads (spills) also read DRAM, and their
+  // sectors are not in the counts the denominator is made of.
+  const double l2_miss = kernel.dram_bytes_per_warp && kernel.local_load_inst_per_warp == 0
+                             ? hopper_eq::l2_latency_miss_ratio(kernel.l2_miss_ratio, traffic.dram_read, l1_miss_load_bytes)
+                             : kernel.l2_miss_ratio;
+  p.amat = hopper_eq::amat(device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss,
+                           p.avg_dram_lat);
   const double batch_latency =
       hopper_eq::batch_latency(p.mlp, device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
-                               kernel.l2_miss_ratio, device.dram_latency_cycles) +
+                               l2_miss, device.dram_latency_cycles) +
       hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);  // H.6
 
   // H.1: full waves at N warps per SM on every active SM, then the partial wave.
@@ -196,6 +244,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_l2_bandwidth = full.l2;
   p.t_dram_bandwidth = full.dram;
   p.t_block_dispatch = full.dispatch;
+  p.t_same_address = full.same_address;
   p.t_warp = full.warp;
   p.t_pipe = full.pipe;
   p.t_data = full.data;

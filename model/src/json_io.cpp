@@ -249,6 +249,8 @@ void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
   fill(d.shared_read_bandwidth_gbs, "/bandwidth/shared_read/gbs");
   fill(d.l2_write_bandwidth_gbs, "/bandwidth/l2_write/gbs");
   fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles");
+  fill(d.same_address_atomic_ops_per_clock, "/throughput/global_atomic_same_address/ops_per_clk");
+  fill(d.same_address_atomic_f32_ops_per_clock, "/throughput/global_atomic_same_address_f32/ops_per_clk");
 }
 
 }  // namespace
@@ -303,6 +305,11 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     d.shared_read_bandwidth_gbs = bw->optional_positive("shared_read");
     d.l2_write_bandwidth_gbs = bw->optional_positive("l2_write");
     bw->finish();
+  }
+  if (auto atomics = top.optional_object("atomic_ops_per_clock")) {
+    d.same_address_atomic_ops_per_clock = atomics->optional_positive("same_address_u32");
+    d.same_address_atomic_f32_ops_per_clock = atomics->optional_positive("same_address_f32");
+    atomics->finish();
   }
   if (auto cal = top.optional_object("hopper_calibration")) {
     DeviceProfile::HopperCalibration c;
@@ -437,6 +444,8 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   if (mem.has("dram_bytes_per_warp")) k.dram_bytes_per_warp = mem.non_negative("dram_bytes_per_warp");
   mem.ignore("l1_wavefronts_per_warp");
   if (mem.has("l1_wavefronts_per_warp")) k.l1_wavefronts_per_warp = mem.non_negative("l1_wavefronts_per_warp");
+  mem.ignore("atomic_lane_ops_per_warp");
+  if (mem.has("atomic_lane_ops_per_warp")) k.atomic_lane_ops_per_warp = mem.non_negative("atomic_lane_ops_per_warp");
   mem.ignore("l2_write_bytes_per_warp");
   if (mem.has("l2_write_bytes_per_warp")) {
     if (!k.l2_bytes_per_warp) mem.fail("l2_write_bytes_per_warp", "needs l2_bytes_per_warp (all L2 traffic) beside it");
@@ -514,6 +523,12 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
                                                                         !c.profile.sources.count("instructions_per_warp.local_load")) {
         c.profile.local_load_inst_per_warp = *local;
         c.profile.sources["instructions_per_warp.local_load"] = "cupti: smsp__inst_executed_op_local_ld.sum / smsp__warps_launched.sum (the case's counters)";
+      }
+      if (const auto atomics = counter_rules::atomic_lane_ops(total);
+          atomics && warps && *warps > 0 && !c.profile.atomic_lane_ops_per_warp) {
+        c.profile.atomic_lane_ops_per_warp = atomics->total / *warps;
+        c.profile.sources["memory.atomic_lane_ops_per_warp"] =
+            "cupti: " + atomics->expression + " / smsp__warps_launched.sum (the case's counters)";
       }
       if (auto wavefronts = per_warp(counter_rules::kL1Wavefronts); wavefronts && !c.profile.l1_wavefronts_per_warp) {
         c.profile.l1_wavefronts_per_warp = *wavefronts;
@@ -630,6 +645,10 @@ json to_json(const DeviceProfile& d) {
   if (d.shared_read_bandwidth_gbs) bw["shared_read"] = *d.shared_read_bandwidth_gbs;
   if (d.l2_write_bandwidth_gbs) bw["l2_write"] = *d.l2_write_bandwidth_gbs;
   if (!bw.empty()) out["bandwidth_gbs"] = bw;
+  json atomics = json::object();
+  if (d.same_address_atomic_ops_per_clock) atomics["same_address_u32"] = *d.same_address_atomic_ops_per_clock;
+  if (d.same_address_atomic_f32_ops_per_clock) atomics["same_address_f32"] = *d.same_address_atomic_f32_ops_per_clock;
+  if (!atomics.empty()) out["atomic_ops_per_clock"] = atomics;
   if (const auto& c = d.hopper_calibration) {
     out["hopper_calibration"] = {
         {"launch_cycles", c->launch_cycles},
@@ -708,6 +727,7 @@ json to_json(const KernelProfile& k) {
   if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;
   if (k.l2_write_bytes_per_warp) out["memory"]["l2_write_bytes_per_warp"] = *k.l2_write_bytes_per_warp;
   if (k.l1_wavefronts_per_warp) out["memory"]["l1_wavefronts_per_warp"] = *k.l1_wavefronts_per_warp;
+  if (k.atomic_lane_ops_per_warp) out["memory"]["atomic_lane_ops_per_warp"] = *k.atomic_lane_ops_per_warp;
   if (k.access_patterns) out["access_patterns"] = to_json(*k.access_patterns);
   if (!k.sources.empty()) out["sources"] = k.sources;
   return out;

@@ -224,7 +224,7 @@ TEST(Declarations, EveryBenchmarkIsDeclaredOnce) {
                         "chase_cg", "departure", "clock64", "store_shared", "selfload_shared", "store_global",
                         "selfload_global", "l2_lines", "global_load_broadcast", "global_load_coalesced",
                         "global_load_coalesced_16b", "global_load_scattered", "global_store_coalesced",
-                        "global_store_scattered", "global_atomic_same_address", "global_atomic_distinct",
+                        "global_store_scattered", "global_atomic_same_address", "global_atomic_same_address_f32", "global_atomic_distinct",
                         "shared_atomic_same_address", "shared_atomic_distinct", "global_atomic_latency", "local_load",
                         "local_load.throughput", "barrier", "l2_write", "launch"})
     EXPECT_NE(find_declaration(n), nullptr) << n;
@@ -317,7 +317,8 @@ TEST(Writers, DeviceJsonHasTheModelsPointers) {
         "/throughput/global_load_scattered/sectors_per_clk_per_sm", "/throughput/global_store_coalesced/requests_per_clk_per_sm",
         "/throughput/global_store_coalesced/bytes_per_clk_per_sm", "/throughput/global_store_scattered/requests_per_clk_per_sm",
         "/throughput/global_store_scattered/bytes_per_clk_per_sm", "/bandwidth/l2_write/gbs",
-        "/throughput/global_atomic_same_address/ops_per_clk", "/throughput/global_atomic_distinct/ops_per_clk",
+        "/throughput/global_atomic_same_address/ops_per_clk", "/throughput/global_atomic_same_address_f32/ops_per_clk",
+        "/throughput/global_atomic_distinct/ops_per_clk",
         "/throughput/shared_atomic_same_address/ops_per_clk_per_sm", "/throughput/shared_atomic_distinct/ops_per_clk_per_sm",
         "/latency/global_atomic/warps_1/mean_cycles", "/throughput/local_load/requests_per_clk_per_sm",
         "/latency/local_load/warps_1/mean_cycles", "/barrier/cycles_by_warps", "/barrier/cycles_32_warps",

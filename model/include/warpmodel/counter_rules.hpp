@@ -24,6 +24,8 @@ inline constexpr const char* kL2AtomSectors = "lts__t_sectors_op_atom.sum";
 inline constexpr const char* kL2RedSectors = "lts__t_sectors_op_red.sum";
 inline constexpr const char* kL1Wavefronts = "l1tex__data_pipe_lsu_wavefronts.sum";
 inline constexpr const char* kLocalLoads = "smsp__inst_executed_op_local_ld.sum";
+inline constexpr const char* kL1RedSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum";
+inline constexpr const char* kL1AtomSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum";
 
 // The L2 traffic of the kernel's own requests: (read + write + atom + red sectors) x 32 B; absent
 // without the read and write sectors. (lts__t_bytes.sum also counts L2 activity that is not the
@@ -41,6 +43,15 @@ inline std::optional<Derived> l2_written_bytes(const Lookup& counter) {
   const auto write = counter(kL2WriteSectors);
   if (!write) return std::nullopt;
   return Derived{*write * kSectorBytes, std::string(kL2WriteSectors) + " x 32 B"};
+}
+
+// The global atomics' lane operations (hopper H.15): the L1's red + atom sectors, which count one
+// per lane where the lanes of a request share a word (a 32-lane atomicAdd to one word: 32 sectors;
+// a shuffle reduction's one-lane atomicAdd: 1), and one per distinct sector otherwise.
+inline std::optional<Derived> atomic_lane_ops(const Lookup& counter) {
+  const auto red = counter(kL1RedSectors), atom = counter(kL1AtomSectors);
+  if (!red && !atom) return std::nullopt;
+  return Derived{red.value_or(0) + atom.value_or(0), "(l1tex__t_sectors_pipe_lsu_mem_global_op_red + _op_atom).sum"};
 }
 
 }  // namespace warpmodel::counter_rules

@@ -73,6 +73,11 @@ struct DeviceProfile {
   // Clocks an SM needs per block it is handed (the launch microbenchmark's slope of time over
   // blocks per SM); hopper H.13. Absent on profiles from characterize versions before it.
   std::optional<double> block_dispatch_cycles;
+  // Global atomics on one word from every thread of the grid (red.global.add), adds per clock of
+  // the whole GPU: the L2 performs them one after another (hopper H.15). Integer and float adds
+  // run at different rates; absent on profiles from characterize versions before them.
+  std::optional<double> same_address_atomic_ops_per_clock;      // red.global.add.u32
+  std::optional<double> same_address_atomic_f32_ops_per_clock;  // red.global.add.f32
 
   // Constants of the hopper variant fitted by `warpmodel validate` on a training half (absent:
   // launch 0, scale 1, wave 0, barrier 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).

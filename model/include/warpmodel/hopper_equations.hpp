@@ -15,6 +15,7 @@
 //                                                              count (else lat_dep / ILP)
 //   H.5   AMAT        = (1 - m1) L1 + m1 (1 - m2) L2 + m1 m2 avg_DRAM_lat   (two-level, by the names)
 //         avg_DRAM_lat = DRAM_lat + (lines - 1) x Delta       lines = sectors per request / 4 (eq 4.10)
+//   H.5b  m2 (latency) = max(L2 sector miss ratio, DRAM read bytes / bytes of load sectors missing L1)
 //   H.6   T_mem_lat   = #loads / MLP x batch_lat  (LDG + LDL)   one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
@@ -22,11 +23,13 @@
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
-//   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9)
+//   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9, H.15)
 //   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + T_data^2 + T_dispatch^2)
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
 //                  + wave_cycles x waves + barrier_cycles x waves x #sync
 //   H.13  T_dispatch  = blocks per SM in the wave x block_dispatch   (measured by `characterize`)
+//   H.15  T_same_address = n x #SMs x atomic lane ops per warp / same-address adds per clock (GPU),
+//                       only where every atomic's SASS address is one word for the whole grid
 //
 // Readings, each chosen on the H200 sweep's measurements (results/h200/validation-measurements.json).
 // In brackets: the held-out MAPE before -> after, from an offline exploration that refitted the
@@ -134,6 +137,19 @@ inline double amat(double l1_lat, double l1_miss, double l2_lat, double l2_miss,
   return (1 - l1_miss) * l1_lat + l1_miss * ((1 - l2_miss) * l2_lat + l2_miss * avg_dram_latency);
 }
 
+// H.5b The L2 miss ratio a load waits for: the larger of the L2's sector miss ratio and the share of
+// the bytes the warps' loads asked of the L2 (their sectors that missed L1) that DRAM supplied. A warp
+// streaming 128-byte lines from DRAM shows a ~50 % L2 sector hit rate (the L2 fetches DRAM in pairs
+// of sectors, and lts__t counts each far-partition access again) while every one of its requests
+// waits for DRAM: a thread-per-column walk down a 128 MiB matrix ran at 740 clocks per iteration on
+// the H200, one DRAM latency (697 + the loop), where the sector miss ratio priced 500. Where the L2
+// serves reuse (stencils: L1-miss bytes three times the DRAM bytes) the two agree. Without counted
+// DRAM bytes: the sector miss ratio.
+inline double l2_latency_miss_ratio(double sector_miss, double dram_read_bytes, double l1_miss_load_bytes) {
+  if (!(l1_miss_load_bytes > 0) || !(dram_read_bytes >= 0)) return sector_miss;
+  return std::clamp(std::max(sector_miss, dram_read_bytes / l1_miss_load_bytes), 0.0, 1.0);
+}
+
 // H.6 T_mem_lat = #loads / MLP x batch_lat: one warp's round trips, MLP loads in flight at a
 // time (loads only: stores are posted, async copies are waited for at a pipeline barrier).
 // A batch of m = MLP independent loads completes with its slowest load, and its requests leave the
@@ -172,6 +188,17 @@ inline double t_l2(double n, double read_bytes_per_warp, double read_bytes_per_c
                    double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
 }
+// H.15 T_same_address = the wave's warps on every SM x atomic lane operations per warp / the
+// same-address adds per clock of the whole GPU. The L2 performs atomics on one word one after
+// another, at a rate no number of SMs raises: a float atomicAdd of every element into one sum ran at
+// 3.5 clocks per element on the H200 (64K elements: 230,614 clocks), where H.8 priced its L2 bytes
+// at a hundredth of that. Applied only where every atomic of the kernel names one word for the whole
+// grid (the SASS address has no thread, block or loop term); for other atomics the number of words
+// they share is not known, and the term is left out.
+inline double t_same_address(double warps_in_wave, double atomic_lane_ops_per_warp, double ops_per_clock) {
+  if (!(ops_per_clock > 0)) return 0;
+  return warps_in_wave * atomic_lane_ops_per_warp / ops_per_clock;
+}
 // H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.
 inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { return blocks_per_sm * block_dispatch_cycles; }
 // H.9 T_dram = n x (read bytes / read rate + written bytes / write rate): reads and writes share the
@@ -187,7 +214,9 @@ inline double bytes_per_clock(double gbs, double sm_clock_mhz) { return gbs * 1e
 // sub-partitions' issue slots, the narrowest memory level.
 inline double t_warp(double t_schedule, double t_mem_latency) { return t_schedule + t_mem_latency; }
 inline double t_pipe(double t_issue, double t_sfu) { return std::max(t_issue, t_sfu); }
-inline double t_data(double t_l1, double t_l2, double t_dram) { return std::max({t_l1, t_l2, t_dram}); }
+inline double t_data(double t_l1, double t_l2, double t_dram, double t_same_address = 0) {
+  return std::max({t_l1, t_l2, t_dram, t_same_address});
+}
 
 // H.11 T_wave = sqrt(T_warp^2 + T_pipe^2 + T_data^2 + T_dispatch^2) (T_dispatch: H.13, 0 when unmeasured)
 inline double t_wave(double t_warp, double t_pipe, double t_data, double t_dispatch = 0) {

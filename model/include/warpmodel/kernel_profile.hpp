@@ -85,6 +85,11 @@ struct KernelProfile {
   // L1 moves one wavefront per clock, and a request whose lanes touch many sectors takes many (hopper
   // H.7). When absent H.7 derives the data-path bytes from the request and sector counts.
   std::optional<double> l1_wavefronts_per_warp;
+  // Global atomic and reduction lane operations per warp (CUPTI l1tex__t_sectors_pipe_lsu_mem_global
+  // _op_red + _op_atom / warps: the L1 counts one sector per lane when the lanes share a word, so a
+  // 32-lane atomicAdd to one word is 32 and a one-lane one is 1): the adds the L2 performs (hopper
+  // H.15). Absent without those counters.
+  std::optional<double> atomic_lane_ops_per_warp;
 
   // The global loads and stores as the SASS addresses them (profiles/sass address_analysis): lets
   // sweep and validate derive the memory counters at another launch shape (traffic.hpp). Absent when

@@ -274,6 +274,10 @@ std::vector<MetricSet> build_sets() {
            "lts__t_sectors_op_read.sum",
            "lts__t_sectors_op_atom.sum",
            "lts__t_sectors_op_red.sum",
+           // The global atomics' lane operations (H.15: the L2 performs adds to one word one after
+           // another): the L1 counts a sector per lane where the lanes share a word.
+           "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+           "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
        }},
       {"seed-003",
        "the nvprof metrics read in the FWI 2D profiling study (../shared/notes/003-fwi2d-profiling.md), translated; "

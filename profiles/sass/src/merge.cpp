@@ -520,6 +520,10 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     src["memory.l1_wavefronts_per_warp"] = "not set: the L1 data path from requests and sectors" +
                                            fallback(counter_rules::kL1Wavefronts);
   }
+  if (const auto atomics = counter_rules::atomic_lane_ops(lookup)) {
+    k.atomic_lane_ops_per_warp = atomics->total / warps;
+    src["memory.atomic_lane_ops_per_warp"] = cupti(atomics->expression, *k.atomic_lane_ops_per_warp);
+  }
   if (const auto written = counter_rules::l2_written_bytes(lookup); written && k.l2_bytes_per_warp) {
     k.l2_write_bytes_per_warp = written->total / warps;
     src["memory.l2_write_bytes_per_warp"] = cupti(written->expression, *k.l2_write_bytes_per_warp);
