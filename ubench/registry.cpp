@@ -273,7 +273,7 @@ std::vector<Declaration> build() {
                        "32 warps x 1 block per SM on every SM; ops per clock of the whole GPU"));
   d.push_back(rate_row("global_atomic_same_address_f32", "", "atomic", "ubench_red_global_same_f32",
                        "red.global.add.f32 [word], 1.0; (every thread of the grid, one word)",
-                       Method::device_throughput, "REDG\\.E\\.ADD\\.F32", kAtomicOpsPerStep, kFenceRegex,
+                       Method::device_throughput, "REDG\\.E\\.ADD\\.F32\\.FTZ\\.RN\\.STRONG\\.GPU", kAtomicOpsPerStep, kFenceRegex,
                        Rate{"ops", atomics_per_warp, false, 0, 0}, {32},
                        "32 warps x 1 block per SM on every SM; ops per clock of the whole GPU"));
   d.push_back(rate_row("global_atomic_distinct", "", "atomic", "ubench_red_global_distinct",
