@@ -240,6 +240,9 @@ int analyse(const ValidateOptions& o) {
     const fs::path other_path = other / "validation-measurements.json";
     other_measurements.push_back(read_json_file(other_path));
     std::vector<ValidationCase> other_cases = validation_cases_from_json(other_measurements.back(), other_path.string());
+    // The other sweep's cases get their kernels' access patterns too (from its folder's
+    // access-patterns.json), so that both GPUs' cases are predicted alike (hopper H.15 reads them).
+    attach_access_patterns(other_cases, other, "", false);
     const std::string here = dir.filename().string(), there = other.filename().string();
     crosses.push_back({"cross-gpu " + here + " -> " + there, cross_device(device, v.cases, other_device, other_cases),
                        other_cases, &other_measurements.back()});

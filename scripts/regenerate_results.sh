@@ -5,7 +5,8 @@
 # files, so that what is committed is what the current code writes.
 #   results/k40-thesis/   the thesis's worked example and tables 4.5/4.7, recomputed
 #   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json,
-#                         the example application's predict-app tables (app-example.predict.*),
+#                         the example application's predict-app tables (app-example.predict.*), the
+#                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
 #   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
 # usage: scripts/regenerate_results.sh   (from the repository root; WARPMODEL_BIN names the program,
@@ -69,6 +70,16 @@ for dir in results/*/; do
         -o "$dir/app-example.predict.$ext"
     done
     echo "regenerate: wrote $dir/app-example.predict.{md,csv}"
+  fi
+done
+
+# The stencil benchmarks' tables (scripts/stencil_report.py), whose references come from device.json.
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/stencils.json" ] && [ -f "$dir/device.json" ]; then
+    python3 scripts/stencil_report.py bench --json "$dir/stencils.json" --device "$dir/device.json" \
+      --md "$dir/stencils.md" --csv "$dir/stencils.csv" >/dev/null
+    echo "regenerate: wrote $dir/stencils.{md,csv}"
   fi
 done
 

@@ -301,5 +301,88 @@ TEST(Hopper, RatesFromCharacterizeMeasurements) {
   EXPECT_EQ(d.l2_read_bandwidth_gbs, 6400.0);
 }
 
+// H.5b: DRAM supplied every byte the loads' L1 misses asked for (4 loads x 4 sectors x 32 B), so the
+// loads wait as if every one missed L2, though the sector miss ratio says 0.5.
+TEST(Hopper, LoadsWaitForTheDramShareOfTheirBytes) {
+  KernelProfile streamed = round_kernel();
+  streamed.global_load_inst_per_warp = 4;
+  streamed.dram_bytes_per_warp = 4 * 4 * 32;
+  KernelProfile all_missing = round_kernel();
+  all_missing.global_load_inst_per_warp = 4;
+  all_missing.l2_miss_ratio = 1;
+  const Prediction p = predict_hopper(round_device(), streamed);
+  // batch of 4 DRAM loads (600) and the departures of 3 more lines (20 each)
+  EXPECT_DOUBLE_EQ(p.t_mem_latency, 600 + 60);
+  EXPECT_DOUBLE_EQ(p.t_mem_latency, predict_hopper(round_device(), all_missing).t_mem_latency);
+  EXPECT_DOUBLE_EQ(p.amat, 600);
+  // Local loads also read DRAM, and their bytes are not among the loads' sectors: the sector ratio.
+  KernelProfile spilling = streamed;
+  spilling.local_load_inst_per_warp = 2;
+  EXPECT_LT(predict_hopper(round_device(), spilling).amat, 600);
+}
+
+// H.15: a float atomicAdd of every thread into one word. The L1 counts 32 lane adds per warp.
+KernelProfile one_word_sum(const std::string& opcode, AddressPolynomial address) {
+  KernelProfile k = round_kernel();
+  k.global_load_inst_per_warp = 1;
+  k.mem_inst_per_warp = 2;
+  k.atomic_lane_ops_per_warp = 32;
+  AccessPatterns patterns;
+  MemoryAccess load;
+  load.opcode = "LDG.E";
+  load.address = AddressPolynomial{{4, {"tid.x"}}, {1, {"param:0x210"}}};
+  MemoryAccess add;
+  add.opcode = opcode;
+  add.kind = AccessKind::atomic;
+  add.address = std::move(address);
+  patterns.accesses = {load, add};
+  k.access_patterns = patterns;
+  return k;
+}
+
+TEST(Hopper, AtomicsOnOneWordRunOneAfterAnother) {
+  DeviceProfile d = round_device();
+  d.same_address_atomic_ops_per_clock = 0.5;
+  d.same_address_atomic_f32_ops_per_clock = 0.25;
+  const AddressPolynomial one_word{{1, {"param:0x218"}}};
+  const Prediction p = predict_hopper(d, one_word_sum("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", one_word));
+  // 64 warps on each of 100 SMs, 32 adds each, 0.25 per clock (the float rate)
+  EXPECT_DOUBLE_EQ(p.t_same_address, 64 * 100 * 32 / 0.25);
+  EXPECT_DOUBLE_EQ(p.t_data, p.t_same_address);
+  EXPECT_EQ(p.bound, "same-address atomics");
+  // An integer add runs at the integer rate.
+  EXPECT_DOUBLE_EQ(predict_hopper(d, one_word_sum("REDG.E.ADD.STRONG.GPU", one_word)).t_same_address,
+                   64 * 100 * 32 / 0.5);
+  // A word per thread, a word per block, or an address from loaded data: not one word, no term.
+  for (const auto& address : {AddressPolynomial{{4, {"tid.x"}}, {1, {"param:0x218"}}},
+                              AddressPolynomial{{4, {"ctaid.x"}}, {1, {"param:0x218"}}}}) {
+    EXPECT_DOUBLE_EQ(predict_hopper(d, one_word_sum("REDG.E.ADD.STRONG.GPU", address)).t_same_address, 0);
+  }
+  KernelProfile irregular = one_word_sum("REDG.E.ADD.STRONG.GPU", one_word);
+  irregular.access_patterns->accesses[1].address.reset();
+  EXPECT_DOUBLE_EQ(predict_hopper(d, irregular).t_same_address, 0);
+  // Without the measured rate: no term, and a note says why.
+  const Prediction unmeasured = predict_hopper(round_device(), one_word_sum("REDG.E.ADD.STRONG.GPU", one_word));
+  EXPECT_DOUBLE_EQ(unmeasured.t_same_address, 0);
+  EXPECT_TRUE(std::any_of(unmeasured.notes.begin(), unmeasured.notes.end(),
+                          [](const std::string& n) { return n.find("H.15") != std::string::npos; }));
+}
+
+TEST(Hopper, AtomicRatesRoundTripAndComeFromCharacterize) {
+  nlohmann::json j = to_json(round_device());
+  j["measurements"] = {{"throughput",
+                        {{"global_atomic_same_address", {{"ops_per_clk", 0.66}}},
+                         {"global_atomic_same_address_f32", {{"ops_per_clk", 0.27}}}}}};
+  const DeviceProfile d = device_from_json(j, "characterize.json");
+  EXPECT_EQ(d.same_address_atomic_ops_per_clock, 0.66);
+  EXPECT_EQ(d.same_address_atomic_f32_ops_per_clock, 0.27);
+  const nlohmann::json back = to_json(d);
+  EXPECT_EQ(back.at("atomic_ops_per_clock").at("same_address_f32"), 0.27);
+  EXPECT_EQ(device_from_json(back, "back").same_address_atomic_ops_per_clock, 0.66);
+  KernelProfile k = round_kernel();
+  k.atomic_lane_ops_per_warp = 3;
+  EXPECT_EQ(kernel_from_json(to_json(k), "k").atomic_lane_ops_per_warp, 3.0);
+}
+
 }  // namespace
 }  // namespace warpmodel

@@ -115,5 +115,28 @@ TEST(HopperEquations, WavesAndCycles) {
   EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 0, 3), 1720);
 }
 
+TEST(HopperEquations, L2MissRatioALoadWaitsFor) {
+  // H.5b: a stream whose L2 sector miss ratio reads 0.5 while DRAM supplied every byte the loads'
+  // L1 misses asked for: every request waits for DRAM.
+  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.5, 262144, 262144), 1);
+  // L2 reuse: DRAM supplied a quarter of the requested bytes; the sector ratio 0.2 is the smaller.
+  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.2, 100, 400), 0.25);
+  // The sector ratio is kept where it is the larger (DRAM a third, sectors 0.4).
+  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.4, 100, 300), 0.4);
+  // More DRAM bytes than requested (64-byte fetches of 32-byte requests): capped at 1.
+  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.9, 800, 400), 1);
+  // No requested bytes counted: the sector ratio.
+  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.3, 100, 0), 0.3);
+}
+
+TEST(HopperEquations, SameAddressAtomics) {
+  // H.15: 64 warps on each of 132 SMs, 32 lane adds per warp, 0.25 adds per clock for the GPU.
+  EXPECT_DOUBLE_EQ(eq::t_same_address(64 * 132, 32, 0.25), 64 * 132 * 32 * 4.0);
+  EXPECT_DOUBLE_EQ(eq::t_same_address(100, 1, 0), 0);  // not measured: no term
+  // H.10: it is one of the data bounds.
+  EXPECT_DOUBLE_EQ(eq::t_data(10, 20, 30, 40), 40);
+  EXPECT_DOUBLE_EQ(eq::t_data(10, 20, 30), 30);
+}
+
 }  // namespace
 }  // namespace warpmodel

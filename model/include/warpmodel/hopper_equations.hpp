@@ -71,6 +71,20 @@
 //   blocks per SM). Kernels of 2-warp blocks that each do little (a 64-thread reduction) are
 //   dispatch-bound: 150-165 clocks per block on the H100 and H200. It is a fourth bound of H.11.
 //   Absent from older profiles: 0.
+// * H.5b: the L2 misses a load waits for include the DRAM share of the bytes its L1 misses asked
+//   for: column walks down matrices larger than the L2 (thread-per-column means, A^T x) waited one
+//   DRAM latency per iteration where the 50 % sector hit rate priced 500 clocks [naive-loop class,
+//   leave-one-class-out: mean signed error -14.7 % -> -12.4 % (H200), -11.3 % -> -8.5 % (H100);
+//   within 25 %: 74 % -> 83 %, 78 % -> 87 %].
+// * H.15: atomics that all add to one word run one after another in the L2, at the measured
+//   same-address rate (float adds 0.27 per clock, integer 0.66, on both GPUs) [reduction class,
+//   leave-one-class-out: mean signed error -41 % -> +4 %, MAPE 57 % -> 12 %; pooled H200
+//   20.7 % -> 19.2 %, H100 19.7 % -> 18.6 %]. Histograms (atomics at data-dependent addresses) are
+//   not covered: no counter says how many words they share.
+// * Tried and not kept: the L1 data pipe's extra wavefronts of a scattered load on the warp's path
+//   (one batch's last load returns its wavefronts after the batch latency): the thread-per-row GEMV
+//   at 2 warps per SM moved from -38 % to -20 %, the unrolled few-row GEMV (MLP 13) from 0 to +10 %,
+//   pooled unchanged.
 // * Barriers: #sync (BAR, from the ADU pipe counter) enters H.12 linearly, each costing its wave a
 //   fitted barrier_cycles; the microbenchmarks do not measure a barrier yet.
 // What remains (results/h200/validation.md): kernels of a few thousand cycles (256^2 ADI transposes
