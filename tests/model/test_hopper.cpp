@@ -181,8 +181,9 @@ TEST(Hopper, LocalLoadsAreRoundTrips) {
   EXPECT_EQ(kernel_from_json(to_json(k), "round-trip").local_load_inst_per_warp, 4);
 }
 
-// H.13: the blocks of a wave are handed to an SM one after another.
-TEST(Hopper, BlockDispatchIsAFourthBoundOfTheWave) {
+// H.13: the blocks of a wave are handed to an SM one after another, while the resident blocks move
+// their data: H.11 takes the narrower of dispatch and the data levels.
+TEST(Hopper, BlockDispatchJoinsTheDataBound) {
   DeviceProfile d = round_device();
   const KernelProfile k = round_kernel();
   const Prediction without = predict_hopper(d, k);
@@ -190,9 +191,10 @@ TEST(Hopper, BlockDispatchIsAFourthBoundOfTheWave) {
   d.block_dispatch_cycles = 150;
   const Prediction p = predict_hopper(d, k);
   EXPECT_DOUBLE_EQ(p.t_block_dispatch, 8 * 150.0);  // 8 resident blocks per SM in the full wave
-  EXPECT_DOUBLE_EQ(p.t_wave, std::sqrt(without.t_wave * without.t_wave + 1200.0 * 1200.0));
-  EXPECT_DOUBLE_EQ(p.t_last_wave,
-                   std::sqrt(without.t_last_wave * without.t_last_wave + 300.0 * 300.0));  // 2 blocks per SM
+  // full wave: warp 835, issue 1600, max(data 512, dispatch 1200)
+  EXPECT_DOUBLE_EQ(p.t_wave, norm3(835, 1600, 1200));
+  // partial wave, 2 blocks per SM: warp 835, issue 400, max(data 128, dispatch 300)
+  EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(835, 400, 300));
   const DeviceProfile back = device_from_json(to_json(d), "round-trip");
   EXPECT_EQ(back.block_dispatch_cycles, d.block_dispatch_cycles);
   d.l2_write_bandwidth_gbs = 1600;

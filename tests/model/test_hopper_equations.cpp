@@ -1,5 +1,7 @@
 // The hopper variant's equations (hopper_equations.hpp, H.1-H.13) one by one, each on hand-computed
 // values; test_hopper.cpp checks them together through predict_hopper.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "warpmodel/hopper_equations.hpp"
@@ -96,7 +98,9 @@ TEST(HopperEquations, BoundsAndWave) {
   // H.11: the 2-norm (3-4-5, 2-3-6-7), with and without dispatch.
   EXPECT_DOUBLE_EQ(eq::t_wave(3, 4, 0), 5);
   EXPECT_DOUBLE_EQ(eq::t_wave(2, 3, 6), 7);
-  EXPECT_DOUBLE_EQ(eq::t_wave(1, 2, 2, 4), 5);
+  // H.13's dispatch joins the data bound as the narrower of the two: sqrt(1 + 4 + max(2, 4)^2).
+  EXPECT_DOUBLE_EQ(eq::t_wave(1, 2, 2, 4), std::sqrt(21.0));
+  EXPECT_DOUBLE_EQ(eq::t_wave(1, 2, 4, 2), std::sqrt(21.0));
 }
 
 TEST(HopperEquations, WavesAndCycles) {
