@@ -9,6 +9,7 @@
 #                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
 #   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
+#   *.provenance.json     beside those tables: the measuring runs' records (scripts/provenance_sidecars.py)
 # usage: scripts/regenerate_results.sh   (from the repository root; WARPMODEL_BIN names the program,
 #        default build/cli/warpmodel)
 set -euo pipefail
@@ -73,16 +74,6 @@ for dir in results/*/; do
   fi
 done
 
-# The stencil benchmarks' tables (scripts/stencil_report.py), whose references come from device.json.
-for dir in results/*/; do
-  dir=${dir%/}
-  if [ -f "$dir/stencils.json" ] && [ -f "$dir/device.json" ]; then
-    python3 scripts/stencil_report.py bench --json "$dir/stencils.json" --device "$dir/device.json" \
-      --md "$dir/stencils.md" --csv "$dir/stencils.csv" >/dev/null
-    echo "regenerate: wrote $dir/stencils.{md,csv}"
-  fi
-done
-
 # The device profiles side by side, after the validation above (which rewrites device.json's fitted
 # constants; compare-devices does not read them): the H200, the H100 and the thesis's K40.
 compare=results/compare-h100-h200
@@ -93,6 +84,22 @@ if [ -f "${profiles[0]}" ] && [ -f "${profiles[1]}" ]; then
   python3 scripts/plot_devices.py "$compare.json" "$compare.png" >/dev/null
   echo "regenerate: wrote $compare.{md,json,png}"
 fi
+
+# Provenance sidecars of the tables computed from measurements (scripts/provenance_sidecars.py: each
+# copies the measuring run's own record), before the stencil tables, which embed theirs.
+python3 scripts/provenance_sidecars.py results
+
+# The stencil benchmarks' tables (scripts/stencil_report.py), whose references come from device.json.
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/stencils.json" ] && [ -f "$dir/device.json" ]; then
+    prov=()
+    [ -f "$dir/stencils.provenance.json" ] && prov=(--provenance "$dir/stencils.provenance.json")
+    python3 scripts/stencil_report.py bench --json "$dir/stencils.json" --device "$dir/device.json" "${prov[@]}" \
+      --md "$dir/stencils.md" --csv "$dir/stencils.csv" >/dev/null
+    echo "regenerate: wrote $dir/stencils.{md,csv}"
+  fi
+done
 
 # The one-page report of each GPU (README.md), from what its folder holds now.
 for dir in results/*/; do

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Provenance sidecars for the committed tables that are computed from measurements (writers only:
+nothing here measures, and nothing here is typed by hand: every field is copied from a record the
+measuring run wrote).
+
+  provenance_sidecars.py results            (scripts/regenerate_results.sh runs it)
+
+For each GPU folder results/<gpu>/ it writes, where the inputs exist:
+  app-example.predict.provenance.json   the CUPTI profile's run (app-example.profile.json "provenance")
+                                        and the device profile's characterize run, and the command
+  ubench.provenance.json                the characterize run that wrote device.json and ubench.csv/.md
+  stencils.provenance.json              the characterize_gpu.sh run whose stencils stage wrote
+                                        stencils.json (the newest such characterize_gpu.*.provenance.json)
+  cupti-vs-ncu-runs/cupti-N.provenance.json   the CUPTI run of cupti-N.csv (its twin cupti-N.json)
+and results/compare-<a>-<b>.provenance.json for the device comparison. Each record has the fields
+gpu, driver, cuda, sm_clock_mhz, date, commit and command of the measurement (as that run recorded
+them), and the command that computed the table from it. The output depends only on committed files,
+so regenerate_results.sh writes the same bytes every time.
+
+Bad input (unreadable or malformed JSON): one line on stderr, exit 2.
+"""
+import glob
+import json
+import os
+import sys
+
+
+class InputError(Exception):
+    pass
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path}: {e}")
+
+
+def write(path, record):
+    text = json.dumps(record, indent=2, sort_keys=True) + "\n"
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def device_run(device_path):
+    """The characterize run of a device profile, in the common field names."""
+    p = load(device_path).get("provenance", {})
+    return {"file": device_path, "gpu": p.get("gpu"), "driver": p.get("driver"), "cuda": p.get("cuda_runtime"),
+            "sm_clock_mhz": {"before": p.get("sm_clock_mhz_before"), "after": p.get("sm_clock_mhz_after"),
+                             "source": "NVML, before and after the characterize run"},
+            "date": p.get("date"), "commit": p.get("commit"), "command": p.get("command")}
+
+
+def cupti_run(profile_path):
+    """The run of a warpmodel.profile/1 document (profile, profile -- APP)."""
+    p = load(profile_path).get("provenance", {})
+    return {"file": profile_path, "gpu": p.get("gpu"), "driver": p.get("driver"), "cuda": p.get("cuda"),
+            "sm_clock_mhz": {"before": p.get("sm_clock_mhz"), "after": p.get("sm_clock_mhz_after"),
+                             "source": "NVML as the profile recorded it (0: not read)"},
+            "date": p.get("date"), "commit": p.get("commit"), "command": p.get("command")}
+
+
+def stencil_run(folder):
+    """The newest characterize_gpu.sh run whose stencils stage succeeded."""
+    runs = []
+    for path in glob.glob(os.path.join(folder, "characterize_gpu*.provenance.json")):
+        run = load(path)
+        if run.get("stages", {}).get("stencils", {}).get("status") == 0:
+            runs.append((run.get("date") or "", path, run))
+    if not runs:
+        return None
+    _, path, run = max(runs)
+    return {"file": path, "gpu": run.get("gpu"), "gpu_uuid": run.get("gpu_uuid"), "driver": run.get("driver"),
+            "cuda": run.get("cuda"),
+            "sm_clock_mhz": {"at_start": run.get("sm_clock_mhz_at_start"),
+                             "source": "nvidia-smi when characterize_gpu.sh started (idle clock); bench_stencils "
+                                       "does not record the clock under load"},
+            "date": run.get("date"), "commit": run.get("commit"), "command": run.get("command"),
+            "stage": "stencils: bench_stencils --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "
+                     "--benchmark_out=stencils.json"}
+
+
+def gpu_folder(folder):
+    written = []
+    device = os.path.join(folder, "device.json")
+    has_device = os.path.exists(device)
+    profile = os.path.join(folder, "app-example.profile.json")
+    if has_device and os.path.exists(profile):
+        out = os.path.join(folder, "app-example.predict.provenance.json")
+        write(out, {"tables": ["app-example.predict.md", "app-example.predict.csv"],
+                    "measurement": cupti_run(profile), "device_profile": device_run(device),
+                    "analysis_command": f"warpmodel predict-app --profile {profile} --device {device} "
+                                        "--format markdown|csv (scripts/regenerate_results.sh)"})
+        written.append(out)
+    if has_device and os.path.exists(os.path.join(folder, "ubench.csv")):
+        out = os.path.join(folder, "ubench.provenance.json")
+        write(out, {"tables": ["ubench.csv", "ubench.md", "device.json"], "measurement": device_run(device)})
+        written.append(out)
+    if os.path.exists(os.path.join(folder, "stencils.json")):
+        run = stencil_run(folder)
+        if run is not None:
+            out = os.path.join(folder, "stencils.provenance.json")
+            write(out, {"tables": ["stencils.json", "stencils.md", "stencils.csv"], "measurement": run,
+                        "analysis_command": f"scripts/stencil_report.py bench --json {folder}/stencils.json "
+                                            f"--device {folder}/device.json --provenance {out} "
+                                            "(scripts/regenerate_results.sh)"})
+            written.append(out)
+    for csv in sorted(glob.glob(os.path.join(folder, "cupti-vs-ncu-runs", "cupti-*.csv"))):
+        twin = csv[:-len(".csv")] + ".json"
+        if os.path.exists(twin):
+            out = csv[:-len(".csv")] + ".provenance.json"
+            write(out, {"tables": [os.path.basename(csv), os.path.basename(twin)], "measurement": cupti_run(twin)})
+            written.append(out)
+    return written
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else "results"
+    written = []
+    for folder in sorted(glob.glob(os.path.join(root, "*", ""))):
+        written += gpu_folder(folder.rstrip("/"))
+    for compare in sorted(glob.glob(os.path.join(root, "compare-*.json"))):
+        if compare.endswith(".provenance.json"):
+            continue
+        doc = load(compare)
+        sources = [d.get("source") for d in doc.get("devices", []) if d.get("source")]
+        measured = [device_run(s) for s in sources if os.path.exists(s) and "provenance" in load(s)]
+        typed = [s for s in sources if not (os.path.exists(s) and "provenance" in load(s))]
+        out = compare[:-len(".json")] + ".provenance.json"
+        write(out, {"tables": [os.path.basename(compare), os.path.basename(compare)[:-len(".json")] + ".md"],
+                    "measurements": measured,
+                    "not_measured": [f"{s}: the thesis's printed values (see its own fields' sources)" for s in typed],
+                    "analysis_command": "warpmodel compare-devices " + " ".join(sources) +
+                                        " --format markdown|json (scripts/regenerate_results.sh)"})
+        written.append(out)
+    print(f"provenance_sidecars: wrote {len(written)} files")
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv)
+    except InputError as e:
+        print(f"provenance_sidecars: {e}", file=sys.stderr)
+        sys.exit(2)
