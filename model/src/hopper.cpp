@@ -13,6 +13,8 @@
 namespace warpmodel {
 namespace {
 
+constexpr double kSectorBytes = 32, kWavefrontBytes = 128;
+
 struct Rates {
   double dependent_latency = 0;           // cycles
   double l1_bytes_per_clock = 0;          // per SM
@@ -78,8 +80,8 @@ bool atomics_on_one_word(const KernelProfile& k) {
   return any;
 }
 
-// The same-address add rate for the kernel's atomics: the float rate when one of them is a float
-// add and the profile has it, else the integer rate; 0 when neither was measured.
+// The same-address add rate for the kernel's atomics: the float rate when one of them is a 32-bit
+// float add (.F32) and the profile has it, else the integer rate; 0 when neither was measured.
 double same_address_rate(const DeviceProfile& d, const KernelProfile& k) {
   bool float_add = false;
   for (const MemoryAccess& a : k.access_patterns->accesses)
@@ -89,7 +91,6 @@ double same_address_rate(const DeviceProfile& d, const KernelProfile& k) {
 }
 
 WarpTraffic warp_traffic(const KernelProfile& k) {
-  constexpr double kSectorBytes = 32, kWavefrontBytes = 128;
   WarpTraffic t;
   const double global_bytes = k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
   // H.7: the data pipe's measured wavefronts (one 128-byte wavefront per clock) when the profile has
@@ -211,7 +212,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
                                            p.departure_delay);  // H.5
   const WarpTraffic traffic = warp_traffic(kernel);
   // H.5b: the L2 misses a load waits for, from the DRAM bytes when the profile counts them.
-  constexpr double kSectorBytes = 32;
   const double l1_miss_load_bytes = kernel.global_load_inst_per_warp.value_or(0) * kernel.transactions_per_request *
                                     kSectorBytes * kernel.l1_miss_ratio;
   // Only where the global loads are all the reads: local loads (spills) also read DRAM, and their
