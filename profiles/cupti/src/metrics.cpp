@@ -278,6 +278,11 @@ std::vector<MetricSet> build_sets() {
            // another): the L1 counts a sector per lane where the lanes share a word.
            "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
            "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+           // The busiest L2 slice's atomic sectors (H.15): a slice performs the atomics on the words
+           // it holds one after another, so atomics that crowd onto a few words (a histogram of 8
+           // bins, a grid-wide sum) wait on one slice however many slices the GPU has.
+           "lts__t_sectors_op_red.max",
+           "lts__t_sectors_op_atom.max",
        }},
       {"seed-003",
        "the nvprof metrics read in the FWI 2D profiling study (../shared/notes/003-fwi2d-profiling.md), translated; "

@@ -79,6 +79,9 @@ const std::vector<std::string> kCandidateMetrics = {
     "lts__t_sectors_op_red.sum",                         "smsp__inst_executed_pipe_fp64.sum",
     "smsp__inst_executed_pipe_lsu.sum",                  "l1tex__data_pipe_lsu_wavefronts.sum",
     "l1tex__lsuin_requests.sum",                         "smsp__thread_inst_executed.sum",
+    // The L2's sectors over its slices: the busiest against the total (a slice that every block
+    // crowds onto), for terms beyond the atomics' H.15.
+    "lts__t_sectors.sum",                                "lts__t_sectors.max",
 };
 const std::vector<std::string> kStallReasons = {"long_scoreboard", "barrier",      "short_scoreboard", "wait",
                                                 "math_pipe_throttle", "lg_throttle", "mio_throttle",  "not_selected",
