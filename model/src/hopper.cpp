@@ -24,7 +24,7 @@ struct Rates {
   double dram_copy_bytes_per_clock = 0;   // whole device, read + write bytes (when no split is known)
   double l2_write_bytes_per_clock = 0;    // whole device; 0: not measured (writes at the read rate)
   double block_dispatch_cycles = 0;       // per block per SM; 0: not measured (no H.13 term)
-  double same_address_ops_per_clock = 0;  // whole GPU, for the kernel's atomics; 0: no H.15 term
+  double slice_atomic_ops_per_clock = 0;  // one L2 slice, for the kernel's atomics; 0: no H.15 term
 };
 
 Rates measured_rates(const DeviceProfile& d) {
@@ -64,8 +64,9 @@ struct WarpTraffic {
   bool dram_split = false;
 };
 
-// H.15's condition: the kernel's atomics (at least one) all name one word for the whole grid, i.e.
-// their SASS addresses hold only kernel parameters, block and grid sizes and constants.
+// H.15 without the busiest slice's counters: the kernel's atomics (at least one) all name one word
+// for the whole grid, i.e. their SASS addresses hold only kernel parameters, block and grid sizes and
+// constants; then one slice performs every lane's add.
 bool atomics_on_one_word(const KernelProfile& k) {
   if (!k.access_patterns) return false;
   bool any = false;
@@ -80,12 +81,14 @@ bool atomics_on_one_word(const KernelProfile& k) {
   return any;
 }
 
-// The same-address add rate for the kernel's atomics: the float rate when one of them is a 32-bit
-// float add (.F32) and the profile has it, else the integer rate; 0 when neither was measured.
-double same_address_rate(const DeviceProfile& d, const KernelProfile& k) {
+// The rate at which one slice performs the kernel's atomics: the measured same-address rate, the
+// float one when an atomic of the SASS is a 32-bit float add (.F32) and the profile has it, else the
+// integer one; 0 when neither was measured.
+double slice_atomic_rate(const DeviceProfile& d, const KernelProfile& k) {
   bool float_add = false;
-  for (const MemoryAccess& a : k.access_patterns->accesses)
-    if (a.kind == AccessKind::atomic && a.opcode.find(".F32") != std::string::npos) float_add = true;
+  if (k.access_patterns)
+    for (const MemoryAccess& a : k.access_patterns->accesses)
+      if (a.kind == AccessKind::atomic && a.opcode.find(".F32") != std::string::npos) float_add = true;
   if (float_add && d.same_address_atomic_f32_ops_per_clock) return *d.same_address_atomic_f32_ops_per_clock;
   return d.same_address_atomic_ops_per_clock.value_or(0);
 }
@@ -109,15 +112,15 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
 }
 
 struct WaveTerms {
-  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0, same_address = 0;
+  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0, slice_atomics = 0;
   double warp = 0, pipe = 0, data = 0, wave = 0;
   std::string bound;
 };
 
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& traffic,
-                     double stall_per_inst, double loads, double batch_latency, double n, double sms,
-                     double blocks_per_sm) {
+                     double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
+                     double n, double sms, double blocks_per_sm) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
@@ -138,11 +141,10 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
                                                   traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
                               : hopper_eq::t_bandwidth(n, traffic.dram_read, per_sm(r.dram_copy_bytes_per_clock));
-  if (r.same_address_ops_per_clock > 0 && k.atomic_lane_ops_per_warp)  // H.15
-    w.same_address = hopper_eq::t_same_address(n * sms, *k.atomic_lane_ops_per_warp, r.same_address_ops_per_clock);
+  w.slice_atomics = hopper_eq::t_slice_atomics(n * sms, slice_atomics_per_warp, r.slice_atomic_ops_per_clock);  // H.15
   w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency);  // H.10
   w.pipe = hopper_eq::t_pipe(w.issue, w.sfu);
-  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.same_address);
+  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.slice_atomics);
   w.dispatch = hopper_eq::t_dispatch(blocks_per_sm, r.block_dispatch_cycles);  // H.13
   w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data, w.dispatch);             // H.11
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
@@ -151,7 +153,7 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                                   {w.l1, "l1/shared data path"},
                                                   {w.l2, "l2 bandwidth"},
                                                   {w.dram, "dram bandwidth"},
-                                                  {w.same_address, "same-address atomics"},
+                                                  {w.slice_atomics, "l2 slice atomics"},
                                                   {w.dispatch, "block dispatch"}};
   double best = -1;
   for (const auto& [value, name] : named)
@@ -173,14 +175,23 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     p.notes.push_back("hopper: launch.active_warps_per_sm ignored; N from the occupancy rules (whole blocks)");
   const Occupancy& occ = p.occupancy;
   Rates rates = measured_rates(device);
-  if (atomics_on_one_word(kernel)) {
-    rates.same_address_ops_per_clock = same_address_rate(device, kernel);
-    if (!(rates.same_address_ops_per_clock > 0))
-      p.notes.push_back("hopper: the kernel's atomics all add to one word, but the device profile has no measured "
-                        "same-address atomic rate: T_same_address = 0 (H.15); re-run `warpmodel characterize`");
-    else if (!kernel.atomic_lane_ops_per_warp)
+  // H.15: the atomics of the busiest L2 slice, counted; without that counter, every lane's add when
+  // all of the kernel's atomics name one word (the SASS addresses); else none.
+  double slice_atomics_per_warp = 0;
+  if (kernel.busiest_slice_atomics_per_warp) {
+    slice_atomics_per_warp = *kernel.busiest_slice_atomics_per_warp;
+  } else if (atomics_on_one_word(kernel)) {
+    if (kernel.atomic_lane_ops_per_warp)
+      slice_atomics_per_warp = *kernel.atomic_lane_ops_per_warp;
+    else
       p.notes.push_back("hopper: the kernel's atomics all add to one word, but the profile has no atomic lane count "
-                        "(memory.atomic_lane_ops_per_warp): T_same_address = 0 (H.15)");
+                        "(memory.atomic_lane_ops_per_warp): T_slice_atomics = 0 (H.15)");
+  }
+  if (slice_atomics_per_warp > 0) {
+    rates.slice_atomic_ops_per_clock = slice_atomic_rate(device, kernel);
+    if (!(rates.slice_atomic_ops_per_clock > 0))
+      p.notes.push_back("hopper: the kernel's atomics crowd onto an L2 slice, but the device profile has no measured "
+                        "same-address atomic rate: T_slice_atomics = 0 (H.15); re-run `warpmodel characterize`");
   }
   const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
   if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0, barrier 0)");
@@ -233,9 +244,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.last_wave_sms = split.last_wave_sms;
   p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
 
-  const WaveTerms full =
-      wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, occ.n, occ.active_sms,
-                 occ.resident_blocks_per_sm);
+  const WaveTerms full = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
+                                    slice_atomics_per_warp, occ.n, occ.active_sms, occ.resident_blocks_per_sm);
   p.t_issue = full.issue;
   p.t_sfu = full.sfu;
   p.t_schedule = full.schedule;
@@ -244,7 +254,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_l2_bandwidth = full.l2;
   p.t_dram_bandwidth = full.dram;
   p.t_block_dispatch = full.dispatch;
-  p.t_same_address = full.same_address;
+  p.t_slice_atomics = full.slice_atomics;
   p.t_warp = full.warp;
   p.t_pipe = full.pipe;
   p.t_data = full.data;
@@ -253,7 +263,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_last_wave = 0;
   if (split.last_wave_blocks > 0) {
     const WaveTerms last = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
-                                      p.last_wave_warps_per_sm, split.last_wave_sms, split.last_wave_blocks_per_sm);
+                                      slice_atomics_per_warp, p.last_wave_warps_per_sm, split.last_wave_sms,
+                                      split.last_wave_blocks_per_sm);
     p.t_last_wave = last.wave;
     if (split.full_waves == 0) p.bound = last.bound;
   }

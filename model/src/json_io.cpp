@@ -446,6 +446,9 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   if (mem.has("l1_wavefronts_per_warp")) k.l1_wavefronts_per_warp = mem.non_negative("l1_wavefronts_per_warp");
   mem.ignore("atomic_lane_ops_per_warp");
   if (mem.has("atomic_lane_ops_per_warp")) k.atomic_lane_ops_per_warp = mem.non_negative("atomic_lane_ops_per_warp");
+  mem.ignore("busiest_slice_atomics_per_warp");
+  if (mem.has("busiest_slice_atomics_per_warp"))
+    k.busiest_slice_atomics_per_warp = mem.non_negative("busiest_slice_atomics_per_warp");
   mem.ignore("l2_write_bytes_per_warp");
   if (mem.has("l2_write_bytes_per_warp")) {
     if (!k.l2_bytes_per_warp) mem.fail("l2_write_bytes_per_warp", "needs l2_bytes_per_warp (all L2 traffic) beside it");
@@ -529,6 +532,12 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
         c.profile.atomic_lane_ops_per_warp = atomics->total / *warps;
         c.profile.sources["memory.atomic_lane_ops_per_warp"] =
             "cupti: " + atomics->expression + " / smsp__warps_launched.sum (the case's counters)";
+      }
+      if (const auto busiest = counter_rules::busiest_slice_atomic_sectors(total);
+          busiest && warps && *warps > 0 && !c.profile.busiest_slice_atomics_per_warp) {
+        c.profile.busiest_slice_atomics_per_warp = busiest->total / *warps;
+        c.profile.sources["memory.busiest_slice_atomics_per_warp"] =
+            "cupti: (" + busiest->expression + ") / smsp__warps_launched.sum (the case's counters)";
       }
       if (auto wavefronts = per_warp(counter_rules::kL1Wavefronts); wavefronts && !c.profile.l1_wavefronts_per_warp) {
         c.profile.l1_wavefronts_per_warp = *wavefronts;
@@ -728,6 +737,8 @@ json to_json(const KernelProfile& k) {
   if (k.l2_write_bytes_per_warp) out["memory"]["l2_write_bytes_per_warp"] = *k.l2_write_bytes_per_warp;
   if (k.l1_wavefronts_per_warp) out["memory"]["l1_wavefronts_per_warp"] = *k.l1_wavefronts_per_warp;
   if (k.atomic_lane_ops_per_warp) out["memory"]["atomic_lane_ops_per_warp"] = *k.atomic_lane_ops_per_warp;
+  if (k.busiest_slice_atomics_per_warp)
+    out["memory"]["busiest_slice_atomics_per_warp"] = *k.busiest_slice_atomics_per_warp;
   if (k.access_patterns) out["access_patterns"] = to_json(*k.access_patterns);
   if (!k.sources.empty()) out["sources"] = k.sources;
   return out;

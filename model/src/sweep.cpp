@@ -53,7 +53,8 @@ KernelProfile profile_at_launch(const KernelProfile& reference, const LaunchConf
                     &k.local_load_inst_per_warp})
     *x *= f;
   for (std::optional<double>* x : {&k.global_load_inst_per_warp, &k.l2_bytes_per_warp, &k.dram_bytes_per_warp,
-                                   &k.dram_write_bytes_per_warp, &k.l2_write_bytes_per_warp, &k.l1_wavefronts_per_warp})
+                                   &k.dram_write_bytes_per_warp, &k.l2_write_bytes_per_warp, &k.l1_wavefronts_per_warp,
+                                   &k.atomic_lane_ops_per_warp, &k.busiest_slice_atomics_per_warp})
     if (*x) **x *= f;
   return k;
 }

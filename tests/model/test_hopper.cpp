@@ -349,25 +349,47 @@ TEST(Hopper, AtomicsOnOneWordRunOneAfterAnother) {
   const AddressPolynomial one_word{{1, {"param:0x218"}}};
   const Prediction p = predict_hopper(d, one_word_sum("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", one_word));
   // 64 warps on each of 100 SMs, 32 adds each, 0.25 per clock (the float rate)
-  EXPECT_DOUBLE_EQ(p.t_same_address, 64 * 100 * 32 / 0.25);
-  EXPECT_DOUBLE_EQ(p.t_data, p.t_same_address);
-  EXPECT_EQ(p.bound, "same-address atomics");
+  EXPECT_DOUBLE_EQ(p.t_slice_atomics, 64 * 100 * 32 / 0.25);
+  EXPECT_DOUBLE_EQ(p.t_data, p.t_slice_atomics);
+  EXPECT_EQ(p.bound, "l2 slice atomics");
   // An integer add runs at the integer rate.
-  EXPECT_DOUBLE_EQ(predict_hopper(d, one_word_sum("REDG.E.ADD.STRONG.GPU", one_word)).t_same_address,
+  EXPECT_DOUBLE_EQ(predict_hopper(d, one_word_sum("REDG.E.ADD.STRONG.GPU", one_word)).t_slice_atomics,
                    64 * 100 * 32 / 0.5);
   // A word per thread, a word per block, or an address from loaded data: not one word, no term.
   for (const auto& address : {AddressPolynomial{{4, {"tid.x"}}, {1, {"param:0x218"}}},
                               AddressPolynomial{{4, {"ctaid.x"}}, {1, {"param:0x218"}}}}) {
-    EXPECT_DOUBLE_EQ(predict_hopper(d, one_word_sum("REDG.E.ADD.STRONG.GPU", address)).t_same_address, 0);
+    EXPECT_DOUBLE_EQ(predict_hopper(d, one_word_sum("REDG.E.ADD.STRONG.GPU", address)).t_slice_atomics, 0);
   }
   KernelProfile irregular = one_word_sum("REDG.E.ADD.STRONG.GPU", one_word);
   irregular.access_patterns->accesses[1].address.reset();
-  EXPECT_DOUBLE_EQ(predict_hopper(d, irregular).t_same_address, 0);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, irregular).t_slice_atomics, 0);
   // Without the measured rate: no term, and a note says why.
   const Prediction unmeasured = predict_hopper(round_device(), one_word_sum("REDG.E.ADD.STRONG.GPU", one_word));
-  EXPECT_DOUBLE_EQ(unmeasured.t_same_address, 0);
+  EXPECT_DOUBLE_EQ(unmeasured.t_slice_atomics, 0);
   EXPECT_TRUE(std::any_of(unmeasured.notes.begin(), unmeasured.notes.end(),
                           [](const std::string& n) { return n.find("H.15") != std::string::npos; }));
+}
+
+// With the busiest slice's counter the addresses need not be known: a histogram's data-dependent
+// bins (the SASS address is irregular) wait on the slice that counted the most atomics.
+TEST(Hopper, BusiestSliceAtomicsCoverDataDependentAddresses) {
+  DeviceProfile d = round_device();
+  d.same_address_atomic_ops_per_clock = 0.5;
+  d.same_address_atomic_f32_ops_per_clock = 0.25;
+  KernelProfile histogram = one_word_sum("REDG.E.ADD.STRONG.GPU", AddressPolynomial{{1, {"param:0x218"}}});
+  histogram.access_patterns->accesses[1].address.reset();  // bins[key % 8]: from loaded data
+  EXPECT_DOUBLE_EQ(predict_hopper(d, histogram).t_slice_atomics, 0) << "no counter, irregular: no term";
+  histogram.busiest_slice_atomics_per_warp = 7;  // 8 bins in one sector: ~7 distinct words per warp
+  const Prediction p = predict_hopper(d, histogram);
+  EXPECT_DOUBLE_EQ(p.t_slice_atomics, 64 * 100 * 7 / 0.5);  // 64 warps x 100 SMs, the integer rate
+  // The counter wins over the SASS rule: a one-word sum whose slice counted fewer (a far
+  // partition's copies are not on the busiest slice) is priced at the count.
+  KernelProfile sum = one_word_sum("REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", AddressPolynomial{{1, {"param:0x218"}}});
+  sum.busiest_slice_atomics_per_warp = 16;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, sum).t_slice_atomics, 64 * 100 * 16 / 0.25);
+  // Without access patterns the atomic's type is unknown: the integer rate.
+  histogram.access_patterns.reset();
+  EXPECT_DOUBLE_EQ(predict_hopper(d, histogram).t_slice_atomics, 64 * 100 * 7 / 0.5);
 }
 
 TEST(Hopper, AtomicRatesRoundTripAndComeFromCharacterize) {
@@ -384,6 +406,9 @@ TEST(Hopper, AtomicRatesRoundTripAndComeFromCharacterize) {
   KernelProfile k = round_kernel();
   k.atomic_lane_ops_per_warp = 3;
   EXPECT_EQ(kernel_from_json(to_json(k), "k").atomic_lane_ops_per_warp, 3.0);
+  k.busiest_slice_atomics_per_warp = 2.5;
+  EXPECT_EQ(kernel_from_json(to_json(k), "k").busiest_slice_atomics_per_warp, 2.5);
+  EXPECT_FALSE(kernel_from_json(to_json(round_kernel()), "k").busiest_slice_atomics_per_warp.has_value());
 }
 
 }  // namespace

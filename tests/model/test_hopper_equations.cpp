@@ -135,8 +135,8 @@ TEST(HopperEquations, L2MissRatioALoadWaitsFor) {
 
 TEST(HopperEquations, SameAddressAtomics) {
   // H.15: 64 warps on each of 132 SMs, 32 lane adds per warp, 0.25 adds per clock for the GPU.
-  EXPECT_DOUBLE_EQ(eq::t_same_address(64 * 132, 32, 0.25), 64 * 132 * 32 * 4.0);
-  EXPECT_DOUBLE_EQ(eq::t_same_address(100, 1, 0), 0);  // not measured: no term
+  EXPECT_DOUBLE_EQ(eq::t_slice_atomics(64 * 132, 32, 0.25), 64 * 132 * 32 * 4.0);
+  EXPECT_DOUBLE_EQ(eq::t_slice_atomics(100, 1, 0), 0);  // not measured: no term
   // H.10: it is one of the data bounds.
   EXPECT_DOUBLE_EQ(eq::t_data(10, 20, 30, 40), 40);
   EXPECT_DOUBLE_EQ(eq::t_data(10, 20, 30), 30);

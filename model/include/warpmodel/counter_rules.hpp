@@ -26,6 +26,8 @@ inline constexpr const char* kL1Wavefronts = "l1tex__data_pipe_lsu_wavefronts.su
 inline constexpr const char* kLocalLoads = "smsp__inst_executed_op_local_ld.sum";
 inline constexpr const char* kL1RedSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum";
 inline constexpr const char* kL1AtomSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum";
+inline constexpr const char* kBusiestSliceRedSectors = "lts__t_sectors_op_red.max";
+inline constexpr const char* kBusiestSliceAtomSectors = "lts__t_sectors_op_atom.max";
 
 // The L2 traffic of the kernel's own requests: (read + write + atom + red sectors) x 32 B; absent
 // without the read and write sectors. (lts__t_bytes.sum also counts L2 activity that is not the
@@ -52,6 +54,18 @@ inline std::optional<Derived> atomic_lane_ops(const Lookup& counter) {
   const auto red = counter(kL1RedSectors), atom = counter(kL1AtomSectors);
   if (!red && !atom) return std::nullopt;
   return Derived{red.value_or(0) + atom.value_or(0), "(l1tex__t_sectors_pipe_lsu_mem_global_op_red + _op_atom).sum"};
+}
+
+// The busiest L2 slice's atomic operations (hopper H.15): the red and atom sectors of the slice that
+// counts most (the .max rollup over the L2 slices). The slice that holds a word performs every atomic
+// on it, one sector per operation: on the H200 a histogram into 8 bins (one sector) counted 231,024
+// on one slice, exactly the L1's red sectors, and a grid-wide sum likewise; the other slices count
+// only the far partition's forwarded copies. max(red) + max(atom) bounds the slice's total from
+// above, exactly where a kernel uses one of the two.
+inline std::optional<Derived> busiest_slice_atomic_sectors(const Lookup& counter) {
+  const auto red = counter(kBusiestSliceRedSectors), atom = counter(kBusiestSliceAtomSectors);
+  if (!red && !atom) return std::nullopt;
+  return Derived{red.value_or(0) + atom.value_or(0), "lts__t_sectors_op_red.max + lts__t_sectors_op_atom.max"};
 }
 
 }  // namespace warpmodel::counter_rules

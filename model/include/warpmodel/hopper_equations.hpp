@@ -28,8 +28,9 @@
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
 //                  + wave_cycles x waves + barrier_cycles x waves x #sync
 //   H.13  T_dispatch  = blocks per SM in the wave x block_dispatch   (measured by `characterize`)
-//   H.15  T_same_address = n x #SMs x atomic lane ops per warp / same-address adds per clock (GPU),
-//                       only where every atomic's SASS address is one word for the whole grid
+//   H.15  T_slice_atomics = n x #SMs x the busiest L2 slice's atomics per warp / same-address adds
+//                       per clock (one slice); without the slice counters, every lane's add where
+//                       every atomic's SASS address is one word for the whole grid
 //
 // Readings, each chosen on the H200 sweep's measurements (results/h200/validation-measurements.json).
 // In brackets: the held-out MAPE before -> after, from an offline exploration that refitted the
@@ -206,16 +207,19 @@ inline double t_l2(double n, double read_bytes_per_warp, double read_bytes_per_c
                    double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
 }
-// H.15 T_same_address = the wave's warps on every SM x atomic lane operations per warp / the
-// same-address adds per clock of the whole GPU. The L2 performs atomics on one word one after
-// another, at a rate no number of SMs raises: a float atomicAdd of every element into one sum ran at
-// 3.5 clocks per element on the H200 (64K elements: 230,614 clocks), where H.8 priced its L2 bytes
-// at a hundredth of that. Applied only where every atomic of the kernel names one word for the whole
-// grid (the SASS address has no thread, block or loop term); for other atomics the number of words
-// they share is not known, and the term is left out.
-inline double t_same_address(double warps_in_wave, double atomic_lane_ops_per_warp, double ops_per_clock) {
+// H.15 T_slice_atomics = the wave's warps on every SM x the busiest L2 slice's atomic operations per
+// warp / the adds per clock of one slice (the measured same-address rate). The slice that holds a
+// word performs every atomic on it, one after another, at a rate no number of SMs raises: a float
+// atomicAdd of every element into one sum ran at 3.5 clocks per element on the H200 (64K elements:
+// 230,614 clocks), where H.8 priced its L2 bytes at a hundredth of that; a histogram into 8 bins
+// (one sector, one slice) ran at 1.44 clocks per key. The operations are the slice's red and atom
+// sectors (CUPTI .max over the slices), so data-dependent addresses are covered; without that
+// counter only atomics whose SASS address is one word for the whole grid are (every lane's add).
+// Atomics to distinct words of one slice overlap somewhat: the 4096-bin histogram's busiest slice
+// did 0.81 per clock against the same-address 0.66, so the term is an upper bound there.
+inline double t_slice_atomics(double warps_in_wave, double slice_atomics_per_warp, double ops_per_clock) {
   if (!(ops_per_clock > 0)) return 0;
-  return warps_in_wave * atomic_lane_ops_per_warp / ops_per_clock;
+  return warps_in_wave * slice_atomics_per_warp / ops_per_clock;
 }
 // H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.
 inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { return blocks_per_sm * block_dispatch_cycles; }
@@ -232,8 +236,8 @@ inline double bytes_per_clock(double gbs, double sm_clock_mhz) { return gbs * 1e
 // sub-partitions' issue slots, the narrowest memory level.
 inline double t_warp(double t_schedule, double t_mem_latency) { return t_schedule + t_mem_latency; }
 inline double t_pipe(double t_issue, double t_sfu) { return std::max(t_issue, t_sfu); }
-inline double t_data(double t_l1, double t_l2, double t_dram, double t_same_address = 0) {
-  return std::max({t_l1, t_l2, t_dram, t_same_address});
+inline double t_data(double t_l1, double t_l2, double t_dram, double t_slice_atomics = 0) {
+  return std::max({t_l1, t_l2, t_dram, t_slice_atomics});
 }
 
 // H.11 T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2) (T_dispatch: H.13, 0 when

@@ -90,6 +90,11 @@ struct KernelProfile {
   // 32-lane atomicAdd to one word is 32 and a one-lane one is 1): the adds the L2 performs (hopper
   // H.15). Absent without those counters.
   std::optional<double> atomic_lane_ops_per_warp;
+  // The atomics of the busiest L2 slice per warp (CUPTI lts__t_sectors_op_red.max + _op_atom.max /
+  // warps): the slice that holds a word performs every atomic on it, one after another, so atomics
+  // that crowd onto a few words wait on that slice (hopper H.15, for any addresses: a histogram's
+  // data-dependent bins as well as a grid-wide sum). Absent without those counters.
+  std::optional<double> busiest_slice_atomics_per_warp;
 
   // The global loads and stores as the SASS addresses them (profiles/sass address_analysis): lets
   // sweep and validate derive the memory counters at another launch shape (traffic.hpp). Absent when

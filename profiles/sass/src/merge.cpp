@@ -524,6 +524,10 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     k.atomic_lane_ops_per_warp = atomics->total / warps;
     src["memory.atomic_lane_ops_per_warp"] = cupti(atomics->expression, *k.atomic_lane_ops_per_warp);
   }
+  if (const auto busiest = counter_rules::busiest_slice_atomic_sectors(lookup)) {
+    k.busiest_slice_atomics_per_warp = busiest->total / warps;
+    src["memory.busiest_slice_atomics_per_warp"] = cupti(busiest->expression, *k.busiest_slice_atomics_per_warp);
+  }
   if (const auto written = counter_rules::l2_written_bytes(lookup); written && k.l2_bytes_per_warp) {
     k.l2_write_bytes_per_warp = written->total / warps;
     src["memory.l2_write_bytes_per_warp"] = cupti(written->expression, *k.l2_write_bytes_per_warp);

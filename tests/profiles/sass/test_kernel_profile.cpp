@@ -98,6 +98,12 @@ TEST(KernelProfileMerge, L2TrafficByOperationWavefrontsAndLocalLoads) {
   EXPECT_DOUBLE_EQ(*k.l2_write_bytes_per_warp, 48);    // 30 x 32 B / 20
   EXPECT_DOUBLE_EQ(*k.l1_wavefronts_per_warp, 20);     // 400 / 20
   EXPECT_DOUBLE_EQ(k.local_load_inst_per_warp, 2);     // 40 / 20
+  EXPECT_FALSE(k.busiest_slice_atomics_per_warp.has_value());  // no .max counters: no field
+  m["lts__t_sectors_op_red.max"] = 6;  // the busiest slice (H.15)
+  const KernelProfile atomics = merge(counters_from_json(counters_json(m), "counters.json"));
+  EXPECT_DOUBLE_EQ(*atomics.busiest_slice_atomics_per_warp, 0.3);  // 6 / 20
+  EXPECT_NE(atomics.sources.at("memory.busiest_slice_atomics_per_warp").find("lts__t_sectors_op_red.max"),
+            std::string::npos);
   m.erase("lts__t_sectors_op_read.sum");                // without the split: lts__t_bytes
   EXPECT_DOUBLE_EQ(*merge(counters_from_json(counters_json(m), "counters.json")).l2_bytes_per_warp, 5.0e4);
 }
