@@ -84,8 +84,17 @@
 // * H.15: atomics that all add to one word run one after another in the L2, at the measured
 //   same-address rate (float adds 0.27 per clock, integer 0.66, on both GPUs) [reduction class,
 //   leave-one-class-out: mean signed error -41 % -> +4 %, MAPE 57 % -> 12 %; pooled H200
-//   20.7 % -> 19.2 %, H100 19.7 % -> 18.6 %]. Histograms (atomics at data-dependent addresses) are
-//   not covered: no counter says how many words they share.
+//   20.7 % -> 19.2 %, H100 19.7 % -> 18.6 %].
+// * H.15 on the busiest L2 slice: the slice's red and atom sectors (lts__t_sectors_op_{red,atom}.max,
+//   in the model metric set) replace the one-word rule where the profile has them, so atomics at
+//   data-dependent addresses are priced too. The slice that holds a word counted every operation on
+//   it (8-bin histogram: 231,024 = the L1's red sectors), so its count over the same-address rate
+//   is the slice's time [histogram class, leave-one-class-out: mean signed error -85 % -> +5 %
+//   (H200), -84 % -> +6 % (H100); pooled 17.5 % -> 15.5 % (H200), 16.8 % -> 14.9 % (H100);
+//   cross-GPU 15.7 % -> 13.8 % and 16.4 % -> 14.4 %; the same re-measured sweeps without the
+//   counter for the "before"]. Where it stops: a block-private histogram flushes a fixed number of
+//   atomics per block, so its atomics per warp move with the block size, which `sweep` and the
+//   cross-shape evaluation keep per warp.
 // * Tried and not kept: the L1 data pipe's extra wavefronts of a scattered load on the warp's path
 //   (one batch's last load returns its wavefronts after the batch latency): the thread-per-row GEMV
 //   at 2 warps per SM moved from -38 % to -20 %, the unrolled few-row GEMV (MLP 13) from 0 to +10 %,
