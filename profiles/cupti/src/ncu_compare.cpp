@@ -4,6 +4,7 @@
 #include "warpmodel/support/statistics.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -319,14 +320,19 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
   for (std::size_t i = 0;; ++i) {
     const std::string n = std::to_string(i);
     if (!fs::exists(dir / ("cupti-" + n + ".json"))) break;
-    // The first run and its repeats, in name order (-repeat, -repeat2, ...).
+    // The first run and its repeats, in name order (-repeat, -repeat2, ...): STEM-repeatDIGITS.EXT
+    // only, so that other files beside them (a run's .provenance.json sidecar) are not taken for runs.
     auto runs_of = [&](const std::string& stem, const std::string& ext) {
       std::vector<fs::path> files{dir / (stem + ext)};
       std::vector<fs::path> repeats;
+      const std::string prefix = stem + "-repeat";
       for (const auto& e : fs::directory_iterator(dir)) {
         const std::string name = e.path().filename().string();
-        if (name.rfind(stem + "-repeat", 0) == 0 && name.size() > ext.size() &&
-            name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
+        if (name.size() < prefix.size() + ext.size() || name.rfind(prefix, 0) != 0 ||
+            name.compare(name.size() - ext.size(), ext.size(), ext) != 0)
+          continue;
+        const std::string middle = name.substr(prefix.size(), name.size() - prefix.size() - ext.size());
+        if (std::all_of(middle.begin(), middle.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
           repeats.push_back(e.path());
       }
       std::sort(repeats.begin(), repeats.end());

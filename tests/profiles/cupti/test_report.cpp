@@ -260,6 +260,9 @@ TEST(NcuCompare, TheFolderNamesTheCommandsItRan) {
     fs::copy_file(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
   fs::copy_file(dir / "ncu-0.csv", dir / "ncu-0-repeat.csv", fs::copy_options::overwrite_existing);
   std::ofstream(dir / "ncu-0.command.txt") << "ncu --replay-mode application --cache-control none <as run>\n";
+  // Provenance sidecars beside the runs (scripts/provenance_sidecars.py writes them) are not runs.
+  std::ofstream(dir / "cupti-0-repeat.provenance.json") << "{\"gpu\": \"sidecar\"}\n";
+  std::ofstream(dir / "cupti-0.provenance.json") << "{\"gpu\": \"sidecar\"}\n";
   const wc::ComparisonDocument doc = wc::compare_ncu_directory(dir);
   const auto& cmp = doc.json.at("comparisons").at(0);
   EXPECT_EQ(cmp.at("ncu_command").get<std::string>(), "ncu --replay-mode application --cache-control none <as run>");
