@@ -135,10 +135,15 @@ std::string provenance_lines(const nlohmann::json& measurements) {
   return out.str();
 }
 
+// The fitted constants as text: "launch_cycles = ..., ..., turnover_exponent = ...".
+std::string calibration_constants(const DeviceProfile::HopperCalibration& c) {
+  return "launch_cycles = " + format_number(c.launch_cycles, 6) + ", scale = " + format_number(c.scale, 6) +
+         ", wave_cycles = " + format_number(c.wave_cycles, 6) + ", barrier_cycles = " +
+         format_number(c.barrier_cycles, 6) + ", turnover_exponent = " + format_number(c.turnover_exponent, 3);
+}
+
 std::string calibration_line(const DeviceProfile::HopperCalibration& c) {
-  return "hopper constants fitted on the training half (" + c.fitted_on + "): launch_cycles = " +
-         format_number(c.launch_cycles, 6) + ", scale = " + format_number(c.scale, 6) +
-         ", wave_cycles = " + format_number(c.wave_cycles, 6) + ", barrier_cycles = " + format_number(c.barrier_cycles, 6);
+  return "hopper constants fitted on the training half (" + c.fitted_on + "): " + calibration_constants(c);
 }
 
 // Where each row's measurement came from, as columns of its own, so that a CSV row says it without
@@ -302,9 +307,7 @@ int analyse(const ValidateOptions& o) {
        << derived_counter_table(shapes).render(TableFormat::Markdown) << "\n";
   }
   md << "device.json carries the constants fitted on every case (" << fitted_on_all.fitted_on
-     << "): launch_cycles = " << format_number(fitted_on_all.launch_cycles, 6) << ", scale = " << format_number(fitted_on_all.scale, 6)
-     << ", wave_cycles = " << format_number(fitted_on_all.wave_cycles, 6)
-     << ", barrier_cycles = " << format_number(fitted_on_all.barrier_cycles, 6) << ".\n\n";
+     << "): " << calibration_constants(fitted_on_all) << ".\n\n";
   md << "## Launch-shape choice\n\n" << shape_choice_table(v).render(TableFormat::Markdown) << "\n";
   if (!provenance.empty()) md << "## Provenance of the measurements\n\n" << provenance;
 
@@ -320,12 +323,7 @@ int analyse(const ValidateOptions& o) {
   nlohmann::json summary = {{"device", device.name},
                             {"provenance", provenance_json},
                             {"cases", v.cases.size()},
-                            {"hopper_calibration",
-                             {{"launch_cycles", v.calibration.launch_cycles},
-                              {"scale", v.calibration.scale},
-                              {"wave_cycles", v.calibration.wave_cycles},
-                              {"barrier_cycles", v.calibration.barrier_cycles},
-                              {"fitted_on", v.calibration.fitted_on}}},
+                            {"hopper_calibration", to_json(v.calibration)},
                             {"summaries", nlohmann::json::array()}};
   auto score_json = [](const ClassScore& s) {
     auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
@@ -359,11 +357,7 @@ int analyse(const ValidateOptions& o) {
                             {"mean_slowdown_derived", shapes.mean_slowdown_derived},
                             {"mean_slowdown_own", shapes.mean_slowdown_own},
                             {"derived_counters", derived_counter_json(shapes)}};
-  summary["hopper_calibration_all_cases"] = {{"launch_cycles", fitted_on_all.launch_cycles},
-                                             {"scale", fitted_on_all.scale},
-                                             {"wave_cycles", fitted_on_all.wave_cycles},
-                                             {"barrier_cycles", fitted_on_all.barrier_cycles},
-                                             {"fitted_on", fitted_on_all.fitted_on}};
+  summary["hopper_calibration_all_cases"] = to_json(fitted_on_all);
   Table held_out =
       held_out_rows_with_provenance(v.cases, loco, "leave-one-class-out", measurements, o.command, Table{});
   {
@@ -383,11 +377,11 @@ int analyse(const ValidateOptions& o) {
                                              std::move(held_out));
   // device.json with the constants fitted on every case (the rest of the file as it was).
   nlohmann::json device_json = read_json_file(dir / "device.json");
-  device_json["hopper_calibration"] = {{"launch_cycles", fitted_on_all.launch_cycles},
-                                       {"scale", fitted_on_all.scale},
-                                       {"wave_cycles", fitted_on_all.wave_cycles},
-                                       {"barrier_cycles", fitted_on_all.barrier_cycles},
-                                       {"fitted_on", fitted_on_all.fitted_on + " by `warpmodel validate`"}};
+  {
+    DeviceProfile::HopperCalibration stored = fitted_on_all;
+    stored.fitted_on += " by `warpmodel validate`";
+    device_json["hopper_calibration"] = to_json(stored);
+  }
   for (std::size_t i = 0; i < v.summaries.size(); ++i) {
     const auto& s = v.summaries[i];
     const auto& c = v.shape_summaries[i];

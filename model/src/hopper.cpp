@@ -194,7 +194,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
                         "same-address atomic rate: T_slice_atomics = 0 (H.15); re-run `warpmodel characterize`");
   }
   const DeviceProfile::HopperCalibration cal = device.hopper_calibration.value_or(DeviceProfile::HopperCalibration{});
-  if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0, barrier 0)");
+  if (!device.hopper_calibration) p.notes.push_back("hopper: unfitted (launch 0, scale 1, wave 0, barrier 0, turnover exponent 0)");
   if (!device.l2_write_bandwidth_gbs)
     p.notes.push_back("hopper: no measured L2 write bandwidth in the device profile: L2 writes at the read rate (H.8); "
                       "re-run `warpmodel characterize`");
@@ -269,7 +269,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (split.full_waves == 0) p.bound = last.bound;
   }
   p.model_case = full.data > full.pipe ? ModelCase::MemoryBound : ModelCase::ComputeBound;
-  p.cycles = hopper_eq::cycles(cal, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp);  // H.12
+  p.cycles = hopper_eq::cycles(cal, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp,
+                               occ.resident_blocks_per_sm);  // H.12
   p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
   return p;
 }

@@ -319,6 +319,9 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     c.barrier_cycles = cal->has("barrier_cycles")
                            ? cal->number("barrier_cycles", -1e15, false, 1e15, "a number of cycles")
                            : (cal->ignore("barrier_cycles"), 0.0);
+    c.turnover_exponent = cal->has("turnover_exponent")
+                              ? cal->number("turnover_exponent", 0, false, 4, "an exponent in [0, 4]")
+                              : (cal->ignore("turnover_exponent"), 0.0);
     cal->ignore("fitted_on");
     if (cal->has("fitted_on")) c.fitted_on = cal->string("fitted_on");
     cal->finish();
@@ -608,6 +611,16 @@ KernelProfile load_kernel_profile(const std::filesystem::path& path) {
   return kernel_from_json(read_json_file(path), path.string());
 }
 
+json to_json(const DeviceProfile::HopperCalibration& c) {
+  json out = {{"launch_cycles", c.launch_cycles},
+              {"scale", c.scale},
+              {"wave_cycles", c.wave_cycles},
+              {"barrier_cycles", c.barrier_cycles},
+              {"turnover_exponent", c.turnover_exponent}};
+  if (!c.fitted_on.empty()) out["fitted_on"] = c.fitted_on;
+  return out;
+}
+
 json to_json(const DeviceProfile& d) {
   const ArchLimits& a = d.limits;
   json limits = {{"max_threads_per_block", a.max_threads_per_block},
@@ -658,14 +671,7 @@ json to_json(const DeviceProfile& d) {
   if (d.same_address_atomic_ops_per_clock) atomics["same_address_u32"] = *d.same_address_atomic_ops_per_clock;
   if (d.same_address_atomic_f32_ops_per_clock) atomics["same_address_f32"] = *d.same_address_atomic_f32_ops_per_clock;
   if (!atomics.empty()) out["atomic_ops_per_clock"] = atomics;
-  if (const auto& c = d.hopper_calibration) {
-    out["hopper_calibration"] = {
-        {"launch_cycles", c->launch_cycles},
-        {"scale", c->scale},
-        {"wave_cycles", c->wave_cycles},
-        {"barrier_cycles", c->barrier_cycles}};
-    if (!c->fitted_on.empty()) out["hopper_calibration"]["fitted_on"] = c->fitted_on;
-  }
+  if (const auto& c = d.hopper_calibration) out["hopper_calibration"] = to_json(*c);
   if (!d.provenance.empty()) out["provenance"] = d.provenance;
   return out;
 }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include <Eigen/Dense>
 
@@ -36,17 +37,50 @@ std::vector<double> ranks(const std::vector<double>& v) {
 }
 
 // The unfitted hopper terms of one case that H.12 combines: the summed wave time, the number of
-// waves, and waves x barriers per warp.
+// waves, the barriers per warp and the resident blocks per SM (the exposed waves follow from those
+// at each turnover exponent).
 struct HopperFeatures {
-  double waves_time = 0, waves = 0, wave_barriers = 0;
+  double waves_time = 0, waves = 0, sync_inst = 0, resident_blocks_per_sm = 1;
 };
 
 HopperFeatures hopper_features(const DeviceProfile& device, const KernelProfile& kernel) {
   DeviceProfile unfitted = device;
   unfitted.hopper_calibration.reset();
   const Prediction p = predict_hopper(unfitted, kernel);
-  const double waves = hopper_eq::waves(p.full_waves, p.t_last_wave);
-  return {p.cycles, waves, waves * kernel.sync_inst_per_warp};
+  return {p.cycles, hopper_eq::waves(p.full_waves, p.t_last_wave), kernel.sync_inst_per_warp,
+          p.occupancy.resident_blocks_per_sm};
+}
+
+// H.12's linear constants at one turnover exponent: least squares on the rows divided by their
+// measured cycles, so the fit minimises the relative error (the MAPE the validation reports) and
+// microsecond kernels weigh as much as millisecond ones. Empty when the rows do not determine them.
+struct LinearFit {
+  Eigen::VectorXd constants;
+  double squared_relative_error = 0;
+  Eigen::Index rank = 0;
+};
+LinearFit fit_linear_constants(const std::vector<HopperFeatures>& features, const std::vector<double>& measured,
+                               bool barriers, double turnover_exponent) {
+  const Eigen::Index unknowns = barriers ? 4 : 3;
+  Eigen::MatrixXd design(static_cast<Eigen::Index>(features.size()), unknowns);
+  Eigen::VectorXd target = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(features.size()));
+  for (std::size_t r = 0; r < features.size(); ++r) {
+    const auto row = static_cast<Eigen::Index>(r);
+    const double weight = 1.0 / measured[r];
+    const double exposed =
+        hopper_eq::exposed_waves(features[r].waves, features[r].resident_blocks_per_sm, turnover_exponent);
+    design(row, 0) = weight;
+    design(row, 1) = features[r].waves_time * weight;
+    design(row, 2) = exposed * weight;
+    if (barriers) design(row, 3) = exposed * features[r].sync_inst * weight;
+  }
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
+  LinearFit fit;
+  fit.rank = qr.rank();
+  if (fit.rank < unknowns) return fit;
+  fit.constants = qr.solve(target);
+  fit.squared_relative_error = (design * fit.constants - target).squaredNorm();
+  return fit;
 }
 
 }  // namespace
@@ -94,37 +128,43 @@ DeviceProfile::HopperCalibration fit_hopper_calibration(const DeviceProfile& dev
     measured.push_back(cases[i].measured_cycles());
   }
   // barrier_cycles is fitted only when some training kernel has barriers (else its column is 0).
-  const bool barriers = std::any_of(features.begin(), features.end(), [](const HopperFeatures& f) { return f.wave_barriers > 0; });
+  const bool barriers = std::any_of(features.begin(), features.end(),
+                                    [](const HopperFeatures& f) { return f.waves > 0 && f.sync_inst > 0; });
   const Eigen::Index unknowns = barriers ? 4 : 3;
   if (static_cast<Eigen::Index>(features.size()) < unknowns + 1)
     throw ModelError("hopper calibration: " + std::to_string(features.size()) + " training cases cannot fit " +
                      std::to_string(unknowns) + " constants; measure more launch shapes");
-  Eigen::MatrixXd design(static_cast<Eigen::Index>(features.size()), unknowns);
-  Eigen::VectorXd target(static_cast<Eigen::Index>(features.size()));
-  // Each row divided by its measured cycles: the fit minimises the relative error (the MAPE the
-  // validation reports), so microsecond kernels weigh as much as millisecond ones.
-  for (std::size_t r = 0; r < features.size(); ++r) {
-    const auto row = static_cast<Eigen::Index>(r);
-    const double weight = 1.0 / measured[r];
-    design(row, 0) = weight;
-    design(row, 1) = features[r].waves_time * weight;
-    design(row, 2) = features[r].waves * weight;
-    if (barriers) design(row, 3) = features[r].wave_barriers * weight;
-    target(row) = 1.0;
+  // The turnover exponent is not linear in H.12: the linear constants are fitted at each exponent of
+  // a grid over [0, 1] (steps of 0.05) and the exponent with the least squared relative error kept,
+  // among those whose scale is positive. With no case to spare for it the exponent stays 0.
+  const bool fit_exponent = static_cast<Eigen::Index>(features.size()) >= unknowns + 2;
+  const int kExponentSteps = fit_exponent ? 20 : 0;
+  std::optional<LinearFit> best;
+  double best_exponent = 0;
+  Eigen::Index rank = 0;
+  for (int step = 0; step <= kExponentSteps; ++step) {
+    const double exponent = fit_exponent ? static_cast<double>(step) / kExponentSteps : 0.0;
+    LinearFit fit = fit_linear_constants(features, measured, barriers, exponent);
+    rank = std::max(rank, fit.rank);
+    if (fit.rank < unknowns || !(fit.constants(1) > 0)) continue;
+    if (!best || fit.squared_relative_error < best->squared_relative_error) {
+      best = std::move(fit);
+      best_exponent = exponent;
+    }
   }
-  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
-  if (qr.rank() < unknowns)
+  if (rank < unknowns)
     throw ModelError("hopper calibration: the training cases do not determine the constants (rank " +
-                     std::to_string(qr.rank()) + " of " + std::to_string(unknowns) + ")");
-  const Eigen::VectorXd c = qr.solve(target);
-  if (!(c(1) > 0))
-    throw ModelError("hopper calibration: the fitted scale is not positive (" + std::to_string(c(1)) +
-                     "); the model's wave times do not follow the measurements");
+                     std::to_string(rank) + " of " + std::to_string(unknowns) + ")");
+  if (!best)
+    throw ModelError("hopper calibration: the fitted scale is not positive at any turnover exponent; the model's "
+                     "wave times do not follow the measurements");
+  const Eigen::VectorXd& c = best->constants;
   DeviceProfile::HopperCalibration cal;
   cal.launch_cycles = c(0);
   cal.scale = c(1);
   cal.wave_cycles = c(2);
   cal.barrier_cycles = barriers ? c(3) : 0.0;
+  cal.turnover_exponent = best_exponent;
   cal.fitted_on = std::to_string(features.size()) + " training cases (least squares, H.12)";
   return cal;
 }

@@ -37,7 +37,8 @@ inline DeviceProfile random_device(std::mt19937& rng) {
   d.dram_copy_bandwidth_gbs = *d.dram_read_bandwidth_gbs * uniform(rng, 0.7, 1.0);
   d.l2_read_bandwidth_gbs = *d.dram_read_bandwidth_gbs * uniform(rng, 1.5, 4);
   d.shared_read_bandwidth_gbs = *d.l2_read_bandwidth_gbs * uniform(rng, 1.5, 4);
-  if (uniform_int(rng, 0, 1)) d.hopper_calibration = {uniform(rng, 0, 5000), uniform(rng, 0.5, 2), uniform(rng, 0, 50), uniform(rng, 0, 100), ""};
+  if (uniform_int(rng, 0, 1)) d.hopper_calibration = {uniform(rng, 0, 5000), uniform(rng, 0.5, 2), uniform(rng, 0, 50), uniform(rng, 0, 100),
+                                                         uniform(rng, 0, 1), ""};
   return d;
 }
 

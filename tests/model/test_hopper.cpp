@@ -73,7 +73,7 @@ TEST(Hopper, MemoryBoundTermsByHand) {
 
 TEST(Hopper, Calibration) {
   DeviceProfile d = round_device();
-  d.hopper_calibration = DeviceProfile::HopperCalibration{1000, 2, 10, 5, "test"};
+  d.hopper_calibration = DeviceProfile::HopperCalibration{1000, 2, 10, 5, 0, "test"};
   KernelProfile k = round_kernel();
   k.inst_per_warp = 20;
   k.sfu_inst_per_warp = 0;

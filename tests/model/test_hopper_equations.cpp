@@ -108,15 +108,22 @@ TEST(HopperEquations, WavesAndCycles) {
   EXPECT_DOUBLE_EQ(eq::waves(2, 10), 3);
   // H.12 unfitted (launch 0, scale 1, wave 0, barrier 0): the summed wave times, 2 x 400 + 200.
   DeviceProfile::HopperCalibration c;
-  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3), 1000);
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3, 4), 1000);
   // Fitted: 1000 + 0.5 x 1000 + 100 x 3 waves + 20 x 3 waves x 3 barriers.
   c.launch_cycles = 1000;
   c.scale = 0.5;
   c.wave_cycles = 100;
   c.barrier_cycles = 20;
-  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3), 1980);
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3, 4), 1980);  // exponent 0: B does not matter
   // No partial wave: 1000 + 0.5 x 800 + 100 x 2 + 20 x 2 x 3.
-  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 0, 3), 1720);
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 0, 3, 1), 1720);
+  // The turnover exponent: with 4 resident blocks per SM at a = 0.5 each wave's fixed costs are
+  // exposed at 4^-0.5 = 1/2: 1000 + 0.5 x 1000 + (100 + 20 x 3) x 3 waves / 2.
+  c.turnover_exponent = 0.5;
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3, 4), 1000 + 500 + 160 * 3 / 2.0);
+  // One block per SM exposes them in full; fewer than one (a padded estimate) counts as one.
+  EXPECT_DOUBLE_EQ(eq::cycles(c, 2, 400, 200, 3, 1), 1980);
+  EXPECT_DOUBLE_EQ(eq::exposed_waves(3, 0.5, 0.5), 3);
 }
 
 TEST(HopperEquations, L2MissRatioALoadWaitsFor) {

@@ -28,7 +28,8 @@ TEST(Spearman, HandComputedCases) {
 // Cases of two kernels at six warps-per-SM settings each (held by shared memory, as the sweep does),
 // "measured" as an exact function of the unfitted hopper model and H.12's constants, so the fit
 // must recover them.
-std::vector<ValidationCase> synthetic_cases(double launch, double scale, double wave_cycles, double barrier_cycles = 0) {
+std::vector<ValidationCase> synthetic_cases(double launch, double scale, double wave_cycles, double barrier_cycles = 0,
+                                            double turnover_exponent = 0) {
   const DeviceProfile d = round_device();
   std::vector<ValidationCase> cases;
   for (int kernel = 0; kernel < 2; ++kernel) {
@@ -46,7 +47,9 @@ std::vector<ValidationCase> synthetic_cases(double launch, double scale, double 
       c.profile.launch.grid = {2400, 1, 1};  // the same work at every setting
       c.profile.launch.shared_memory_per_block_bytes = (233472 / (warps / 8)) / 128 * 128 - 1024;
       const Prediction p = predict_hopper(d, c.profile);
-      const double waves = p.full_waves + (p.t_last_wave > 0 ? 1 : 0);
+      // H.12 by hand: each wave's fixed costs exposed at (resident blocks per SM)^-exponent.
+      const double waves = (p.full_waves + (p.t_last_wave > 0 ? 1 : 0)) *
+                           std::pow(std::max(1.0, p.occupancy.resident_blocks_per_sm), -turnover_exponent);
       const double measured_cycles =
           launch + scale * p.cycles + wave_cycles * waves + barrier_cycles * waves * c.profile.sync_inst_per_warp;
       c.sm_clock_mhz = 1000;
@@ -82,6 +85,25 @@ TEST(Validation, FitRecoversTheConstantsAndHeldOutErrorVanishes) {
   EXPECT_LT(hopper->mape, 1e-9);
   EXPECT_NEAR(hopper->spearman, 1.0, 1e-12);
   EXPECT_EQ(v.rows.size(), 12 * all_variants().size());
+}
+
+// Launches whose fixed per-wave costs shrink with the resident blocks per SM (1 to 6 blocks of 8
+// warps here) as B^-0.5: the grid search over the exponent finds 0.5 and the linear constants with it.
+TEST(Validation, FitRecoversTheTurnoverExponent) {
+  auto cases = synthetic_cases(800, 1.25, 3000, 70, 0.5);
+  const auto more = synthetic_cases(800, 1.25, 3000, 70, 0.5);
+  for (auto c : more) {  // a second copy of each kernel, so both halves hold every B
+    c.kernel += " again";
+    cases.push_back(c);
+  }
+  const ValidationResult v = validate(round_device(), cases);
+  EXPECT_NEAR(v.calibration.turnover_exponent, 0.5, 1e-12);
+  EXPECT_NEAR(v.calibration.launch_cycles, 800, 1e-3);
+  EXPECT_NEAR(v.calibration.scale, 1.25, 1e-9);
+  EXPECT_NEAR(v.calibration.wave_cycles, 3000, 1e-3);
+  EXPECT_NEAR(v.calibration.barrier_cycles, 70, 1e-3);
+  // Generated without the exponent, the fit keeps 0.
+  EXPECT_NEAR(validate(round_device(), synthetic_cases(800, 1.25, 3000, 70)).calibration.turnover_exponent, 0, 1e-12);
 }
 
 TEST(Validation, ErrorsAreSignedRelativeToMeasured) {

@@ -86,6 +86,10 @@ struct DeviceProfile {
     double scale = 1;           // multiplies the summed wave times
     double wave_cycles = 0;     // fixed cost of each wave of blocks (launch, ramp-up, drain)
     double barrier_cycles = 0;  // cost of one barrier per warp to its wave (arrival skew, release)
+    // H.12: a wave's fixed costs (wave_cycles, barrier_cycles) are exposed in proportion to
+    // blocks_per_sm^-turnover_exponent: the other resident blocks keep the SM busy while one block
+    // drains and the next starts. 0: every wave pays them in full (profiles fitted before it).
+    double turnover_exponent = 0;
     std::string fitted_on;      // what it was fitted on (provenance)
   };
   std::optional<HopperCalibration> hopper_calibration;

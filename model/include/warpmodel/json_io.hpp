@@ -50,6 +50,7 @@ std::vector<ValidationCase> validation_cases_from_json(const nlohmann::json& j, 
 nlohmann::json to_json(const ValidationCase& c);
 
 nlohmann::json to_json(const DeviceProfile& d);
+nlohmann::json to_json(const DeviceProfile::HopperCalibration& c);
 nlohmann::json to_json(const KernelProfile& k);
 nlohmann::json to_json(const AccessPatterns& p);
 // The "access_patterns" object of a kernel profile (or of an access-patterns.json kernel), checked

@@ -119,10 +119,11 @@ TEST(NcuImport, TheRealRawPage) {
                                       "l1tex__data_pipe_lsu_wavefronts.sum", "lts__t_sectors_op_read.sum",
                                       "lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum",
                                       "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
-                                      "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"}));
+                                      "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "lts__t_sectors_op_red.max",
+                                      "lts__t_sectors_op_atom.max"}));
   const std::string line = wc::missing_metrics_warning(im, "ncu-0.csv");
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 0);
-  EXPECT_NE(line.find("lacks 12 of the `model` set's metrics"), std::string::npos) << line;
+  EXPECT_NE(line.find("lacks 14 of the `model` set's metrics"), std::string::npos) << line;
   // It round-trips as warpmodel.profile/1.
   const auto back = wc::profile_report_from_json(wc::to_json(r), "x");
   EXPECT_EQ(back.launches.at(0).kernel, l.kernel);
@@ -153,13 +154,14 @@ TEST(NcuImport, EveryExampleProgramFileMapsEveryLaunch) {
     ASSERT_FALSE(launches.empty());
     ASSERT_EQ(launches.size() % 6, 0u) << "repetitions of the program's 6 launches";
     EXPECT_TRUE(im.warnings.empty()) << warpmodel::support::join(im.warnings, "\n");
-    // These files predate the L2's sectors by operation and the LSU wavefronts in the model set (the
-    // H100's results/h100-80gb-hbm3/app-example.ncu-*.csv have all of it).
+    // These files predate the L2's sectors by operation, the LSU wavefronts and the busiest slice's
+    // atomic sectors in the model set.
     EXPECT_EQ(im.missing_model_metrics,
               (std::vector<std::string>{"lts__t_sectors_op_write.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
                                         "lts__t_sectors_op_read.sum", "lts__t_sectors_op_atom.sum",
                                         "lts__t_sectors_op_red.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
-                                        "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"}))
+                                        "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "lts__t_sectors_op_red.max",
+                                        "lts__t_sectors_op_atom.max"}))
         << warpmodel::support::join(im.missing_model_metrics);
     const int order[] = {2, 1, 0, 0, 3, 4};  // copy, matmul, reduce x 2, scale_add, polynomial
     for (std::size_t i = 0; i < launches.size(); ++i) {
