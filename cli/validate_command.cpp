@@ -183,16 +183,24 @@ Table held_out_rows_with_provenance(const std::vector<ValidationCase>& cases, co
 Table derived_counter_table(const CrossShapeEvaluation& shapes) {
   Table t;
   t.headers = {"counter", "launches", "derived close", "kept close", "median |derived - measured|",
-               "median |kept - measured|"};
+               "median |kept - measured|", "derived close or off by < 1 % of the L2 bytes"};
   std::map<std::string, std::vector<const CrossShapeEvaluation::CounterCheck*>> by_counter;
-  for (const auto& c : shapes.counter_checks) by_counter[c.counter].push_back(&c);
+  std::map<std::size_t, double> l2_bytes;  // each launch's measured L2 bytes
+  for (const auto& c : shapes.counter_checks) {
+    by_counter[c.counter].push_back(&c);
+    if (c.counter == "l2_bytes") l2_bytes[c.case_index] = c.measured;
+  }
   for (const auto& [name, checks] : by_counter) {
     const bool points = name == "l1_hit_rate";
     std::vector<double> derived_error, kept_error;
-    std::size_t derived_close = 0, kept_close = 0;
+    std::size_t derived_close = 0, kept_close = 0, close_or_negligible = 0;
     for (const auto* c : checks) {
       derived_close += c->derived_close;
       kept_close += c->kept_close;
+      // DRAM bytes of a launch whose data stays in L2 are a few write-backs, noise the model's DRAM
+      // term never sees: a miss by less than 1 % of the launch's L2 traffic is counted apart.
+      const auto l2 = l2_bytes.find(c->case_index);
+      close_or_negligible += c->derived_close || (l2 != l2_bytes.end() && std::abs(c->derived - c->measured) < 0.01 * l2->second);
       const double scale = points ? 1 : (c->measured > 0 ? c->measured : 1);
       derived_error.push_back(std::abs(c->derived - c->measured) / scale);
       kept_error.push_back(std::abs(c->kept - c->measured) / scale);
@@ -202,7 +210,7 @@ Table derived_counter_table(const CrossShapeEvaluation& shapes) {
       return format_number(100 * support::median(std::move(e)), 3) + (points ? " points" : "%");
     };
     t.rows.push_back({name, std::to_string(checks.size()), pct(derived_close), pct(kept_close), err(derived_error),
-                      err(kept_error)});
+                      err(kept_error), name == "dram_bytes" ? pct(close_or_negligible) : "-"});
   }
   return t;
 }
