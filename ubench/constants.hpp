@@ -46,6 +46,9 @@ constexpr int kStoreRegionWords = 1024;
 // Bandwidth kernels: the L2 read/write footprint (resident in L2) and its passes.
 constexpr std::size_t kL2BandwidthBytes = std::size_t(16) << 20;
 constexpr int kL2BandwidthPasses = 256;
+// Random-sector reads (a gather's traffic): one 4-byte load per 32-byte sector at a hashed sector
+// of the footprint, this many per launch (512 MiB of sectors).
+constexpr std::size_t kRandomReadSamples = std::size_t(1) << 24;
 
 // Launch overhead: grids of 1..kLaunchMaxWaves waves of one block per SM, kLaunchBlockThreads each.
 constexpr int kLaunchMaxWaves = 64;

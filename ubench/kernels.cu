@@ -372,6 +372,20 @@ extern "C" __global__ void ubench_bw_l2_write(float4* __restrict__ a, std::size_
     a[c & (n - 1)] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
+// Random sectors (a gather): sample i reads one float of sector hash(i) of the footprint (Fibonacci
+// hashing: the top bits of i x 2^64/phi, so neighbouring lanes land on unrelated sectors and no
+// line is reused in L1); log2_sectors of them, a power of two. Bytes moved: 32 per sample.
+extern "C" __global__ void ubench_bw_random_read(const float* __restrict__ a, int log2_sectors, std::size_t samples,
+                                                 float* sink) {
+  float s = 0;
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < samples; i += step) {
+    const std::size_t sector = (static_cast<unsigned long long>(i) * 0x9E3779B97F4A7C15ull) >> (64 - log2_sectors);
+    s += __ldcg(a + sector * 8);
+  }
+  if (s == 1.2345f) sink[0] = s;
+}
+
 // --- the memory-pipe kernels (issue 12): one signature, launched by symbol (run_timed) ---
 // Every warp writes the absolute (start, end) %clock64 of its timed region per repetition; the
 // harness takes a block's time as max(end) - min(start) over its warps (throughput) or each
@@ -846,6 +860,11 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
   const std::size_t l2_n = kL2BandwidthBytes / sizeof(float4);  // resident in L2
   const int l2_passes = kL2BandwidthPasses;
   const int shared_iters = 4096;
+  // Random sectors: the largest power-of-two number of sectors in the scratch (DRAM), and the L2
+  // footprint's (resident in L2 after the warm-up launch).
+  int dram_log2_sectors = 0, l2_log2_sectors = 0;
+  while ((std::size_t(2) << dram_log2_sectors) * 32 <= g_scratch.bytes) ++dram_log2_sectors;
+  while ((std::size_t(2) << l2_log2_sectors) * 32 <= kL2BandwidthBytes) ++l2_log2_sectors;
   auto launch = [&] {
     switch (kind) {
       case BandwidthKind::dram_read: ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.data()); break;
@@ -854,6 +873,14 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
       case BandwidthKind::l2_read: ubench_bw_l2_read<<<sm_count * 4, 512>>>(base, l2_n, l2_passes, sink.data()); break;
       case BandwidthKind::l2_write: ubench_bw_l2_write<<<sm_count * 4, 512>>>(base, l2_n, l2_passes); break;
       case BandwidthKind::shared_read: ubench_bw_shared<<<sm_count * 4, 256>>>(shared_iters, sink.data()); break;
+      case BandwidthKind::dram_random_read:
+        ubench_bw_random_read<<<blocks, threads>>>(reinterpret_cast<const float*>(base), dram_log2_sectors,
+                                                   kRandomReadSamples, sink.data());
+        break;
+      case BandwidthKind::l2_random_read:
+        ubench_bw_random_read<<<blocks, threads>>>(reinterpret_cast<const float*>(base), l2_log2_sectors,
+                                                   kRandomReadSamples, sink.data());
+        break;
     }
   };
   switch (kind) {
@@ -863,6 +890,8 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
     case BandwidthKind::l2_read:
     case BandwidthKind::l2_write: out.bytes = double(l2_n) * sizeof(float4) * l2_passes; break;
     case BandwidthKind::shared_read: out.bytes = double(sm_count) * 4 * 256 * shared_iters * 8 * sizeof(float4); break;
+    case BandwidthKind::dram_random_read:
+    case BandwidthKind::l2_random_read: out.bytes = double(kRandomReadSamples) * 32; break;  // a sector per sample
   }
   launch();  // warm-up (and, for l2_write, brings the footprint into L2)
   sync("bandwidth warm-up");

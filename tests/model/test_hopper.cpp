@@ -199,6 +199,19 @@ TEST(Hopper, BlockDispatchJoinsTheDataBound) {
   EXPECT_EQ(back.block_dispatch_cycles, d.block_dispatch_cycles);
   d.l2_write_bandwidth_gbs = 1600;
   EXPECT_EQ(device_from_json(to_json(d), "round-trip").l2_write_bandwidth_gbs, 1600);
+  d.dram_random_read_bandwidth_gbs = 900;
+  d.l2_random_read_bandwidth_gbs = 1700;
+  const DeviceProfile random_back = device_from_json(to_json(d), "round-trip");
+  EXPECT_EQ(random_back.dram_random_read_bandwidth_gbs, 900);
+  EXPECT_EQ(random_back.l2_random_read_bandwidth_gbs, 1700);
+}
+
+// H.16: a gather's scattered sectors at the random-sector rate, the rest at the streaming one.
+TEST(HopperEquations, MixedReadRate) {
+  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 50, 0), 100);
+  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 50, 1), 50);
+  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 50, 0.5), 1 / (0.5 / 100 + 0.5 / 50));
+  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 0, 0.5), 100) << "not measured: the streaming rate";
 }
 
 TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {
