@@ -863,7 +863,7 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
   // Random sectors: the largest power-of-two number of sectors in the scratch (DRAM), and the L2
   // footprint's (resident in L2 after the warm-up launch).
   int dram_log2_sectors = 0, l2_log2_sectors = 0;
-  while ((std::size_t(2) << dram_log2_sectors) * 32 <= g_scratch.bytes) ++dram_log2_sectors;
+  while ((std::size_t(2) << dram_log2_sectors) * 32 <= std::min(g_scratch.bytes, kRandomReadDramBytes)) ++dram_log2_sectors;
   while ((std::size_t(2) << l2_log2_sectors) * 32 <= kL2BandwidthBytes) ++l2_log2_sectors;
   auto launch = [&] {
     switch (kind) {

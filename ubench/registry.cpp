@@ -335,7 +335,7 @@ std::vector<Declaration> build() {
                             "float4 store over 16 MiB, 256 passes", "STG\\.E\\.128", 1));
   // Random sectors (a gather's traffic, hopper H.8-H.9 for irregular loads): bytes = 32 per load.
   d.push_back(bandwidth_row("dram_random_read", "ubench_bw_random_read", BandwidthKind::dram_random_read,
-                            "__ldcg(float) at a hashed sector of 2 GiB (32 B moved per load)",
+                            "__ldcg(float) at a hashed sector of 256 MiB (32 B moved per load)",
                             "LDG\\.E\\.STRONG\\.GPU", 1));
   d.push_back(bandwidth_row("l2_random_read", "ubench_bw_random_read", BandwidthKind::l2_random_read,
                             "__ldcg(float) at a hashed sector of 16 MiB, resident in L2 (32 B moved per load)",

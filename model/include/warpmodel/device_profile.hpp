@@ -70,7 +70,7 @@ struct DeviceProfile {
   std::optional<double> l2_read_bandwidth_gbs;
   std::optional<double> shared_read_bandwidth_gbs;      // the L1/shared data path
   std::optional<double> l2_write_bandwidth_gbs;         // stores written through L1 into L2 (hopper H.8)
-  // Reads of one sector at a random place (a gather), 32 B counted per load: DRAM over 2 GiB and L2
+  // Reads of one sector at a random place (a gather), 32 B counted per load: DRAM over 256 MiB and L2
   // over a resident 16 MiB (hopper H.8-H.9 for the sectors of loads at data-dependent addresses).
   std::optional<double> dram_random_read_bandwidth_gbs;
   std::optional<double> l2_random_read_bandwidth_gbs;
