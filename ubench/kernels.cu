@@ -372,15 +372,19 @@ extern "C" __global__ void ubench_bw_l2_write(float4* __restrict__ a, std::size_
     a[c & (n - 1)] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
-// Random sectors (a gather): sample i reads one float of sector hash(i) of the footprint (Fibonacci
-// hashing: the top bits of i x 2^64/phi, so neighbouring lanes land on unrelated sectors and no
-// line is reused in L1); log2_sectors of them, a power of two. Bytes moved: 32 per sample.
+// Random sectors (a gather): sample i reads one float of sector hash(i) of the footprint (the
+// splitmix64 finalizer, so neighbouring lanes land on unrelated sectors, pages and channels, and no
+// line is reused in L1; Fibonacci hashing's lattice, i x 2^64/phi, ran at half the rate of a
+// gather with random indices); log2_sectors of them, a power of two. Bytes moved: 32 per sample.
 extern "C" __global__ void ubench_bw_random_read(const float* __restrict__ a, int log2_sectors, std::size_t samples,
                                                  float* sink) {
   float s = 0;
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < samples; i += step) {
-    const std::size_t sector = (static_cast<unsigned long long>(i) * 0x9E3779B97F4A7C15ull) >> (64 - log2_sectors);
+    unsigned long long z = static_cast<unsigned long long>(i) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    const std::size_t sector = (z ^ (z >> 31)) >> (64 - log2_sectors);
     s += __ldcg(a + sector * 8);
   }
   if (s == 1.2345f) sink[0] = s;
