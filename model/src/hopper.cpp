@@ -9,7 +9,6 @@
 #include "mwp_cwp_core.hpp"
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
-#include "warpmodel/traffic.hpp"
 
 namespace warpmodel {
 namespace {
@@ -176,20 +175,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     p.notes.push_back("hopper: launch.active_warps_per_sm ignored; N from the occupancy rules (whole blocks)");
   const Occupancy& occ = p.occupancy;
   Rates rates = measured_rates(device);
-  // H.16: the loads at data-dependent addresses read their sectors at the random-sector rates.
-  if (kernel.access_patterns) {
-    const double random_share = irregular_load_sector_share(
-        *kernel.access_patterns, kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp),
-        kernel.transactions_per_request);
-    if (random_share > 0 && device.l2_random_read_bandwidth_gbs)
-      rates.l2_bytes_per_clock = hopper_eq::mixed_read_rate(
-          rates.l2_bytes_per_clock, hopper_eq::bytes_per_clock(*device.l2_random_read_bandwidth_gbs, device.sm_clock_mhz),
-          random_share);
-    if (random_share > 0 && device.dram_random_read_bandwidth_gbs)
-      rates.dram_read_bytes_per_clock = hopper_eq::mixed_read_rate(
-          rates.dram_read_bytes_per_clock,
-          hopper_eq::bytes_per_clock(*device.dram_random_read_bandwidth_gbs, device.sm_clock_mhz), random_share);
-  }
   // H.15: the atomics of the busiest L2 slice, counted; without that counter, every lane's add when
   // all of the kernel's atomics name one word (the SASS addresses); else none.
   double slice_atomics_per_warp = 0;

@@ -206,13 +206,6 @@ TEST(Hopper, BlockDispatchJoinsTheDataBound) {
   EXPECT_EQ(random_back.l2_random_read_bandwidth_gbs, 1700);
 }
 
-// H.16: a gather's scattered sectors at the random-sector rate, the rest at the streaming one.
-TEST(HopperEquations, MixedReadRate) {
-  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 50, 0), 100);
-  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 50, 1), 50);
-  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 50, 0.5), 1 / (0.5 / 100 + 0.5 / 50));
-  EXPECT_DOUBLE_EQ(hopper_eq::mixed_read_rate(100, 0, 0.5), 100) << "not measured: the streaming rate";
-}
 
 TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {
   KernelProfile k = round_kernel();

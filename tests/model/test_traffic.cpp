@@ -49,22 +49,6 @@ double sectors(const MemoryAccess& m, const LaunchConfig& l) {
   return shape_traffic(AccessPatterns{{m}, "test"}, l).load_sectors_per_request;
 }
 
-// H.16's share: a gather out[i] = x[idx[i]] has a coalesced index load (4 sectors) and a scattered
-// one (taken as 32); measured at 18 sectors per request, the scattered one moves 32 / 36 of them.
-TEST(Traffic, IrregularLoadSectorShare) {
-  MemoryAccess index = load(element(4, 1, 0));
-  MemoryAccess gathered = load(element(4, 1, 0));
-  gathered.address.reset();  // from the loaded index
-  EXPECT_NEAR(irregular_load_sector_share(AccessPatterns{{index, gathered}, "t"}, 2, 18), 32.0 / 36, 1e-12);
-  EXPECT_DOUBLE_EQ(irregular_load_sector_share(AccessPatterns{{index}, "t"}, 1, 4), 0) << "no irregular load";
-  // A CSR row's contiguous values behind a row pointer count as scattered: capped at all of them.
-  EXPECT_DOUBLE_EQ(irregular_load_sector_share(AccessPatterns{{gathered, gathered}, "t"}, 2, 13), 1);
-  // Stores never count.
-  MemoryAccess store = gathered;
-  store.kind = AccessKind::store;
-  EXPECT_DOUBLE_EQ(irregular_load_sector_share(AccessPatterns{{index, store}, "t"}, 1, 4), 0);
-}
-
 TEST(Traffic, CoalescedRowWalkIsFourSectorsForFloatsAtEveryWarpShape) {
   // 32 consecutive floats: 128 bytes, 4 sectors. 8x32: 4 rows of 8 floats (32 bytes each).
   // 16x16: 2 rows of 16 floats (2 sectors each).

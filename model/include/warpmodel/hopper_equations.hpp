@@ -29,8 +29,6 @@
 //                  + (wave_cycles + barrier_cycles x #sync) x waves x B^-a   (B: resident blocks
 //                  per SM, a: turnover_exponent; the exposed share of each wave's fixed costs)
 //   H.13  T_dispatch  = blocks per SM in the wave x block_dispatch   (measured by `characterize`)
-//   H.16  read rate of L2 and DRAM = 1 / ((1 - f) / streaming rate + f / random-sector rate), f the
-//         share of load sectors that loads at data-dependent addresses move (gathers)
 //   H.15  T_slice_atomics = n x #SMs x the busiest L2 slice's atomics per warp / same-address adds
 //                       per clock (one slice); without the slice counters, every lane's add where
 //                       every atomic's SASS address is one word for the whole grid
@@ -248,16 +246,6 @@ inline double t_slice_atomics(double warps_in_wave, double slice_atomics_per_war
   if (!(ops_per_clock > 0)) return 0;
   return warps_in_wave * slice_atomics_per_warp / ops_per_clock;
 }
-// H.16 the read rate of a level when a share f of its read bytes are sectors at random places (the
-// loads whose SASS address comes from loaded data: a gather, CSR): those at the measured random-
-// sector rate, the rest at the streaming rate. A random 4-byte gather from 128 MiB ran at 1,438
-// DRAM bytes per clock on the H200 against 2,222 streaming, and from an L2-resident 32 MiB at
-// 2,762 L2 bytes per clock against 5,105: DRAM pages and L2 slices serve scattered sectors slower.
-inline double mixed_read_rate(double streaming_rate, double random_rate, double random_share) {
-  if (!(random_rate > 0) || !(random_share > 0)) return streaming_rate;
-  return 1.0 / ((1 - random_share) / streaming_rate + random_share / random_rate);
-}
-
 // H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.
 inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { return blocks_per_sm * block_dispatch_cycles; }
 // H.9 T_dram = n x (read bytes / read rate + written bytes / write rate): reads and writes share the

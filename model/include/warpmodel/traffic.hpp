@@ -72,15 +72,6 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
 // (1 when no load sits in a loop or the measurement is smaller than the static count).
 double loop_trip_factor(const AccessPatterns& patterns, double global_load_inst_per_warp);
 
-// The share of a kernel's global-load sectors that its irregular loads (addresses from loaded data)
-// move, from the loads' loop weights alone: an irregular load is taken as scattered (32 sectors per
-// request, one per lane), the measured sectors per request of all loads as the mean, so the share is
-// min(1, irregular weight x 32 / (all load weight x transactions_per_request)). A CSR matrix's
-// contiguous row data (loaded through a row pointer) counts as scattered too. 0 without irregular
-// loads. Hopper prices these sectors at the random-sector rates (H.8-H.9).
-double irregular_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
-                                   double transactions_per_request);
-
 // One derived counter, for the sweep's and validate's rows.
 struct DerivedCounter {
   std::string name;  // "transactions_per_request", "l1_miss_ratio", ...
