@@ -12,13 +12,17 @@ For each GPU folder results/<gpu>/ it writes, where the inputs exist:
   stencils.provenance.json              the characterize_gpu.sh run whose stencils stage wrote
                                         stencils.json (the newest such characterize_gpu.*.provenance.json)
   cupti-vs-ncu-runs/cupti-N.provenance.json   the CUPTI run of cupti-N.csv (its twin cupti-N.json)
-and results/compare-<a>-<b>.provenance.json for the device comparison. Each record has the fields
+and results/compare-<a>-<b>.provenance.json for the device comparison. The tables themselves carry it
+too: every row of ubench.csv, validation.csv and app-example.predict.csv gets the columns gpu, driver,
+cuda, sm_clock_mhz, measured_date, measured_commit, measurement_command; app-example.predict.md and
+compare-<a>-<b>.md end with a provenance section, compare-<a>-<b>.json gets a "provenance" key. Each record has the fields
 gpu, driver, cuda, sm_clock_mhz, date, commit and command of the measurement (as that run recorded
 them), and the command that computed the table from it. The output depends only on committed files,
 so regenerate_results.sh writes the same bytes every time.
 
 Bad input (unreadable or malformed JSON): one line on stderr, exit 2.
 """
+import csv
 import glob
 import json
 import os
@@ -45,22 +49,79 @@ def write(path, record):
     os.replace(tmp, path)
 
 
-def device_run(device_path):
-    """The characterize run of a device profile, in the common field names."""
-    p = load(device_path).get("provenance", {})
-    return {"file": device_path, "gpu": p.get("gpu"), "driver": p.get("driver"), "cuda": p.get("cuda_runtime"),
-            "sm_clock_mhz": {"before": p.get("sm_clock_mhz_before"), "after": p.get("sm_clock_mhz_after"),
-                             "source": "NVML, before and after the characterize run"},
+def run_record(path, p, cuda, clock_before, clock_after, clock_source):
+    """A measuring run's record in the common field names."""
+    return {"file": path, "gpu": p.get("gpu"), "driver": p.get("driver"), "cuda": cuda,
+            "sm_clock_mhz": {"before": clock_before, "after": clock_after, "source": clock_source},
             "date": p.get("date"), "commit": p.get("commit"), "command": p.get("command")}
+
+
+def device_run(device_path):
+    """The characterize run of a device profile."""
+    p = load(device_path).get("provenance", {})
+    return run_record(device_path, p, p.get("cuda_runtime"), p.get("sm_clock_mhz_before"),
+                      p.get("sm_clock_mhz_after"), "NVML, before and after the characterize run")
 
 
 def cupti_run(profile_path):
     """The run of a warpmodel.profile/1 document (profile, profile -- APP)."""
     p = load(profile_path).get("provenance", {})
-    return {"file": profile_path, "gpu": p.get("gpu"), "driver": p.get("driver"), "cuda": p.get("cuda"),
-            "sm_clock_mhz": {"before": p.get("sm_clock_mhz"), "after": p.get("sm_clock_mhz_after"),
-                             "source": "NVML as the profile recorded it (0: not read)"},
-            "date": p.get("date"), "commit": p.get("commit"), "command": p.get("command")}
+    return run_record(profile_path, p, p.get("cuda"), p.get("sm_clock_mhz"), p.get("sm_clock_mhz_after"),
+                      "NVML as the profile recorded it (0: not read)")
+
+
+# The provenance columns a table's rows carry (as validation-held-out.csv names them), and the marker
+# of the section a Markdown table ends with: the tables record where their numbers came from
+# themselves, not only through the sidecar beside them.
+COLUMNS = ["gpu", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_commit", "measurement_command"]
+MARKER = "<!-- provenance: scripts/provenance_sidecars.py -->"
+
+
+def clock_text(run):
+    clock = run.get("sm_clock_mhz")
+    if isinstance(clock, dict):
+        values = [v for k, v in clock.items() if k != "source" and v]
+        return str(values[0]) if values else "not recorded"
+    return str(clock) if clock else "not recorded"
+
+
+def columns_of(run):
+    return [str(run.get("gpu")), str(run.get("driver")), str(run.get("cuda")), clock_text(run),
+            str(run.get("date")), str(run.get("commit")), str(run.get("command"))]
+
+
+def embed_in_csv(path, run):
+    """Every row of the CSV gets the run's provenance columns (replaced where they are already)."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows:
+        return
+    header = rows[0]
+    keep = [i for i, name in enumerate(header) if name not in COLUMNS]
+    values = columns_of(run)
+    out = [[header[i] for i in keep] + COLUMNS] + [[r[i] for i in keep if i < len(r)] + values for r in rows[1:]]
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(out)
+    os.replace(tmp, path)
+
+
+def embed_in_markdown(path, runs):
+    """The Markdown table ends with a provenance section, one line per measuring run (replaced)."""
+    with open(path) as f:
+        text = f.read()
+    if MARKER in text:
+        text = text[:text.index(MARKER)].rstrip("\n") + "\n"
+    def clock(r):
+        text = clock_text(r)
+        return "SM clock not recorded" if text == "not recorded" else f"SM clock {text} MHz"
+    lines = [f"- {r.get('file')}: {r.get('gpu')}, driver {r.get('driver')}, CUDA {r.get('cuda')}, {clock(r)}, "
+             f"{r.get('date')}, commit {r.get('commit')}, `{r.get('command')}`" for r in runs]
+    text += "\n" + MARKER + "\n## Provenance of the measurements\n\n" + "\n".join(lines) + "\n"
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def stencil_run(folder):
@@ -95,10 +156,18 @@ def gpu_folder(folder):
                     "analysis_command": f"warpmodel predict-app --profile {profile} --device {device} "
                                         "--format markdown|csv (scripts/regenerate_results.sh)"})
         written.append(out)
+        for table in ("app-example.predict.csv", "app-example.predict.md"):
+            path = os.path.join(folder, table)
+            if os.path.exists(path):
+                if table.endswith(".csv"):
+                    embed_in_csv(path, cupti_run(profile))
+                else:
+                    embed_in_markdown(path, [cupti_run(profile), device_run(device)])
     if has_device and os.path.exists(os.path.join(folder, "ubench.csv")):
         out = os.path.join(folder, "ubench.provenance.json")
         write(out, {"tables": ["ubench.csv", "ubench.md", "device.json"], "measurement": device_run(device)})
         written.append(out)
+        embed_in_csv(os.path.join(folder, "ubench.csv"), device_run(device))
     if os.path.exists(os.path.join(folder, "stencils.json")):
         run = stencil_run(folder)
         if run is not None:
@@ -108,12 +177,16 @@ def gpu_folder(folder):
                                             f"--device {folder}/device.json --provenance {out} "
                                             "(scripts/regenerate_results.sh)"})
             written.append(out)
-    for csv in sorted(glob.glob(os.path.join(folder, "cupti-vs-ncu-runs", "cupti-*.csv"))):
-        twin = csv[:-len(".csv")] + ".json"
+    for table in sorted(glob.glob(os.path.join(folder, "cupti-vs-ncu-runs", "cupti-*.csv"))):
+        twin = table[:-len(".csv")] + ".json"
         if os.path.exists(twin):
-            out = csv[:-len(".csv")] + ".provenance.json"
-            write(out, {"tables": [os.path.basename(csv), os.path.basename(twin)], "measurement": cupti_run(twin)})
+            out = table[:-len(".csv")] + ".provenance.json"
+            write(out, {"tables": [os.path.basename(table), os.path.basename(twin)], "measurement": cupti_run(twin)})
             written.append(out)
+    # validation.csv: the sweep's run, as validate's own validation.provenance.json records it.
+    sweep = os.path.join(folder, "validation.provenance.json")
+    if os.path.exists(sweep) and os.path.exists(os.path.join(folder, "validation.csv")):
+        embed_in_csv(os.path.join(folder, "validation.csv"), load(sweep))
     return written
 
 
@@ -127,8 +200,10 @@ def main(argv):
             continue
         doc = load(compare)
         sources = [d.get("source") for d in doc.get("devices", []) if d.get("source")]
-        measured = [device_run(s) for s in sources if os.path.exists(s) and "provenance" in load(s)]
-        typed = [s for s in sources if not (os.path.exists(s) and "provenance" in load(s))]
+        def was_measured(s):
+            return os.path.exists(s) and bool(load(s).get("provenance", {}).get("commit"))
+        measured = [device_run(s) for s in sources if was_measured(s)]
+        typed = [s for s in sources if not was_measured(s)]
         out = compare[:-len(".json")] + ".provenance.json"
         write(out, {"tables": [os.path.basename(compare), os.path.basename(compare)[:-len(".json")] + ".md"],
                     "measurements": measured,
@@ -136,6 +211,11 @@ def main(argv):
                     "analysis_command": "warpmodel compare-devices " + " ".join(sources) +
                                         " --format markdown|json (scripts/regenerate_results.sh)"})
         written.append(out)
+        doc["provenance"] = {"measurements": measured, "not_measured": typed}
+        write(compare, doc)
+        markdown = compare[:-len(".json")] + ".md"
+        if os.path.exists(markdown):
+            embed_in_markdown(markdown, measured)
     print(f"provenance_sidecars: wrote {len(written)} files")
 
 
