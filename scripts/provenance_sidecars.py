@@ -13,8 +13,9 @@ For each GPU folder results/<gpu>/ it writes, where the inputs exist:
                                         stencils.json (the newest such characterize_gpu.*.provenance.json)
   cupti-vs-ncu-runs/cupti-N.provenance.json   the CUPTI run of cupti-N.csv (its twin cupti-N.json)
 and results/compare-<a>-<b>.provenance.json for the device comparison. The tables themselves carry it
-too: every row of ubench.csv, validation.csv and app-example.predict.csv gets the columns gpu, driver,
-cuda, sm_clock_mhz, measured_date, measured_commit, measurement_command; app-example.predict.md and
+too: every row of validation.csv and app-example.predict.csv, and the first row of ubench.csv (100,000
+rows), get the columns gpu, driver, cuda, sm_clock_mhz, measured_date, measured_commit,
+measurement_command; app-example.predict.md and
 compare-<a>-<b>.md end with a provenance section, compare-<a>-<b>.json gets a "provenance" key. Each record has the fields
 gpu, driver, cuda, sm_clock_mhz, date, commit and command of the measurement (as that run recorded
 them), and the command that computed the table from it. The output depends only on committed files,
@@ -90,8 +91,10 @@ def columns_of(run):
             str(run.get("date")), str(run.get("commit")), str(run.get("command"))]
 
 
-def embed_in_csv(path, run):
-    """Every row of the CSV gets the run's provenance columns (replaced where they are already)."""
+def embed_in_csv(path, run, every_row=True):
+    """The CSV gets the run's provenance columns (replaced where they are already): on every row, or,
+    for a long series (ubench.csv, 100,000 rows), on the first row only, the others left empty (in
+    pandas, .ffill() spreads it)."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     if not rows:
@@ -99,7 +102,9 @@ def embed_in_csv(path, run):
     header = rows[0]
     keep = [i for i, name in enumerate(header) if name not in COLUMNS]
     values = columns_of(run)
-    out = [[header[i] for i in keep] + COLUMNS] + [[r[i] for i in keep if i < len(r)] + values for r in rows[1:]]
+    empty = [""] * len(values)
+    out = [[header[i] for i in keep] + COLUMNS] + [[r[i] for i in keep if i < len(r)] + (values if every_row or n == 0 else empty)
+                                                   for n, r in enumerate(rows[1:])]
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows(out)
@@ -167,7 +172,7 @@ def gpu_folder(folder):
         out = os.path.join(folder, "ubench.provenance.json")
         write(out, {"tables": ["ubench.csv", "ubench.md", "device.json"], "measurement": device_run(device)})
         written.append(out)
-        embed_in_csv(os.path.join(folder, "ubench.csv"), device_run(device))
+        embed_in_csv(os.path.join(folder, "ubench.csv"), device_run(device), every_row=False)
     if os.path.exists(os.path.join(folder, "stencils.json")):
         run = stencil_run(folder)
         if run is not None:
