@@ -9,6 +9,7 @@
 #include "mwp_cwp_core.hpp"
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
+#include "warpmodel/traffic.hpp"
 
 namespace warpmodel {
 namespace {
@@ -25,6 +26,8 @@ struct Rates {
   double l2_write_bytes_per_clock = 0;    // whole device; 0: not measured (writes at the read rate)
   double block_dispatch_cycles = 0;       // per block per SM; 0: not measured (no H.13 term)
   double slice_atomic_ops_per_clock = 0;  // one L2 slice, for the kernel's atomics; 0: no H.15 term
+  double l2_random_bytes_per_clock = 0;   // whole device, 32 B per random sector; 0: no H.16 term
+  double dram_random_bytes_per_clock = 0;  // whole device, 32 B per random sector; 0: no H.16 term
 };
 
 Rates measured_rates(const DeviceProfile& d) {
@@ -52,6 +55,10 @@ Rates measured_rates(const DeviceProfile& d) {
   if (d.l2_write_bandwidth_gbs)
     r.l2_write_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_write_bandwidth_gbs, d.sm_clock_mhz);
   r.block_dispatch_cycles = d.block_dispatch_cycles.value_or(0);
+  if (d.l2_random_read_bandwidth_gbs && d.dram_random_read_bandwidth_gbs) {
+    r.l2_random_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_random_read_bandwidth_gbs, d.sm_clock_mhz);
+    r.dram_random_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_random_read_bandwidth_gbs, d.sm_clock_mhz);
+  }
   return r;
 }
 
@@ -111,8 +118,16 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   return t;
 }
 
+// H.16's demand: the L2 read sectors per warp of the loads at data-dependent addresses, and the
+// share of them that hit L2.
+struct GatherDemand {
+  double sectors_per_warp = 0;
+  double l2_hit_share = 0;
+};
+
 struct WaveTerms {
-  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0, slice_atomics = 0;
+  double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0, slice_atomics = 0,
+         gather = 0;
   double warp = 0, pipe = 0, data = 0, wave = 0;
   std::string bound;
 };
@@ -120,7 +135,7 @@ struct WaveTerms {
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& traffic,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
-                     double n, double sms, double blocks_per_sm) {
+                     const GatherDemand& gather, double n, double sms, double blocks_per_sm) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
@@ -142,9 +157,11 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                                   traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
                               : hopper_eq::t_bandwidth(n, traffic.dram_read, per_sm(r.dram_copy_bytes_per_clock));
   w.slice_atomics = hopper_eq::t_slice_atomics(n * sms, slice_atomics_per_warp, r.slice_atomic_ops_per_clock);  // H.15
+  w.gather = hopper_eq::t_gather(n, gather.sectors_per_warp, gather.l2_hit_share, r.l2_random_bytes_per_clock / sms,
+                                 r.dram_random_bytes_per_clock / sms);  // H.16
   w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency);  // H.10
   w.pipe = hopper_eq::t_pipe(w.issue, w.sfu);
-  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.slice_atomics);
+  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.slice_atomics, w.gather);
   w.dispatch = hopper_eq::t_dispatch(blocks_per_sm, r.block_dispatch_cycles);  // H.13
   w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data, w.dispatch);             // H.11
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
@@ -154,6 +171,7 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                                   {w.l2, "l2 bandwidth"},
                                                   {w.dram, "dram bandwidth"},
                                                   {w.slice_atomics, "l2 slice atomics"},
+                                                  {w.gather, "gather sectors"},
                                                   {w.dispatch, "block dispatch"}};
   double best = -1;
   for (const auto& [value, name] : named)
@@ -237,6 +255,16 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
                                l2_miss, device.dram_latency_cycles) +
       hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);  // H.6
 
+  // H.16: the gathers' share (SASS) of the load sectors that leave L1 (the requests' sectors times the
+  // L1 miss ratio; not CUPTI's L2 bytes, which count DRAM fills as well).
+  GatherDemand gather;
+  if (kernel.access_patterns && rates.dram_random_bytes_per_clock > 0) {
+    const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
+    const double share = gather_load_sector_share(*kernel.access_patterns, global_loads, kernel.transactions_per_request);
+    gather.sectors_per_warp = share * global_loads * kernel.transactions_per_request * kernel.l1_miss_ratio;
+    gather.l2_hit_share = 1 - kernel.l2_miss_ratio;
+  }
+
   // H.1: full waves at N warps per SM on every active SM, then the partial wave.
   const hopper_eq::WaveSplit split =
       hopper_eq::split_waves(static_cast<double>(occ.total_blocks), occ.resident_blocks_per_sm, occ.active_sms);
@@ -245,7 +273,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
 
   const WaveTerms full = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
-                                    slice_atomics_per_warp, occ.n, occ.active_sms, occ.resident_blocks_per_sm);
+                                    slice_atomics_per_warp, gather, occ.n, occ.active_sms, occ.resident_blocks_per_sm);
   p.t_issue = full.issue;
   p.t_sfu = full.sfu;
   p.t_schedule = full.schedule;
@@ -255,6 +283,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_dram_bandwidth = full.dram;
   p.t_block_dispatch = full.dispatch;
   p.t_slice_atomics = full.slice_atomics;
+  p.t_gather = full.gather;
   p.t_warp = full.warp;
   p.t_pipe = full.pipe;
   p.t_data = full.data;
@@ -263,7 +292,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_last_wave = 0;
   if (split.last_wave_blocks > 0) {
     const WaveTerms last = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
-                                      slice_atomics_per_warp, p.last_wave_warps_per_sm, split.last_wave_sms,
+                                      slice_atomics_per_warp, gather, p.last_wave_warps_per_sm, split.last_wave_sms,
                                       split.last_wave_blocks_per_sm);
     p.t_last_wave = last.wave;
     if (split.full_waves == 0) p.bound = last.bound;

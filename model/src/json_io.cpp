@@ -93,6 +93,15 @@ class ObjectReader {
     return v.get<std::string>();
   }
 
+  bool boolean(const char* key) {
+    expected_ = "true or false";
+    const json& v = at(key);
+    expected_.reset();
+    if (!v.is_boolean()) fail(key, "expected true or false, got " + describe(v));
+    return v.get<bool>();
+  }
+  bool boolean_or(const char* key, bool fallback) { return or_default(key, fallback, &ObjectReader::boolean); }
+
   ObjectReader object(const char* key) {
     expected_ = "an object";
     const json& v = at(key);
@@ -343,7 +352,8 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
 }
 
 // "access_patterns": {"source": "...", "accesses": [{"offset": 304, "opcode": "LDG.E.64",
-// "kind": "load", "bytes_per_thread": 8, "loop_depth": 1, "address": [[8, ["tid.x"]], ...] or null}]}
+// "kind": "load", "bytes_per_thread": 8, "loop_depth": 1, "address_from_loaded_data": false (optional),
+// "address": [[8, ["tid.x"]], ...] or null}]}
 AccessPatterns access_patterns_from(ObjectReader& r) {
   AccessPatterns p;
   if (r.has("source")) p.source = r.string("source");
@@ -363,6 +373,7 @@ AccessPatterns access_patterns_from(ObjectReader& r) {
     else a.fail("kind", "expected load, store or atomic, got '" + kind + "'");
     m.bytes_per_thread = a.positive_int("bytes_per_thread");
     m.loop_depth = a.non_negative_int("loop_depth");
+    m.address_from_loaded_data = a.boolean_or("address_from_loaded_data", false);
     a.ignore("address");
     if (a.has("address")) {
       const json& terms = a.at("address");
@@ -695,6 +706,7 @@ json to_json(const AccessPatterns& p) {
               {"kind", m.kind == AccessKind::load ? "load" : m.kind == AccessKind::store ? "store" : "atomic"},
               {"bytes_per_thread", m.bytes_per_thread},
               {"loop_depth", m.loop_depth},
+              {"address_from_loaded_data", m.address_from_loaded_data},
               {"address", nullptr}};
     if (m.address) {
       a["address"] = json::array();

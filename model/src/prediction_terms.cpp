@@ -52,6 +52,7 @@ constexpr std::array kTerms{
     PredictionTerm{"T_dram", "T_dram", "H.9", &P::t_dram_bandwidth},
     PredictionTerm{"T_dispatch", "T_dispatch", "H.13", &P::t_block_dispatch},
     PredictionTerm{"T_slice_atomics", "T_slice_atomics", "H.15", &P::t_slice_atomics},
+    PredictionTerm{"T_gather", "T_gather", "H.16", &P::t_gather},
     PredictionTerm{"T_warp", "T_warp", "H.10", &P::t_warp},
     PredictionTerm{"T_pipe", "T_pipe", "H.10", &P::t_pipe},
     PredictionTerm{"T_data", "T_data", "H.10", &P::t_data},

@@ -306,6 +306,20 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
   return out;
 }
 
+double gather_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
+                                double transactions_per_request) {
+  constexpr double kScatteredSectors = 32;
+  const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
+  double gathered = 0, all = 0;
+  for (const MemoryAccess& a : patterns.accesses) {
+    if (!is_load(a)) continue;
+    all += weight_of(a, trip);
+    if (is_gather(a)) gathered += weight_of(a, trip);
+  }
+  if (!(gathered > 0) || !(all > 0) || !(transactions_per_request > 0)) return 0;
+  return std::min(1.0, gathered * kScatteredSectors / (all * transactions_per_request));
+}
+
 double loop_trip_factor(const AccessPatterns& patterns, double global_load_inst_per_warp) {
   std::vector<int> depths;
   for (const MemoryAccess& a : patterns.accesses)

@@ -206,6 +206,47 @@ TEST(Hopper, BlockDispatchJoinsTheDataBound) {
   EXPECT_EQ(random_back.l2_random_read_bandwidth_gbs, 1700);
 }
 
+// H.16: a gather's sectors, hits at the L2's random-sector rate and misses at DRAM's, the slower.
+TEST(HopperEquations, GatherAtRandomSectorRates) {
+  // 10 warps x 4 sectors x 32 B = 1280 B; half hit: 640 B / 64 B per clock = 10, 640 / 16 = 40.
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 0.5, 64, 16), 40);
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 1.0, 64, 16), 20) << "every sector in L2";
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 0.9, 64, 16), 1280 * 0.9 / 64) << "the hits set the pace";
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 0, 0.5, 64, 16), 0) << "no gather";
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 0.5, 64, 0), 0) << "not measured: no term";
+}
+
+// A gather out[i] = x[idx[i]]: a coalesced index load and one whose address comes from it.
+KernelProfile gather_kernel(bool from_loaded_data) {
+  KernelProfile k = round_kernel();
+  k.global_load_inst_per_warp = 2;
+  k.transactions_per_request = 18;  // (4 + 32) / 2
+  AccessPatterns patterns;
+  MemoryAccess index;
+  index.opcode = "LDG.E";
+  index.address = AddressPolynomial{{4, {"tid.x"}}, {1, {"param:0x210"}}};
+  MemoryAccess gathered;
+  gathered.opcode = "LDG.E";
+  gathered.address_from_loaded_data = from_loaded_data;  // irregular either way
+  patterns.accesses = {index, gathered};
+  k.access_patterns = patterns;
+  return k;
+}
+
+TEST(Hopper, GathersReadAtTheRandomSectorRates) {
+  DeviceProfile d = round_device();
+  d.l2_random_read_bandwidth_gbs = 3200;   // 3200 B per clock at 1000 MHz: 32 per SM of 100
+  d.dram_random_read_bandwidth_gbs = 800;  // 8 per SM
+  const Prediction p = predict_hopper(d, gather_kernel(true));
+  // 32 of the 36 sectors of the two loads are gathered, all miss L1; half of them miss L2:
+  // 64 warps x 32 sectors x 32 B x max(0.5 / 32, 0.5 / 8).
+  EXPECT_DOUBLE_EQ(p.t_gather, 64 * 32 * 32 * 0.5 / 8);
+  EXPECT_GE(p.t_data, p.t_gather);
+  // An irregular load whose address is not from loaded data is no gather; nor is anything without
+  // the measured rates.
+  EXPECT_DOUBLE_EQ(predict_hopper(d, gather_kernel(false)).t_gather, 0);
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), gather_kernel(true)).t_gather, 0);
+}
 
 TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {
   KernelProfile k = round_kernel();

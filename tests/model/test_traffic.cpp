@@ -49,6 +49,32 @@ double sectors(const MemoryAccess& m, const LaunchConfig& l) {
   return shape_traffic(AccessPatterns{{m}, "test"}, l).load_sectors_per_request;
 }
 
+// H.16's share: a gather out[i] = x[idx[i]] has a coalesced index load (4 sectors) and a scattered
+// one (taken as 32); measured at 18 sectors per request, the scattered one moves 32 / 36 of them.
+TEST(Traffic, GatherLoadSectorShare) {
+  MemoryAccess index = load(element(4, 1, 0));
+  MemoryAccess gathered = load(element(4, 1, 0));
+  gathered.address.reset();  // from the loaded index
+  gathered.address_from_loaded_data = true;
+  EXPECT_NEAR(gather_load_sector_share(AccessPatterns{{index, gathered}, "t"}, 2, 18), 32.0 / 36, 1e-12);
+  EXPECT_DOUBLE_EQ(gather_load_sector_share(AccessPatterns{{index}, "t"}, 1, 4), 0) << "no gather";
+  // An access the analysis cannot follow, but not from loaded data (a tiled loop, a predicated
+  // pointer update), is irregular and no gather.
+  MemoryAccess unfollowed = gathered;
+  unfollowed.address_from_loaded_data = false;
+  EXPECT_DOUBLE_EQ(gather_load_sector_share(AccessPatterns{{index, unfollowed}, "t"}, 2, 18), 0);
+  // A loaded but warp-uniform offset that leaves the address affine is no gather either.
+  MemoryAccess row = index;
+  row.address_from_loaded_data = true;
+  EXPECT_DOUBLE_EQ(gather_load_sector_share(AccessPatterns{{index, row}, "t"}, 2, 4), 0);
+  // A CSR row's contiguous values behind a row pointer count as scattered: capped at all of them.
+  EXPECT_DOUBLE_EQ(gather_load_sector_share(AccessPatterns{{gathered, gathered}, "t"}, 2, 13), 1);
+  // Stores never count.
+  MemoryAccess store = gathered;
+  store.kind = AccessKind::store;
+  EXPECT_DOUBLE_EQ(gather_load_sector_share(AccessPatterns{{index, store}, "t"}, 1, 4), 0);
+}
+
 TEST(Traffic, CoalescedRowWalkIsFourSectorsForFloatsAtEveryWarpShape) {
   // 32 consecutive floats: 128 bytes, 4 sectors. 8x32: 4 rows of 8 floats (32 bytes each).
   // 16x16: 2 rows of 16 floats (2 sectors each).
@@ -206,6 +232,7 @@ TEST(Traffic, AccessPatternsRoundTripThroughKernelJson) {
   irregular.opcode = "STG.E";
   irregular.kind = AccessKind::store;
   irregular.loop_depth = 2;
+  irregular.address_from_loaded_data = true;
   k.access_patterns = AccessPatterns{{load(element(4, 1, 1, -1)), irregular}, "round trip"};
   const KernelProfile back = kernel_from_json(to_json(k), "round trip");
   ASSERT_TRUE(back.access_patterns);
@@ -214,6 +241,8 @@ TEST(Traffic, AccessPatternsRoundTripThroughKernelJson) {
   EXPECT_FALSE(back.access_patterns->accesses[1].address);
   EXPECT_EQ(back.access_patterns->accesses[1].kind, AccessKind::store);
   EXPECT_EQ(back.access_patterns->accesses[1].loop_depth, 2);
+  EXPECT_TRUE(back.access_patterns->accesses[1].address_from_loaded_data);
+  EXPECT_FALSE(back.access_patterns->accesses[0].address_from_loaded_data);
   // A wrong kind is refused with the field named.
   nlohmann::json j = to_json(k);
   j["access_patterns"]["accesses"][0]["kind"] = "prefetch";
@@ -222,6 +251,14 @@ TEST(Traffic, AccessPatternsRoundTripThroughKernelJson) {
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("access_patterns.accesses[0].kind"), std::string::npos) << e.what();
+  }
+  j = to_json(k);
+  j["access_patterns"]["accesses"][1]["address_from_loaded_data"] = "yes";
+  try {
+    (void)kernel_from_json(j, "bad.json");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("address_from_loaded_data"), std::string::npos) << e.what();
   }
 }
 

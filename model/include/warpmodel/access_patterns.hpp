@@ -31,6 +31,11 @@ struct MemoryAccess {
   int loop_depth = 0;  // loops (backward branches) around the instruction
   // The byte address each thread computes; absent for an irregular access (see above).
   std::optional<AddressPolynomial> address;
+  // The address is computed from a value loaded from memory (x[col[j]], a pointer chase): a gather,
+  // whose sectors land at data-dependent places. An access the analysis merely cannot follow (a
+  // predicated update, a loop it does not solve) is irregular without this. A warp-uniform loaded
+  // offset (a CSR row start in a warp-per-row kernel) can still leave the address affine.
+  bool address_from_loaded_data = false;
 };
 
 struct AccessPatterns {

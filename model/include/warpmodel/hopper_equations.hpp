@@ -23,12 +23,14 @@
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
-//   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9, H.15)
+//   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9, H.15, H.16)
 //   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2)
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
 //                  + (wave_cycles + barrier_cycles x #sync) x waves x B^-a   (B: resident blocks
 //                  per SM, a: turnover_exponent; the exposed share of each wave's fixed costs)
 //   H.13  T_dispatch  = blocks per SM in the wave x block_dispatch   (measured by `characterize`)
+//   H.16  T_gather = n x S_g x 32 B x max(h / L2 random rate, (1 - h) / DRAM random rate): the
+//         sectors of loads at data-dependent addresses (S_g per warp, h of them hit L2)
 //   H.15  T_slice_atomics = n x #SMs x the busiest L2 slice's atomics per warp / same-address adds
 //                       per clock (one slice); without the slice counters, every lane's add where
 //                       every atomic's SASS address is one word for the whole grid
@@ -246,6 +248,23 @@ inline double t_slice_atomics(double warps_in_wave, double slice_atomics_per_war
   if (!(ops_per_clock > 0)) return 0;
   return warps_in_wave * slice_atomics_per_warp / ops_per_clock;
 }
+// H.16 T_gather: the sectors that loads at data-dependent addresses (x[col[j]]: the SASS address
+// comes from loaded data) fetch, each at a random place, at the measured random-sector rates (the
+// `dram_random_read` and `l2_random_read` microbenchmarks, 32 B counted per load, so the sectors
+// here are counted alike: one per gathered lane, not the DRAM bytes CUPTI counts, which are about
+// twice that for scattered misses on HBM). The hits (share h) are served by the L2 slices and the
+// misses by DRAM at the same time, so the slower of the two sets the pace. A random 4-byte gather
+// from 128 MiB (gather-f32 at 32M) reads 62 B of DRAM per element on the H200 at 2.85 TB/s of DRAM
+// bytes: 46 G elements a second, near the microbenchmark's 44 G sectors (1,401 GB/s at 32 B a load);
+// priced as DRAM bytes at the streaming rate it would take 35 % less time than it does.
+inline double t_gather(double n, double gather_sectors_per_warp, double l2_hit_share, double l2_random_bytes_per_clock,
+                       double dram_random_bytes_per_clock) {
+  if (!(gather_sectors_per_warp > 0) || !(l2_random_bytes_per_clock > 0) || !(dram_random_bytes_per_clock > 0))
+    return 0;
+  const double bytes = n * gather_sectors_per_warp * 32;
+  return bytes * std::max(l2_hit_share / l2_random_bytes_per_clock, (1 - l2_hit_share) / dram_random_bytes_per_clock);
+}
+
 // H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.
 inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { return blocks_per_sm * block_dispatch_cycles; }
 // H.9 T_dram = n x (read bytes / read rate + written bytes / write rate): reads and writes share the
@@ -261,8 +280,8 @@ inline double bytes_per_clock(double gbs, double sm_clock_mhz) { return gbs * 1e
 // sub-partitions' issue slots, the narrowest memory level.
 inline double t_warp(double t_schedule, double t_mem_latency) { return t_schedule + t_mem_latency; }
 inline double t_pipe(double t_issue, double t_sfu) { return std::max(t_issue, t_sfu); }
-inline double t_data(double t_l1, double t_l2, double t_dram, double t_slice_atomics = 0) {
-  return std::max({t_l1, t_l2, t_dram, t_slice_atomics});
+inline double t_data(double t_l1, double t_l2, double t_dram, double t_slice_atomics = 0, double t_gather = 0) {
+  return std::max({t_l1, t_l2, t_dram, t_slice_atomics, t_gather});
 }
 
 // H.11 T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2) (T_dispatch: H.13, 0 when

@@ -72,6 +72,19 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
 // (1 when no load sits in a loop or the measurement is smaller than the static count).
 double loop_trip_factor(const AccessPatterns& patterns, double global_load_inst_per_warp);
 
+// A gather: an access whose address the analysis cannot follow because it comes from loaded data
+// (x[col[j]]). An irregular access whose address is not from loaded data is not one.
+inline bool is_gather(const MemoryAccess& a) { return !a.address && a.address_from_loaded_data; }
+
+// The share of a kernel's global-load sectors that its gathers move, from the loads' loop weights
+// alone: a gather is taken as scattered (32 sectors per request, one per lane), the measured sectors
+// per request of all loads as the mean, so the share is
+// min(1, gather weight x 32 / (all load weight x transactions_per_request)). A CSR matrix's
+// contiguous row data (loaded at j = row_ptr[r] ..) counts as scattered too. 0 without gathers.
+// Hopper prices these sectors at the random-sector rates (H.16).
+double gather_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
+                                double transactions_per_request);
+
 // One derived counter, for the sweep's and validate's rows.
 struct DerivedCounter {
   std::string name;  // "transactions_per_request", "l1_miss_ratio", ...

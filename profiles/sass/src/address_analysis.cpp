@@ -436,6 +436,34 @@ std::optional<AddressPolynomial> address_of(const Instruction& ins, const State&
   return out;
 }
 
+// Registers that hold data loaded from memory or values computed from it: a forward taint. A load
+// from global, generic or shared memory taints what it writes, any instruction that reads a tainted
+// register taints what it writes, and any other write clears, a predicated one too: ptxas guards a
+// computation and its use alike (@!P0 LEA R10 .. ; @!P0 STG [R10]), and keeping the register's
+// earlier taint there would flag most guarded stores. The guard does not taint (a loop that stops at
+// a loaded bound does not make its counter data); local loads (spill reloads) do not either, since
+// which register they restore is not followed.
+using Tainted = std::set<std::string>;
+
+bool loads_memory_data(const std::string& b) { return b == "LDG" || b == "LD" || b == "LDS" || b == "LDSM"; }
+
+void taint_step(const Instruction& ins, Tainted& tainted) {
+  const RegisterUse use = register_use(ins);
+  const std::string guard = ins.guard.empty() ? "" : ins.guard.substr(ins.guard.find_first_not_of("@!"));
+  bool from_data = loads_memory_data(ins.base());
+  for (const std::string& r : use.reads) from_data = from_data || (r != guard && tainted.count(r) > 0);
+  for (const std::string& w : use.writes) {
+    if (from_data) tainted.insert(w);
+    else tainted.erase(w);
+  }
+}
+
+bool address_from_loaded_data(const Instruction& ins, const Tainted& tainted) {
+  for (const std::string& r : address_registers(ins))
+    if (tainted.count(r)) return true;
+  return false;
+}
+
 }  // namespace
 
 AccessPatterns analyse_addresses(const KernelListing& listing) {
@@ -514,10 +542,28 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
   }
   const bool converged = work.empty();
 
+  // The taint of loaded data, to a fixpoint (sets only grow: it always converges).
+  std::vector<Tainted> taint_in(blocks.size());
+  std::vector<bool> taint_reached(blocks.size(), false);
+  taint_reached[0] = true;
+  for (std::set<std::size_t> pending = {0}; !pending.empty();) {
+    const std::size_t k = *pending.begin();
+    pending.erase(pending.begin());
+    Tainted taint = taint_in[k];
+    for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) taint_step(code[i], taint);
+    for (const std::size_t s : successors[k]) {
+      const std::size_t before = taint_in[s].size();
+      taint_in[s].insert(taint.begin(), taint.end());
+      if (!taint_reached[s] || taint_in[s].size() != before) pending.insert(s);
+      taint_reached[s] = true;
+    }
+  }
+
   // The accesses, with the registers as the fixpoint leaves them.
-  int regular = 0;
+  int regular = 0, data_dependent = 0;
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     State state = in[k];
+    Tainted taint = taint_in[k];
     Interpreter interpreter;
     for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) {
       const Instruction& ins = code[i];
@@ -530,14 +576,18 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
         a.bytes_per_thread = access_bytes(ins);
         for (const auto& [first, last] : loops) a.loop_depth += ins.offset >= first && ins.offset <= last;
         if (reached[k] && converged) a.address = address_of(ins, interpreter.view(ins, state));
+        a.address_from_loaded_data = address_from_loaded_data(ins, taint);
         regular += a.address.has_value();
+        data_dependent += a.address_from_loaded_data;
         out.accesses.push_back(std::move(a));
       }
       interpreter.step(ins, state);
+      taint_step(ins, taint);
     }
   }
   out.source = "sass address analysis of " + listing.name + ": " + std::to_string(out.accesses.size()) +
-               " global accesses, " + std::to_string(regular) + " affine in the thread indices" +
+               " global accesses, " + std::to_string(regular) + " affine in the thread indices, " +
+               std::to_string(data_dependent) + " at addresses from loaded data" +
                (converged ? "" : " (the analysis did not converge: every access counted irregular)");
   return out;
 }

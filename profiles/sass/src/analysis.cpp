@@ -199,6 +199,16 @@ RegisterUse register_use(const Instruction& ins) {
   return use;
 }
 
+std::vector<std::string> address_registers(const Instruction& ins) {
+  std::vector<std::string> out;
+  for (auto it = ins.operands.rbegin(); it != ins.operands.rend(); ++it)
+    if (it->find('[') != std::string::npos) {
+      add_operand_registers(*it, 1, out);
+      break;
+    }
+  return out;
+}
+
 std::vector<Instruction> strip_padding(const std::vector<Instruction>& instructions) {
   std::size_t n = instructions.size();
   while (n > 0 && instructions[n - 1].base() == "NOP") --n;

@@ -126,11 +126,16 @@ TEST(AddressAnalysis, LoopsKeepThePerThreadPartAndLoadedAddressesAreIrregular) {
   }
   EXPECT_TRUE(has_tid) << format_address(walk.address);
   EXPECT_TRUE(has_loop_symbol) << format_address(walk.address);
+  EXPECT_FALSE(walk.address_from_loaded_data);
   EXPECT_FALSE(p.accesses[1].address) << "an address loaded from memory is irregular";
+  EXPECT_TRUE(p.accesses[1].address_from_loaded_data) << "x[idx]: the index R5 came from the loop's LDG";
   EXPECT_EQ(p.accesses[1].loop_depth, 0);
   EXPECT_FALSE(p.accesses[2].address) << "a predicated thread-dependent update makes it irregular";
+  EXPECT_FALSE(p.accesses[2].address_from_loaded_data) << "irregular, but computed from indices only";
   EXPECT_EQ(p.accesses[2].bytes_per_thread, 8);
-  EXPECT_NE(p.source.find("3 global accesses, 1 affine"), std::string::npos) << p.source;
+  EXPECT_NE(p.source.find("3 global accesses, 1 affine in the thread indices, 1 at addresses from loaded data"),
+            std::string::npos)
+      << p.source;
 }
 
 // Warp-per-row indexing: warp = tid / 32 by a shift, lane = tid % 32 by a mask; a signed division's

@@ -153,6 +153,9 @@ struct RegisterUse {
   std::vector<std::string> reads, writes;
 };
 RegisterUse register_use(const Instruction& ins);
+// Registers the address operand of a memory instruction reads ("desc[UR4][R2.64+0x8]" -> UR4, UR5,
+// R2, R3); empty when it has none.
+std::vector<std::string> address_registers(const Instruction& ins);
 // Bytes each thread moves for a load/store instruction (from .64/.128/.U8/... modifiers): 4 default.
 int access_bytes(const Instruction& ins);
 
