@@ -352,7 +352,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
 }
 
 // "access_patterns": {"source": "...", "accesses": [{"offset": 304, "opcode": "LDG.E.64",
-// "kind": "load", "bytes_per_thread": 8, "loop_depth": 1, "address_from_loaded_data": false (optional),
+// "kind": "load", "bytes_per_thread": 8, "loop_depth": 1, "address_from_loaded_data": true (absent: false),
 // "address": [[8, ["tid.x"]], ...] or null}]}
 AccessPatterns access_patterns_from(ObjectReader& r) {
   AccessPatterns p;
@@ -706,8 +706,8 @@ json to_json(const AccessPatterns& p) {
               {"kind", m.kind == AccessKind::load ? "load" : m.kind == AccessKind::store ? "store" : "atomic"},
               {"bytes_per_thread", m.bytes_per_thread},
               {"loop_depth", m.loop_depth},
-              {"address_from_loaded_data", m.address_from_loaded_data},
               {"address", nullptr}};
+    if (m.address_from_loaded_data) a["address_from_loaded_data"] = true;  // false when absent (most accesses)
     if (m.address) {
       a["address"] = json::array();
       for (const AddressTerm& t : *m.address) a["address"].push_back(json::array({t.coefficient, t.symbols}));
