@@ -109,7 +109,8 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
   // flight at once) gained nothing in double and cost a third in single on the H100 (registers).
   for (int c = t; c < cells; c += threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
-    const CellRows<T> rows = build_cell(view, i, line0 + lane, n_along, lines, constants);
+    const int l = line0 + lane;
+    const CellRows<T> rows = build_cell(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants);
     const int at = fused_slot<kCells>(c);
     coef[at] = rows.dma;
     coef[padded + at] = rows.amo;
