@@ -333,7 +333,7 @@ std::vector<Declaration> build() {
                             "__ldcg(float4) over 16 MiB, 256 passes", "LDG\\.E\\.128\\.STRONG\\.GPU", 1));
   d.push_back(bandwidth_row("l2_write", "ubench_bw_l2_write", BandwidthKind::l2_write,
                             "float4 store over 16 MiB, 256 passes", "STG\\.E\\.128", 1));
-  // Random sectors (a gather's traffic, hopper H.8-H.9 for irregular loads): bytes = 32 per load.
+  // Random sectors (a gather's traffic, hopper H.16): bytes = 32 per load.
   d.push_back(bandwidth_row("dram_random_read", "ubench_bw_random_read", BandwidthKind::dram_random_read,
                             "__ldcg(float) at a hashed sector of 256 MiB (32 B moved per load)",
                             "LDG\\.E\\.STRONG\\.GPU", 1));

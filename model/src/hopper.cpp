@@ -118,7 +118,7 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   return t;
 }
 
-// H.16's demand: the L2 read sectors per warp of the loads at data-dependent addresses, and the
+// H.16's demand: the sectors per warp that loads at data-dependent addresses send past L1, and the
 // share of them that hit L2.
 struct GatherDemand {
   double sectors_per_warp = 0;

@@ -71,7 +71,7 @@ struct DeviceProfile {
   std::optional<double> shared_read_bandwidth_gbs;      // the L1/shared data path
   std::optional<double> l2_write_bandwidth_gbs;         // stores written through L1 into L2 (hopper H.8)
   // Reads of one sector at a random place (a gather), 32 B counted per load: DRAM over 256 MiB and L2
-  // over a resident 16 MiB (hopper H.8-H.9 for the sectors of loads at data-dependent addresses).
+  // over a resident 16 MiB (hopper H.16: the sectors of loads at data-dependent addresses).
   std::optional<double> dram_random_read_bandwidth_gbs;
   std::optional<double> l2_random_read_bandwidth_gbs;
   // Clocks an SM needs per block it is handed (the launch microbenchmark's slope of time over

@@ -14,29 +14,41 @@
 
 namespace warpmodel::adi {
 
+// A value the build reads and never writes: through the read-only data cache on the device.
 template <class T>
-struct SweepView {
+WARPMODEL_ADI_HD T read_only_load(const T* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+// The five fields a sweep reads, read at (i, l) as the view `View` addresses them (View::load).
+template <class T, class View>
+struct SweepFields {
   const T* zeta_ptr;
   const T* bed_ptr;
   const T* along_ptr;
   const T* cross_old_ptr;
   const T* cross_new_ptr;
+
+  WARPMODEL_ADI_HD T zeta(int i, int l) const { return view().load(zeta_ptr, i, l); }
+  WARPMODEL_ADI_HD T bed(int i, int l) const { return view().load(bed_ptr, i, l); }
+  WARPMODEL_ADI_HD T along(int i, int l) const { return view().load(along_ptr, i, l); }
+  WARPMODEL_ADI_HD T cross_old(int i, int l) const { return view().load(cross_old_ptr, i, l); }
+  WARPMODEL_ADI_HD T cross_new(int i, int l) const { return view().load(cross_new_ptr, i, l); }
+  WARPMODEL_ADI_HD T depth(int i, int l) const { return zeta(i, l) - bed(i, l); }
+  WARPMODEL_ADI_HD const View& view() const { return static_cast<const View&>(*this); }
+};
+
+// Written {zeta, bed, along, cross_old, cross_new, along_stride, line_stride}.
+template <class T>
+struct SweepView : SweepFields<T, SweepView<T>> {
   int along_stride;
   int line_stride;
 
-  WARPMODEL_ADI_HD T load(const T* f, int i, int l) const {
-#if defined(__CUDA_ARCH__)
-    return __ldg(f + i * along_stride + l * line_stride);  // read-only during a build
-#else
-    return f[i * along_stride + l * line_stride];
-#endif
-  }
-  WARPMODEL_ADI_HD T zeta(int i, int l) const { return load(zeta_ptr, i, l); }
-  WARPMODEL_ADI_HD T bed(int i, int l) const { return load(bed_ptr, i, l); }
-  WARPMODEL_ADI_HD T along(int i, int l) const { return load(along_ptr, i, l); }
-  WARPMODEL_ADI_HD T cross_old(int i, int l) const { return load(cross_old_ptr, i, l); }
-  WARPMODEL_ADI_HD T cross_new(int i, int l) const { return load(cross_new_ptr, i, l); }
-  WARPMODEL_ADI_HD T depth(int i, int l) const { return zeta(i, l) - bed(i, l); }
+  WARPMODEL_ADI_HD T load(const T* f, int i, int l) const { return read_only_load(f + i * along_stride + l * line_stride); }
 };
 
 // The line-major view (along_stride == 1) seen from one cell (i0, l0): every field's pointer already
@@ -46,12 +58,7 @@ struct SweepView {
 // (ncu on the H200: 40 IADD3, 28 IMAD.X and 32 IMAD.MOV per cell against 36 loads). Same values as
 // SweepView, so the same rows to the last bit.
 template <class T>
-struct CellWindow {
-  const T* zeta_ptr;
-  const T* bed_ptr;
-  const T* along_ptr;
-  const T* cross_old_ptr;
-  const T* cross_new_ptr;
+struct CellWindow : SweepFields<T, CellWindow<T>> {
   long long line_stride;
   int i0, l0;
 
@@ -60,19 +67,8 @@ struct CellWindow {
     return {v.zeta_ptr + o, v.bed_ptr + o, v.along_ptr + o, v.cross_old_ptr + o, v.cross_new_ptr + o, v.line_stride, i, l};
   }
   WARPMODEL_ADI_HD T load(const T* f, int i, int l) const {
-    const T* p = f + (static_cast<long long>(l - l0) * line_stride + (i - i0));
-#if defined(__CUDA_ARCH__)
-    return __ldg(p);  // read-only during a build
-#else
-    return *p;
-#endif
+    return read_only_load(f + (static_cast<long long>(l - l0) * line_stride + (i - i0)));
   }
-  WARPMODEL_ADI_HD T zeta(int i, int l) const { return load(zeta_ptr, i, l); }
-  WARPMODEL_ADI_HD T bed(int i, int l) const { return load(bed_ptr, i, l); }
-  WARPMODEL_ADI_HD T along(int i, int l) const { return load(along_ptr, i, l); }
-  WARPMODEL_ADI_HD T cross_old(int i, int l) const { return load(cross_old_ptr, i, l); }
-  WARPMODEL_ADI_HD T cross_new(int i, int l) const { return load(cross_new_ptr, i, l); }
-  WARPMODEL_ADI_HD T depth(int i, int l) const { return zeta(i, l) - bed(i, l); }
 };
 
 }  // namespace warpmodel::adi
