@@ -12,9 +12,12 @@ For each GPU folder results/<gpu>/ it writes, where the inputs exist:
   stencils.provenance.json              the characterize_gpu.sh run whose stencils stage wrote
                                         stencils.json (the newest such characterize_gpu.*.provenance.json)
   cupti-vs-ncu-runs/cupti-N.provenance.json   the CUPTI run of cupti-N.csv (its twin cupti-N.json)
+  adi-dram-P-N.provenance.json          likewise for the ADI step's DRAM bytes (profile --kernel adi)
+  adi.provenance.json                   the characterize_gpu.sh run whose adi stage wrote adi.json and
+                                        tridiagonal.json (and, through adi_report.py, their .md/.csv)
 and results/compare-<a>-<b>.provenance.json for the device comparison. The tables themselves carry it
-too: every row of validation.csv and app-example.predict.csv, and the first row of ubench.csv (100,000
-rows), get the columns gpu, driver, cuda, sm_clock_mhz, measured_date, measured_commit,
+too: every row of validation.csv, app-example.predict.csv, adi.csv, tridiagonal.csv and adi-dram-*.csv,
+and the first row of ubench.csv (100,000 rows), get the columns gpu, driver, cuda, sm_clock_mhz, measured_date, measured_commit,
 measurement_command; app-example.predict.md and
 compare-<a>-<b>.md end with a provenance section, compare-<a>-<b>.json gets a "provenance" key. Each record has the fields
 gpu, driver, cuda, sm_clock_mhz, date, commit and command of the measurement (as that run recorded
@@ -129,24 +132,57 @@ def embed_in_markdown(path, runs):
     os.replace(tmp, path)
 
 
-def stencil_run(folder):
-    """The newest characterize_gpu.sh run whose stencils stage succeeded."""
+def characterize_stage_run(folder, stage, stage_text, clock):
+    """The newest characterize_gpu.sh run in `folder` whose stage `stage` succeeded, with the SM clock
+    record `clock` (each stage's benchmark records its own, or none)."""
     runs = []
     for path in glob.glob(os.path.join(folder, "characterize_gpu*.provenance.json")):
         run = load(path)
-        if run.get("stages", {}).get("stencils", {}).get("status") == 0:
+        if run.get("stages", {}).get(stage, {}).get("status") == 0:
             runs.append((run.get("date") or "", path, run))
     if not runs:
         return None
     _, path, run = max(runs)
     return {"file": path, "gpu": run.get("gpu"), "gpu_uuid": run.get("gpu_uuid"), "driver": run.get("driver"),
-            "cuda": run.get("cuda"),
-            "sm_clock_mhz": {"at_start": run.get("sm_clock_mhz_at_start"),
-                             "source": "nvidia-smi when characterize_gpu.sh started (idle clock); bench_stencils "
-                                       "does not record the clock under load"},
+            "cuda": run.get("cuda"), "sm_clock_mhz": dict(clock, at_start=run.get("sm_clock_mhz_at_start")),
             "date": run.get("date"), "commit": run.get("commit"), "command": run.get("command"),
-            "stage": "stencils: bench_stencils --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "
-                     "--benchmark_out=stencils.json"}
+            "stage": stage_text}
+
+
+def stencil_run(folder):
+    return characterize_stage_run(
+        folder, "stencils", "stencils: bench_stencils --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "
+                            "--benchmark_out=stencils.json",
+        {"source": "nvidia-smi when characterize_gpu.sh started (idle clock); bench_stencils does not record the "
+                   "clock under load"})
+
+
+def adi_run(folder):
+    """The characterize_gpu.sh run whose adi stage wrote adi.json and tridiagonal.json, with the maximum
+    SM clock bench_adi read from the runtime."""
+    context = load(os.path.join(folder, "adi.json")).get("context", {})
+    return characterize_stage_run(
+        folder, "adi", "adi: bench_adi --benchmark_out=adi.json, bench_tridiagonal --benchmark_out=tridiagonal.json, "
+                       "then scripts/adi_report.py (adi.md/.csv, tridiagonal.md/.csv)",
+        {"max_runtime": context.get("gpu_max_sm_clock_mhz"),
+         "source": "bench_adi's context (cudaDevAttrClockRate, the maximum) and nvidia-smi when "
+                   "characterize_gpu.sh started (idle clock)"})
+
+
+def profile_tables(pattern, embed):
+    """Sidecars for the CSV tables `warpmodel profile` wrote beside their JSON twins, and with `embed`
+    the provenance columns in the CSV too (not for the CUPTI-vs-ncu runs: those CSVs are the test's raw
+    runs, kept as written, and the device's 64 MiB tree has no room for their copies)."""
+    written = []
+    for table in sorted(glob.glob(pattern)):
+        twin = table[:-len(".csv")] + ".json"
+        if os.path.exists(twin):
+            out = table[:-len(".csv")] + ".provenance.json"
+            write(out, {"tables": [os.path.basename(table), os.path.basename(twin)], "measurement": cupti_run(twin)})
+            if embed:
+                embed_in_csv(table, cupti_run(twin))
+            written.append(out)
+    return written
 
 
 def gpu_folder(folder):
@@ -182,12 +218,19 @@ def gpu_folder(folder):
                                             f"--device {folder}/device.json --provenance {out} "
                                             "(scripts/regenerate_results.sh)"})
             written.append(out)
-    for table in sorted(glob.glob(os.path.join(folder, "cupti-vs-ncu-runs", "cupti-*.csv"))):
-        twin = table[:-len(".csv")] + ".json"
-        if os.path.exists(twin):
-            out = table[:-len(".csv")] + ".provenance.json"
-            write(out, {"tables": [os.path.basename(table), os.path.basename(twin)], "measurement": cupti_run(twin)})
+    written += profile_tables(os.path.join(folder, "cupti-vs-ncu-runs", "cupti-*.csv"), embed=False)
+    written += profile_tables(os.path.join(folder, "adi-dram-*.csv"), embed=True)
+    if os.path.exists(os.path.join(folder, "adi.json")):
+        run = adi_run(folder)
+        if run is not None:
+            tables = [t for t in ("adi.json", "adi.md", "adi.csv", "tridiagonal.json", "tridiagonal.md", "tridiagonal.csv")
+                      if os.path.exists(os.path.join(folder, t))]
+            out = os.path.join(folder, "adi.provenance.json")
+            write(out, {"tables": tables, "measurement": run})
             written.append(out)
+            for table in ("adi.csv", "tridiagonal.csv"):
+                if os.path.exists(os.path.join(folder, table)):
+                    embed_in_csv(os.path.join(folder, table), run)
     # validation.csv: the sweep's run, as validate's own validation.provenance.json records it.
     sweep = os.path.join(folder, "validation.provenance.json")
     if os.path.exists(sweep) and os.path.exists(os.path.join(folder, "validation.csv")):

@@ -42,6 +42,19 @@ value there names its source equation or table in seeds/000 chapter 4). No GPU w
   \`warpmodel predict --model all --format csv\`, \`warpmodel sweep --top 20 --format csv\` on the files above,
   and \`scripts/plot_thesis.py reproduction.json\`
 PROV
+# The same record as JSON beside the computed tables (reproduction.json carries no measurement).
+cat >"$out/reproduction.provenance.json" <<PROV
+{
+  "measured": false,
+  "what": "computed by warpmodel from the thesis's printed K40 inputs; no GPU was used",
+  "inputs": ["model/data/k40-thesis.device.json", "model/data/stencil-order2-k40-thesis.kernel.json"],
+  "code_content_hash": "${code_hash}",
+  "tables": ["reproduction.md", "reproduction.csv", "reproduction.json", "prediction-all-models.csv", "sweep-thesis-2016.csv"],
+  "commands": ["warpmodel reproduce-thesis --format markdown|csv|json", "warpmodel predict --model all --format csv",
+               "warpmodel sweep --top 20 --format csv", "scripts/plot_thesis.py reproduction.json"],
+  "run_by": "scripts/regenerate_results.sh"
+}
+PROV
 echo "regenerate: wrote $out/"
 
 # Validation tables and plots from the committed measurements of each GPU (warpmodel validate --from).
