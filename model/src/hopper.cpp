@@ -250,10 +250,19 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
                              : kernel.l2_miss_ratio;
   p.amat = hopper_eq::amat(device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss,
                            p.avg_dram_lat);
-  const double batch_latency =
-      hopper_eq::batch_latency(p.mlp, device.l1_hit_latency_cycles, kernel.l1_miss_ratio, device.l2_hit_latency_cycles,
-                               l2_miss, device.dram_latency_cycles) +
-      hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);  // H.6
+  // H.6b: the global loads that re-read one address every iteration (SASS), as a share of the loads H.6 counts.
+  p.reused_load_share = 0;
+  if (kernel.access_patterns && loads > 0) {
+    const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
+    p.reused_load_share =
+        loop_invariant_load_share(*kernel.access_patterns, global_loads) * global_loads / loads;
+  }
+  p.batch_latency = hopper_eq::batch_latency_with_reuse(p.mlp, p.reused_load_share, device.l1_hit_latency_cycles,
+                                                        kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss,
+                                                        device.dram_latency_cycles) +
+                    hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, kernel.l1_miss_ratio,
+                                                p.departure_delay);  // H.6, H.6b
+  const double batch_latency = p.batch_latency;
 
   // H.16: the gathers' share (SASS) of the load sectors that leave L1 (the requests' sectors times the
   // L1 miss ratio; not CUPTI's L2 bytes, which count DRAM fills as well).

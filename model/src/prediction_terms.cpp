@@ -46,6 +46,8 @@ constexpr std::array kTerms{
     PredictionTerm{"T_sfu", "T_sfu", "H.3", &P::t_sfu},
     PredictionTerm{"stall_cycles_per_inst", "stall per instruction", "H.4", &P::stall_cycles_per_inst},
     PredictionTerm{"T_schedule", "T_schedule", "H.4", &P::t_schedule},
+    PredictionTerm{"reused_load_share", "loads reusing one address", "H.6b", &P::reused_load_share},
+    PredictionTerm{"batch_latency", "batch latency", "H.6", &P::batch_latency},
     PredictionTerm{"T_mem_latency", "T_mem_latency", "H.6", &P::t_mem_latency},
     PredictionTerm{"T_l1", "T_l1", "H.7", &P::t_l1_data},
     PredictionTerm{"T_l2", "T_l2", "H.8", &P::t_l2_bandwidth},

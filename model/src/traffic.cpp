@@ -320,6 +320,25 @@ double gather_load_sector_share(const AccessPatterns& patterns, double global_lo
   return std::min(1.0, gathered * kScatteredSectors / (all * transactions_per_request));
 }
 
+bool is_loop_invariant_load(const MemoryAccess& a) {
+  if (!is_load(a) || a.loop_depth < 1 || !a.address || a.opcode.find("STRONG") != std::string::npos) return false;
+  for (const AddressTerm& t : *a.address)
+    for (const std::string& s : t.symbols)
+      if (s.find("u:") != std::string::npos) return false;  // also inside a floor
+  return true;
+}
+
+double loop_invariant_load_share(const AccessPatterns& patterns, double global_load_inst_per_warp) {
+  const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
+  double invariant = 0, all = 0;
+  for (const MemoryAccess& a : patterns.accesses) {
+    if (!is_load(a)) continue;
+    all += weight_of(a, trip);
+    if (is_loop_invariant_load(a)) invariant += weight_of(a, trip);
+  }
+  return all > 0 ? invariant / all : 0;
+}
+
 double loop_trip_factor(const AccessPatterns& patterns, double global_load_inst_per_warp) {
   std::vector<int> depths;
   for (const MemoryAccess& a : patterns.accesses)

@@ -248,6 +248,36 @@ TEST(Hopper, GathersReadAtTheRandomSectorRates) {
   EXPECT_DOUBLE_EQ(predict_hopper(round_device(), gather_kernel(true)).t_gather, 0);
 }
 
+// H.6b through predict_hopper: two loads a warp in one loop, one of them at an address the loop
+// does not move; L1 misses half the loads, L2 misses all of what reaches it.
+KernelProfile reload_kernel(bool invariant) {
+  KernelProfile k = round_kernel();
+  k.global_load_inst_per_warp = 2;
+  k.mlp = 2;
+  k.l1_miss_ratio = 0.5;
+  k.l2_miss_ratio = 1;
+  MemoryAccess data, mean;
+  data.opcode = mean.opcode = "LDG.E";
+  data.loop_depth = mean.loop_depth = 1;
+  data.address = AddressPolynomial{{4, {"tid.x"}}, {1, {"param:0x210"}}, {4, {"param:0x224", "u:j0x280:R12"}}};
+  mean.address = AddressPolynomial{{4, {"tid.x"}}, {1, {"param:0x218"}}};
+  if (!invariant) mean.address->push_back({4, {"u:j0x280:R12"}});
+  k.access_patterns = AccessPatterns{{data, mean}, "test"};
+  return k;
+}
+
+TEST(Hopper, LoopInvariantLoadsHitL1AndTheOthersCarryTheMisses) {
+  const DeviceProfile d = round_device();
+  const Prediction reused = predict_hopper(d, reload_kernel(true));
+  EXPECT_DOUBLE_EQ(reused.reused_load_share, 0.5);
+  // One batch of 2: the walking load always goes to DRAM (600), plus one line's departure: 2 x 1 x 0.5 - 1 = 0.
+  EXPECT_DOUBLE_EQ(reused.batch_latency, 600);
+  EXPECT_DOUBLE_EQ(reused.t_mem_latency, 600);
+  const Prediction iid = predict_hopper(d, reload_kernel(false));
+  EXPECT_DOUBLE_EQ(iid.reused_load_share, 0);
+  EXPECT_DOUBLE_EQ(iid.batch_latency, 30 * 0.25 + 600 * 0.75);
+}
+
 TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {
   KernelProfile k = round_kernel();
   const double free_cycles = predict_hopper(round_device(), k).cycles;

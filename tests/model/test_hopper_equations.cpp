@@ -69,6 +69,19 @@ TEST(HopperEquations, BatchLatencyAndDepartures) {
   EXPECT_DOUBLE_EQ(eq::batch_departures(2, 4, 1, 10), 10);
 }
 
+// H.6b: a column deviation's iteration loads data[i][j] (always from DRAM) and mean[j] (the same
+// address every iteration: an L1 hit), m1 = 0.5 overall, m2 = 1. The i.i.d. H.6 lets both hit with
+// probability 1/4; with the reused load set apart the other one always misses: one DRAM round trip.
+TEST(HopperEquations, BatchLatencyWithLoopInvariantLoads) {
+  EXPECT_DOUBLE_EQ(eq::batch_latency(2, 30, 0.5, 200, 1, 600), 30 * 0.25 + 600 * 0.75);
+  EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(2, 0.5, 30, 0.5, 200, 1, 600), 600);
+  EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(2, 0, 30, 0.5, 200, 1, 600), eq::batch_latency(2, 30, 0.5, 200, 1, 600))
+      << "r = 0 is H.6";
+  EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(4, 1, 30, 0.5, 200, 1, 600), 30) << "every load reused: L1";
+  // The other loads' miss ratio never exceeds 1: 4 loads, 3 reused, m1 = 0.5 -> the fourth misses.
+  EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(4, 0.75, 30, 0.5, 200, 0.5, 600), 200 * 0.5 + 600 * 0.5);
+}
+
 TEST(HopperEquations, MemoryLatency) {
   EXPECT_DOUBLE_EQ(eq::t_mem_latency(0, 4, 100), 0);
   EXPECT_DOUBLE_EQ(eq::t_mem_latency(12, 4, 100), 300);  // 3 batches of 4

@@ -75,6 +75,33 @@ TEST(Traffic, GatherLoadSectorShare) {
   EXPECT_DOUBLE_EQ(gather_load_sector_share(AccessPatterns{{index, store}, "t"}, 1, 4), 0);
 }
 
+// H.6b's loads: inside a loop, at an address no loop moves (mean[j] reloaded beside data[i][j]).
+TEST(Traffic, LoopInvariantLoads) {
+  MemoryAccess mean = load(element(4, 1, 0), 4, 1);
+  EXPECT_TRUE(is_loop_invariant_load(mean));
+  MemoryAccess walking = mean;  // data[i * cols + j]: i is the loop's carried value
+  walking.address->push_back({4, {"param:0x224", "u:j0x280:R12"}});
+  EXPECT_FALSE(is_loop_invariant_load(walking));
+  MemoryAccess floored = mean;  // a loop-carried value inside a floor moves the address too
+  floored.address->push_back({4, {"floor((tid.x + u:j0x280:R12)/32)"}});
+  EXPECT_FALSE(is_loop_invariant_load(floored));
+  EXPECT_FALSE(is_loop_invariant_load(load(element(4, 1, 0), 4, 0))) << "not in a loop: read once";
+  MemoryAccess strong = mean;
+  strong.opcode = "LDG.E.STRONG.GPU";  // volatile: read from L2 every time
+  EXPECT_FALSE(is_loop_invariant_load(strong));
+  MemoryAccess irregular = mean;
+  irregular.address.reset();
+  EXPECT_FALSE(is_loop_invariant_load(irregular));
+  MemoryAccess store = mean;
+  store.kind = AccessKind::store;
+  EXPECT_FALSE(is_loop_invariant_load(store));
+  // Shares, loop-weighted: both in one loop: 1/2. With a load outside the loop and a measured 9 loads
+  // per warp, the loop runs 4 times (1 + 2 x 4 = 9): 4 / 9.
+  EXPECT_DOUBLE_EQ(loop_invariant_load_share(AccessPatterns{{mean, walking}, "t"}, 2), 0.5);
+  EXPECT_NEAR(loop_invariant_load_share(AccessPatterns{{load(element(4, 1, 0)), mean, walking}, "t"}, 9), 4.0 / 9, 1e-9);
+  EXPECT_DOUBLE_EQ(loop_invariant_load_share(AccessPatterns{{walking}, "t"}, 1), 0);
+}
+
 TEST(Traffic, CoalescedRowWalkIsFourSectorsForFloatsAtEveryWarpShape) {
   // 32 consecutive floats: 128 bytes, 4 sectors. 8x32: 4 rows of 8 floats (32 bytes each).
   // 16x16: 2 rows of 16 floats (2 sectors each).

@@ -19,6 +19,9 @@
 //   H.6   T_mem_lat   = #loads / MLP x batch_lat  (LDG + LDL)   one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
+//   H.6b  a share r of the loads read an address that stays the same in every iteration of their
+//         loop (SASS): they hit L1, and the batch's other m (1 - r) loads carry all the L1 misses,
+//         m1' = min(1, m1 / (1 - r)), in the expected maximum of H.6
 //   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM), bytes_l1 = 128 x the data
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
@@ -214,6 +217,20 @@ inline double batch_latency(double batch, double l1_lat, double l1_miss, double 
   const double h1 = std::pow(1 - l1_miss, batch);
   const double h12 = std::pow(1 - l1_miss * l2_miss, batch);
   return l1_lat * h1 + l2_lat * (h12 - h1) + dram_lat * (1 - h12);
+}
+// H.6b The batch when a share r of its loads re-read an address their loop does not move (an operand
+// ptxas reloads every iteration because a store of the loop may alias it: a naive column standard
+// deviation reloads mean[j] beside data[i][j]). After the first iteration those hit L1, so the L1
+// misses the counters give belong to the other m (1 - r) loads, each missing with m1 / (1 - r); the
+// batch still waits for its slowest. The i.i.d. H.6 instead lets the two loads of such an iteration
+// both hit with (1 - m1)^2 = 1/4 (m1 = 1/2), pricing 3/4 of a DRAM round trip where every
+// iteration waits for a whole one: that column deviation ran 26-34 % slower than predicted. r = 0 is
+// H.6.
+inline double batch_latency_with_reuse(double batch, double reused_share, double l1_lat, double l1_miss, double l2_lat,
+                                       double l2_miss, double dram_lat) {
+  const double r = std::clamp(reused_share, 0.0, 1.0);
+  if (r >= 1) return l1_lat;
+  return batch_latency(batch * (1 - r), l1_lat, std::min(1.0, l1_miss / (1 - r)), l2_lat, l2_miss, dram_lat);
 }
 // Only the lines that miss L1 leave the SM and queue for departure (fraction l1_miss of them).
 inline double batch_departures(double batch, double sectors_per_request, double l1_miss, double delta) {

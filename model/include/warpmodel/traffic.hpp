@@ -85,6 +85,17 @@ inline bool is_gather(const MemoryAccess& a) { return !a.address && a.address_fr
 double gather_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
                                 double transactions_per_request);
 
+// A load that reads the same address in every iteration of the loops around it: its address is
+// affine in the thread, block and launch indices and the parameters only (no loop-carried or other
+// unfollowed "u:" value), it sits in a loop, and it may be cached in L1 (not a .STRONG load, which
+// reads the coherent L2). ptxas reloads such an operand each iteration when a store of the loop may
+// alias it. After the first iteration it hits L1 (H.6b).
+bool is_loop_invariant_load(const MemoryAccess& a);
+
+// The share of a kernel's global loads (weighted by their loops as gather_load_sector_share does)
+// that are loop-invariant; 0 without any.
+double loop_invariant_load_share(const AccessPatterns& patterns, double global_load_inst_per_warp);
+
 // One derived counter, for the sweep's and validate's rows.
 struct DerivedCounter {
   std::string name;  // "transactions_per_request", "l1_miss_ratio", ...
