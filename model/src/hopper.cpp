@@ -9,6 +9,7 @@
 #include "mwp_cwp_core.hpp"
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
+#include "warpmodel/sweep.hpp"
 #include "warpmodel/traffic.hpp"
 
 namespace warpmodel {
@@ -190,7 +191,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   whole_blocks.launch.active_warps_per_sm.reset();
   p.occupancy = detail::checked_occupancy(device, whole_blocks);
   if (kernel.launch.active_warps_per_sm)
-    p.notes.push_back("hopper: launch.active_warps_per_sm ignored; N from the occupancy rules (whole blocks)");
+    p.notes.push_back("hopper: N from the occupancy rules (whole blocks); launch.active_warps_per_sm is read only as the working warps of a one-wave launch (H.1b)");
   const Occupancy& occ = p.occupancy;
   Rates rates = measured_rates(device);
   // H.15: the atomics of the busiest L2 slice, counted; without that counter, every lane's add when
@@ -281,8 +282,28 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.last_wave_sms = split.last_wave_sms;
   p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
 
-  const WaveTerms full = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
-                                    slice_atomics_per_warp, gather, occ.n, occ.active_sms, occ.resident_blocks_per_sm);
+  // H.1b: a launch that runs in one wave, and whose measured active warps per SM (CUPTI's achieved
+  // occupancy) stay under the wave's resident warps: the warps that exit early leave the work to the
+  // others, so the wave runs `working` warps, each carrying the resident warps' share of the work
+  // (totals conserved; hopper_equations.hpp says why only one wave).
+  const bool one_wave = split.full_waves + (split.last_wave_blocks > 0 ? 1 : 0) <= 1;
+  const auto wave = [&](double resident_warps, double sms, double blocks_per_sm) {
+    double working = resident_warps;
+    if (one_wave && kernel.launch.active_warps_per_sm)
+      working = std::clamp(*kernel.launch.active_warps_per_sm, std::min(1.0, resident_warps), resident_warps);
+    p.working_warps_per_sm = working;
+    const double f = resident_warps / working;
+    if (f == 1)
+      return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,
+                        gather, resident_warps, sms, blocks_per_sm);
+    KernelProfile concentrated = kernel;
+    scale_per_warp_counts(concentrated, f);
+    GatherDemand concentrated_gather = gather;
+    concentrated_gather.sectors_per_warp *= f;
+    return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f, batch_latency,
+                      slice_atomics_per_warp * f, concentrated_gather, working, sms, blocks_per_sm);
+  };
+  const WaveTerms full = wave(occ.n, occ.active_sms, occ.resident_blocks_per_sm);
   p.t_issue = full.issue;
   p.t_sfu = full.sfu;
   p.t_schedule = full.schedule;
@@ -300,9 +321,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.bound = full.bound;
   p.t_last_wave = 0;
   if (split.last_wave_blocks > 0) {
-    const WaveTerms last = wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency,
-                                      slice_atomics_per_warp, gather, p.last_wave_warps_per_sm, split.last_wave_sms,
-                                      split.last_wave_blocks_per_sm);
+    const WaveTerms last = wave(p.last_wave_warps_per_sm, split.last_wave_sms, split.last_wave_blocks_per_sm);
     p.t_last_wave = last.wave;
     if (split.full_waves == 0) p.bound = last.bound;
   }

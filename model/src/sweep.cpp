@@ -46,17 +46,20 @@ KernelProfile profile_at_launch(const KernelProfile& reference, const LaunchConf
   k.launch.active_warps_per_sm.reset();  // N and #total_warps follow from the new shape
   k.launch.total_warps.reset();
   if (!(from > 0) || !(to > 0)) return k;
-  const double f = from / to;
+  scale_per_warp_counts(k, from / to);
+  return k;
+}
+
+void scale_per_warp_counts(KernelProfile& k, double factor) {
   for (double* x : {&k.inst_per_warp, &k.mem_inst_per_warp, &k.fp_inst_per_warp, &k.sfu_inst_per_warp,
                     &k.sync_inst_per_warp, &k.uncoalesced_mem_inst_per_warp, &k.divergent_inst_per_warp,
                     &k.bank_conflicts_per_warp, &k.shared_inst_per_warp, &k.async_copy_inst_per_warp,
                     &k.local_load_inst_per_warp})
-    *x *= f;
+    *x *= factor;
   for (std::optional<double>* x : {&k.global_load_inst_per_warp, &k.l2_bytes_per_warp, &k.dram_bytes_per_warp,
                                    &k.dram_write_bytes_per_warp, &k.l2_write_bytes_per_warp, &k.l1_wavefronts_per_warp,
                                    &k.atomic_lane_ops_per_warp, &k.busiest_slice_atomics_per_warp})
-    if (*x) **x *= f;
-  return k;
+    if (*x) **x *= factor;
 }
 
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,

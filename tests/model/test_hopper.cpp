@@ -288,6 +288,34 @@ TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {
   ASSERT_FALSE(p.notes.empty());
 }
 
+// H.1b: one block of 4 warps of which one works (a chase of 32 chains in a 128-thread block): the
+// counters' per-warp averages are a quarter of the working warp's, and CUPTI's achieved occupancy
+// says 1 warp was active.
+TEST(Hopper, OneWaveLaunchRunsItsMeasuredWorkingWarps) {
+  KernelProfile k = round_kernel();
+  k.launch.grid = {1, 1, 1};
+  k.launch.block = {128, 1, 1};
+  k.inst_per_warp = 25;  // the working warp's 100, averaged over 4
+  k.mem_inst_per_warp = 1;
+  k.global_load_inst_per_warp = 1;
+  k.mlp = 1;
+  const Prediction averaged = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(averaged.working_warps_per_sm, 4);
+  k.launch.active_warps_per_sm = 1;
+  const Prediction p = predict_hopper(round_device(), k);
+  EXPECT_EQ(p.occupancy.n, 4) << "N stays the occupancy rules'";
+  EXPECT_DOUBLE_EQ(p.working_warps_per_sm, 1);
+  EXPECT_DOUBLE_EQ(p.t_schedule, 4 * averaged.t_schedule) << "the working warp runs all 100 instructions";
+  EXPECT_DOUBLE_EQ(p.t_mem_latency, 4 * averaged.t_mem_latency) << "and all 4 loads";
+  EXPECT_DOUBLE_EQ(p.t_issue, 100) << "ceil(1 / 4) x 100 on one scheduler";
+  EXPECT_DOUBLE_EQ(p.t_l2_bandwidth, averaged.t_l2_bandwidth) << "the bytes are the same";
+  // Never more working warps than resident ones, never fewer than one.
+  k.launch.active_warps_per_sm = 7;
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).working_warps_per_sm, 4);
+  k.launch.active_warps_per_sm = 0.2;
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).working_warps_per_sm, 1);
+}
+
 TEST(Hopper, MeasuredTrafficOverridesTheDerivedOne) {
   KernelProfile k = round_kernel();
   k.dram_bytes_per_warp = 1024;

@@ -9,6 +9,8 @@
 //
 //   H.1   waves: full waves of N warps per SM, then one partial wave (its own N and SM count); N from
 //         the occupancy rules (whole blocks), not a forced or achieved N
+//   H.1b  one wave only: the working warps W' = min(W, measured active warps per SM), each with the
+//         W warps' work (per-warp counts x W / W'): warps that exit at once leave theirs to the others
 //   H.2   T_issue     = ceil(n / P) x #inst                     P sub-partitions, 1 warp-inst/clk each
 //   H.3   T_sfu       = ceil(n / P) x #SFU_inst x warp_size / (SFU lanes / P)
 //   H.4   T_schedule  = #inst x stall                           stall: the SASS control bits' mean stall
@@ -114,6 +116,15 @@
 //   (one batch's last load returns its wavefronts after the batch latency): the thread-per-row GEMV
 //   at 2 warps per SM moved from -38 % to -20 %, the unrolled few-row GEMV (MLP 13) from 0 to +10 %,
 //   pooled unchanged.
+// * H.1b: the counters are averages over the launched warps. A chase of 32 chains launched as one
+//   block of 128 threads runs one working warp; its three others exit at the bounds test, so the
+//   average warp carried a quarter of the chase and the prediction fell by 4x from the 32-thread
+//   block to the 128-thread one while the measured time stayed the same (-30 % -> -82 %). CUPTI's
+//   achieved occupancy (sm__warps_active per active cycle) is 1.005 there: in a launch that fits in
+//   one wave it counts the warps that do the work. Over several waves it also falls with ramp-up,
+//   tails and dispatch (a copy of 64-thread blocks: 16 of 64 warps), so it is read for one wave only;
+//   and warps that wait at a barrier stay active, so a block whose 2 of 32 warps sum while the rest
+//   wait is not seen [leave-one-class-out 13.8 % -> 13.2 % H200, 13.5 % -> 13.0 % H100].
 // * Barriers: #sync (BAR, from the ADU pipe counter) enters H.12 linearly, each costing its wave a
 //   fitted barrier_cycles; the microbenchmarks do not measure a barrier yet.
 // What remains (results/<gpu>/validation.md, leave-one-class-out): gathers under-predicted by about

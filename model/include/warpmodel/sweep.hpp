@@ -49,6 +49,9 @@ Dim3 grid_for(const Dim3& domain, const Dim3& block);
 // its total work instead of multiplying it. For a one-thread-per-point kernel the two warp counts
 // agree up to padding and the per-warp counts stay as they are. Ratios, MLP and stalls are kept.
 KernelProfile profile_at_launch(const KernelProfile& reference, const LaunchConfig& target);
+// Every per-warp count of the profile (instructions, requests, bytes, atomics) times `factor`: the
+// same work spread over 1 / factor as many warps.
+void scale_per_warp_counts(KernelProfile& k, double factor);
 
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,
                                 std::span<const Dim3> blocks);
