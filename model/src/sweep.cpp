@@ -84,6 +84,8 @@ SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile
     e.block = block;
     if (block == kernel.launch.block) {
       e.profile = profile_at_launch(kernel, launch);
+      // The profiled launch's measured active warps (hopper H.1b) hold at its own shape only.
+      if (launch.grid == kernel.launch.grid) e.profile.launch.active_warps_per_sm = kernel.launch.active_warps_per_sm;
       e.counters = "measured";
     } else if (kernel.access_patterns) {
       e.profile = derive_profile_at_launch(device, kernel, *kernel.access_patterns, launch, &e.derived);

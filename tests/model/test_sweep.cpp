@@ -3,6 +3,7 @@
 #include "warpmodel/model.hpp"
 #include "warpmodel/sweep.hpp"
 #include "warpmodel/thesis.hpp"
+#include "round_profiles.hpp"
 
 namespace warpmodel {
 namespace {
@@ -63,6 +64,27 @@ TEST(Sweep, ProfileAtLaunchConservesTheWork) {
   same_points.grid = {2, 1, 1};
   same_points.block = {32, 1, 1};
   EXPECT_DOUBLE_EQ(profile_at_launch(k, same_points).inst_per_warp, 3200);
+}
+
+// The profiled shape's row is `predict`'s prediction: its measured active warps (hopper H.1b: one
+// working warp of four in a one-block launch) stay with it and with no other shape.
+TEST(Sweep, TheProfiledShapeKeepsItsMeasuredActiveWarps) {
+  const DeviceProfile d = testing::round_device();
+  KernelProfile k = testing::round_kernel();
+  k.launch.grid = {1, 1, 1};
+  k.launch.block = {128, 1, 1};
+  k.launch.active_warps_per_sm = 1;
+  const std::vector<Dim3> shapes = {{128, 1, 1}, {256, 1, 1}};
+  const SweepResult r = sweep_launch_shapes(d, k, ModelVariant::Hopper, shapes);
+  ASSERT_EQ(r.ranked.size(), 2u);
+  for (const auto& e : r.ranked) {
+    if (e.block == Dim3{128, 1, 1}) {
+      EXPECT_DOUBLE_EQ(e.prediction.cycles, predict(ModelVariant::Hopper, d, k).cycles);
+      EXPECT_DOUBLE_EQ(e.prediction.working_warps_per_sm, 1);
+    } else {
+      EXPECT_FALSE(e.profile.launch.active_warps_per_sm.has_value());
+    }
+  }
 }
 
 TEST(Sweep, ShapesThatCannotRunAreCountedNotRanked) {
