@@ -53,6 +53,13 @@ constexpr std::size_t kRandomReadSamples = std::size_t(1) << 24;
 // page-table walks set the rate: 1,298 GB/s on the H200, where a 128 MiB gather moved 2,850).
 constexpr std::size_t kRandomReadDramBytes = std::size_t(256) << 20;
 
+// Row-segment reads (a 2D kernel at a narrow block shape): a matrix of kRowsReadWidthFloats-float rows
+// (32 KiB), kRowsReadBytes in all, read once by one float per thread; blocks of 256 threads whose
+// width in floats times 4 is the segment of a row each warp reads: 8 x 32 (32 B: one sector of
+// each of 4 lines), 16 x 16 (64 B), 32 x 8 (128 B: one whole line).
+constexpr int kRowsReadWidthFloats = 8192;
+constexpr std::size_t kRowsReadBytes = std::size_t(1) << 30;
+
 // Launch overhead: grids of 1..kLaunchMaxWaves waves of one block per SM, kLaunchBlockThreads each.
 constexpr int kLaunchMaxWaves = 64;
 constexpr int kLaunchBlockThreads = 32;

@@ -390,6 +390,15 @@ extern "C" __global__ void ubench_bw_random_read(const float* __restrict__ a, in
   if (s == 1.2345f) sink[0] = s;
 }
 
+// Row segments: one float per thread of a matrix of `width` floats per row, x across the block's
+// width, y down its height; blocks dealt in order, so the x-neighbouring blocks that read the other
+// segments of each line run at about the same time, as in a 2D stencil.
+extern "C" __global__ void ubench_bw_read_rows(const float* a, int width, float* sink) {
+  const std::size_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  const float v = a[y * width + x];
+  if (v == 1.2345f) sink[0] = v;
+}
+
 // --- the memory-pipe kernels (issue 12): one signature, launched by symbol (run_timed) ---
 // Every warp writes the absolute (start, end) %clock64 of its timed region per repetition; the
 // harness takes a block's time as max(end) - min(start) over its warps (throughput) or each
@@ -869,6 +878,8 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
   int dram_log2_sectors = 0, l2_log2_sectors = 0;
   while ((std::size_t(2) << dram_log2_sectors) * 32 <= std::min(g_scratch.bytes, kRandomReadDramBytes)) ++dram_log2_sectors;
   while ((std::size_t(2) << l2_log2_sectors) * 32 <= kL2BandwidthBytes) ++l2_log2_sectors;
+  // Row-segment reads: kRowsReadBytes of rows, or what the scratch holds.
+  const std::size_t rows_read_rows = std::min(kRowsReadBytes, g_scratch.bytes) / (kRowsReadWidthFloats * sizeof(float));
   auto launch = [&] {
     switch (kind) {
       case BandwidthKind::dram_read: ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.data()); break;
@@ -885,6 +896,15 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
         ubench_bw_random_read<<<blocks, threads>>>(reinterpret_cast<const float*>(base), l2_log2_sectors,
                                                    kRandomReadSamples, sink.data());
         break;
+      case BandwidthKind::dram_read_rows_32b:
+      case BandwidthKind::dram_read_rows_64b:
+      case BandwidthKind::dram_read_rows_128b: {
+        const unsigned bx = kind == BandwidthKind::dram_read_rows_32b ? 8 : kind == BandwidthKind::dram_read_rows_64b ? 16 : 32;
+        const dim3 block(bx, 256 / bx);
+        const dim3 grid(kRowsReadWidthFloats / bx, static_cast<unsigned>(rows_read_rows / block.y));
+        ubench_bw_read_rows<<<grid, block>>>(reinterpret_cast<const float*>(base), kRowsReadWidthFloats, sink.data());
+        break;
+      }
     }
   };
   switch (kind) {
@@ -896,6 +916,9 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
     case BandwidthKind::shared_read: out.bytes = double(sm_count) * 4 * 256 * shared_iters * 8 * sizeof(float4); break;
     case BandwidthKind::dram_random_read:
     case BandwidthKind::l2_random_read: out.bytes = double(kRandomReadSamples) * 32; break;  // a sector per sample
+    case BandwidthKind::dram_read_rows_32b:
+    case BandwidthKind::dram_read_rows_64b:
+    case BandwidthKind::dram_read_rows_128b: out.bytes = double(rows_read_rows) * kRowsReadWidthFloats * sizeof(float); break;
   }
   launch();  // warm-up (and, for l2_write, brings the footprint into L2)
   sync("bandwidth warm-up");

@@ -32,7 +32,10 @@ enum class Method {
 enum class ClockRead { clock64, clock32_register, clock_function };
 enum class StoreChain { shared_roundtrip, shared_selfload, global_roundtrip, global_selfload };
 enum class CacheOp { ca, cg };
-enum class BandwidthKind { dram_read, dram_write, dram_copy, l2_read, l2_write, shared_read, dram_random_read, l2_random_read };
+enum class BandwidthKind {
+  dram_read, dram_write, dram_copy, l2_read, l2_write, shared_read, dram_random_read, l2_random_read,
+  dram_read_rows_32b, dram_read_rows_64b, dram_read_rows_128b  // row segments of a 2D read (hopper H.9b)
+};
 struct AluKernel {
   int index = 0;  // row of ubench.def
   bool throughput = false;
