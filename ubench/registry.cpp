@@ -341,13 +341,14 @@ std::vector<Declaration> build() {
                             "__ldcg(float) at a hashed sector of 16 MiB, resident in L2 (32 B moved per load)",
                             "LDG\\.E\\.STRONG\\.GPU", 1));
   // Row segments (hopper H.9b): the same bytes from DRAM, each warp reading a 32-, 64- or 128-byte
-  // segment of 4, 2 or 1 rows; the neighbouring blocks read the rest of each line.
+  // segment of 4, 2 or 1 rows; the neighbouring blocks read the rest of each line. The loop is
+  // unrolled 4 times (4 loads, each copy with its exit test).
   d.push_back(bandwidth_row("dram_read_rows_32b", "ubench_bw_read_rows", BandwidthKind::dram_read_rows_32b,
-                            "ld.global.f32 a[y * 8192 + x], blocks of 8 x 32, 1 GiB", "LDG\\.E", 1));
+                            "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 8 x 32, 1 GiB", "LDG\\.E", 4));
   d.push_back(bandwidth_row("dram_read_rows_64b", "ubench_bw_read_rows", BandwidthKind::dram_read_rows_64b,
-                            "ld.global.f32 a[y * 8192 + x], blocks of 16 x 16, 1 GiB", "LDG\\.E", 1));
+                            "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 16 x 16, 1 GiB", "LDG\\.E", 4));
   d.push_back(bandwidth_row("dram_read_rows_128b", "ubench_bw_read_rows", BandwidthKind::dram_read_rows_128b,
-                            "ld.global.f32 a[y * 8192 + x], blocks of 32 x 8, 1 GiB", "LDG\\.E", 1));
+                            "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 32 x 8, 1 GiB", "LDG\\.E", 4));
   d.push_back(bandwidth_row("shared_read", "ubench_bw_shared", BandwidthKind::shared_read,
                             "ld.shared.v4.f32, 32 KiB per block", "LDS\\.128", 8));
 
