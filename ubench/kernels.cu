@@ -406,6 +406,15 @@ extern "C" __global__ void ubench_bw_read_rows(const float* a, int width, int ro
   if (s == 1.2345f) sink[0] = s;
 }
 
+// The same walk, storing: every float of the matrix written once.
+extern "C" __global__ void ubench_bw_write_rows(float* a, int width, int rows) {
+  const std::size_t x = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::size_t step = static_cast<std::size_t>(gridDim.y) * blockDim.y;
+#pragma unroll 4
+  for (std::size_t y = blockIdx.y * blockDim.y + threadIdx.y; y < static_cast<std::size_t>(rows); y += step)
+    a[y * width + x] = 1.0f;
+}
+
 // --- the memory-pipe kernels (issue 12): one signature, launched by symbol (run_timed) ---
 // Every warp writes the absolute (start, end) %clock64 of its timed region per repetition; the
 // harness takes a block's time as max(end) - min(start) over its warps (throughput) or each
@@ -905,13 +914,24 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
         break;
       case BandwidthKind::dram_read_rows_32b:
       case BandwidthKind::dram_read_rows_64b:
-      case BandwidthKind::dram_read_rows_128b: {
-        const unsigned bx = kind == BandwidthKind::dram_read_rows_32b ? 8 : kind == BandwidthKind::dram_read_rows_64b ? 16 : 32;
+      case BandwidthKind::dram_read_rows_128b:
+      case BandwidthKind::dram_write_rows_32b:
+      case BandwidthKind::dram_write_rows_64b:
+      case BandwidthKind::dram_write_rows_128b: {
+        const bool w32 = kind == BandwidthKind::dram_read_rows_32b || kind == BandwidthKind::dram_write_rows_32b;
+        const bool w64 = kind == BandwidthKind::dram_read_rows_64b || kind == BandwidthKind::dram_write_rows_64b;
+        const unsigned bx = w32 ? 8 : w64 ? 16 : 32;
         const dim3 block(bx, 256 / bx);
         const unsigned columns = kRowsReadWidthFloats / bx;
         const dim3 grid(columns, std::max(1u, static_cast<unsigned>(sm_count) * 8 / columns));
-        ubench_bw_read_rows<<<grid, block>>>(reinterpret_cast<const float*>(base), kRowsReadWidthFloats,
-                                             static_cast<int>(rows_read_rows), sink.data());
+        const bool write = kind == BandwidthKind::dram_write_rows_32b || kind == BandwidthKind::dram_write_rows_64b ||
+                           kind == BandwidthKind::dram_write_rows_128b;
+        if (write)
+          ubench_bw_write_rows<<<grid, block>>>(reinterpret_cast<float*>(base), kRowsReadWidthFloats,
+                                                static_cast<int>(rows_read_rows));
+        else
+          ubench_bw_read_rows<<<grid, block>>>(reinterpret_cast<const float*>(base), kRowsReadWidthFloats,
+                                               static_cast<int>(rows_read_rows), sink.data());
         break;
       }
     }
@@ -927,7 +947,10 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
     case BandwidthKind::l2_random_read: out.bytes = double(kRandomReadSamples) * 32; break;  // a sector per sample
     case BandwidthKind::dram_read_rows_32b:
     case BandwidthKind::dram_read_rows_64b:
-    case BandwidthKind::dram_read_rows_128b: out.bytes = double(rows_read_rows) * kRowsReadWidthFloats * sizeof(float); break;
+    case BandwidthKind::dram_read_rows_128b:
+    case BandwidthKind::dram_write_rows_32b:
+    case BandwidthKind::dram_write_rows_64b:
+    case BandwidthKind::dram_write_rows_128b: out.bytes = double(rows_read_rows) * kRowsReadWidthFloats * sizeof(float); break;
   }
   launch();  // warm-up (and, for l2_write, brings the footprint into L2)
   sync("bandwidth warm-up");

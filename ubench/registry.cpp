@@ -349,6 +349,12 @@ std::vector<Declaration> build() {
                             "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 16 x 16, 1 GiB", "LDG\\.E", 4));
   d.push_back(bandwidth_row("dram_read_rows_128b", "ubench_bw_read_rows", BandwidthKind::dram_read_rows_128b,
                             "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 32 x 8, 1 GiB", "LDG\\.E", 4));
+  d.push_back(bandwidth_row("dram_write_rows_32b", "ubench_bw_write_rows", BandwidthKind::dram_write_rows_32b,
+                            "st.global.f32 a[y * 8192 + x] down the rows, blocks of 8 x 32, 1 GiB", "STG\\.E", 4));
+  d.push_back(bandwidth_row("dram_write_rows_64b", "ubench_bw_write_rows", BandwidthKind::dram_write_rows_64b,
+                            "st.global.f32 a[y * 8192 + x] down the rows, blocks of 16 x 16, 1 GiB", "STG\\.E", 4));
+  d.push_back(bandwidth_row("dram_write_rows_128b", "ubench_bw_write_rows", BandwidthKind::dram_write_rows_128b,
+                            "st.global.f32 a[y * 8192 + x] down the rows, blocks of 32 x 8, 1 GiB", "STG\\.E", 4));
   d.push_back(bandwidth_row("shared_read", "ubench_bw_shared", BandwidthKind::shared_read,
                             "ld.shared.v4.f32, 32 KiB per block", "LDS\\.128", 8));
 

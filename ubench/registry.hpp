@@ -34,7 +34,8 @@ enum class StoreChain { shared_roundtrip, shared_selfload, global_roundtrip, glo
 enum class CacheOp { ca, cg };
 enum class BandwidthKind {
   dram_read, dram_write, dram_copy, l2_read, l2_write, shared_read, dram_random_read, l2_random_read,
-  dram_read_rows_32b, dram_read_rows_64b, dram_read_rows_128b  // row segments of a 2D read (hopper H.9b)
+  dram_read_rows_32b, dram_read_rows_64b, dram_read_rows_128b,    // row segments of a 2D read (hopper H.9b)
+  dram_write_rows_32b, dram_write_rows_64b, dram_write_rows_128b  // and of a 2D write
 };
 struct AluKernel {
   int index = 0;  // row of ubench.def

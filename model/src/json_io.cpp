@@ -259,6 +259,12 @@ void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
   fill(d.l2_write_bandwidth_gbs, "/bandwidth/l2_write/gbs");
   fill(d.dram_random_read_bandwidth_gbs, "/bandwidth/dram_random_read/gbs");
   fill(d.l2_random_read_bandwidth_gbs, "/bandwidth/l2_random_read/gbs");
+  fill(d.dram_read_rows_32b_gbs, "/bandwidth/dram_read_rows_32b/gbs");
+  fill(d.dram_read_rows_64b_gbs, "/bandwidth/dram_read_rows_64b/gbs");
+  fill(d.dram_read_rows_128b_gbs, "/bandwidth/dram_read_rows_128b/gbs");
+  fill(d.dram_write_rows_32b_gbs, "/bandwidth/dram_write_rows_32b/gbs");
+  fill(d.dram_write_rows_64b_gbs, "/bandwidth/dram_write_rows_64b/gbs");
+  fill(d.dram_write_rows_128b_gbs, "/bandwidth/dram_write_rows_128b/gbs");
   fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles");
   fill(d.same_address_atomic_ops_per_clock, "/throughput/global_atomic_same_address/ops_per_clk");
   fill(d.same_address_atomic_f32_ops_per_clock, "/throughput/global_atomic_same_address_f32/ops_per_clk");
@@ -317,6 +323,12 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     d.l2_write_bandwidth_gbs = bw->optional_positive("l2_write");
     d.dram_random_read_bandwidth_gbs = bw->optional_positive("dram_random_read");
     d.l2_random_read_bandwidth_gbs = bw->optional_positive("l2_random_read");
+    d.dram_read_rows_32b_gbs = bw->optional_positive("dram_read_rows_32b");
+    d.dram_read_rows_64b_gbs = bw->optional_positive("dram_read_rows_64b");
+    d.dram_read_rows_128b_gbs = bw->optional_positive("dram_read_rows_128b");
+    d.dram_write_rows_32b_gbs = bw->optional_positive("dram_write_rows_32b");
+    d.dram_write_rows_64b_gbs = bw->optional_positive("dram_write_rows_64b");
+    d.dram_write_rows_128b_gbs = bw->optional_positive("dram_write_rows_128b");
     bw->finish();
   }
   if (auto atomics = top.optional_object("atomic_ops_per_clock")) {
@@ -683,6 +695,12 @@ json to_json(const DeviceProfile& d) {
   if (d.l2_write_bandwidth_gbs) bw["l2_write"] = *d.l2_write_bandwidth_gbs;
   if (d.dram_random_read_bandwidth_gbs) bw["dram_random_read"] = *d.dram_random_read_bandwidth_gbs;
   if (d.l2_random_read_bandwidth_gbs) bw["l2_random_read"] = *d.l2_random_read_bandwidth_gbs;
+  if (d.dram_read_rows_32b_gbs) bw["dram_read_rows_32b"] = *d.dram_read_rows_32b_gbs;
+  if (d.dram_read_rows_64b_gbs) bw["dram_read_rows_64b"] = *d.dram_read_rows_64b_gbs;
+  if (d.dram_read_rows_128b_gbs) bw["dram_read_rows_128b"] = *d.dram_read_rows_128b_gbs;
+  if (d.dram_write_rows_32b_gbs) bw["dram_write_rows_32b"] = *d.dram_write_rows_32b_gbs;
+  if (d.dram_write_rows_64b_gbs) bw["dram_write_rows_64b"] = *d.dram_write_rows_64b_gbs;
+  if (d.dram_write_rows_128b_gbs) bw["dram_write_rows_128b"] = *d.dram_write_rows_128b_gbs;
   if (!bw.empty()) out["bandwidth_gbs"] = bw;
   json atomics = json::object();
   if (d.same_address_atomic_ops_per_clock) atomics["same_address_u32"] = *d.same_address_atomic_ops_per_clock;

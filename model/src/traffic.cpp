@@ -260,12 +260,13 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
   }
   if (blocks.empty()) blocks.push_back({0, 0, 0});
 
-  double load_sectors = 0, store_sectors = 0, hit_sectors = 0, weighted_load_sectors = 0;
+  double load_sectors = 0, store_sectors = 0, hit_sectors = 0, weighted_load_sectors = 0, weighted_store_sectors = 0;
   std::set<WideAddress> seen;  // sectors the resident blocks' earlier loads touched
   for (const CompiledAccess& ca : compiled.accesses) {
     const MemoryAccess& a = *ca.access;
     const double w = weight_of(a, loop_trip);
     long long sectors_sum = 0, hits = 0, requests = 0;
+    long long by_fill[4] = {0, 0, 0, 0};  // sectors whose line held 1..4 of the request's sectors
     for (const Dim3& block : blocks) {
       for (int id : compiled.block_symbols)
         values[id] = static_cast<WideAddress>(component(block, compiled.symbols[id].back()));
@@ -281,6 +282,9 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
         }
         ++requests;
         sectors_sum += static_cast<long long>(warp_sectors.size());
+        std::map<WideAddress, int> per_line;  // 128-byte line -> its sectors in this request
+        for (const WideAddress s : warp_sectors) ++per_line[s / 4];
+        for (const auto& [line, n] : per_line) by_fill[std::clamp(n, 1, 4) - 1] += n;
         if (!is_load(a)) continue;
         for (const WideAddress s : warp_sectors) hits += static_cast<long long>(seen.count(s));
         // Later warps of the same instruction reuse them too. (Counting only earlier instructions'
@@ -295,14 +299,22 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
       load_sectors += w * per_request;
       weighted_load_sectors += w * static_cast<double>(sectors_sum);
       hit_sectors += w * static_cast<double>(hits);
+      for (int k = 0; k < 4; ++k) out.load_sectors_by_line_fill[k] += w * static_cast<double>(by_fill[k]);
     } else {
       out.regular_store_weight += w;
       store_sectors += w * per_request;
+      weighted_store_sectors += w * static_cast<double>(sectors_sum);
+      for (int k = 0; k < 4; ++k) out.store_sectors_by_line_fill[k] += w * static_cast<double>(by_fill[k]);
     }
   }
   if (out.regular_load_weight > 0) out.load_sectors_per_request = load_sectors / out.regular_load_weight;
   if (out.regular_store_weight > 0) out.store_sectors_per_request = store_sectors / out.regular_store_weight;
-  if (weighted_load_sectors > 0) out.load_l1_hit_rate = hit_sectors / weighted_load_sectors;
+  if (weighted_load_sectors > 0) {
+    out.load_l1_hit_rate = hit_sectors / weighted_load_sectors;
+    for (double& share : out.load_sectors_by_line_fill) share /= weighted_load_sectors;
+  }
+  if (weighted_store_sectors > 0)
+    for (double& share : out.store_sectors_by_line_fill) share /= weighted_store_sectors;
   return out;
 }
 

@@ -74,6 +74,15 @@ struct DeviceProfile {
   // over a resident 16 MiB (hopper H.16: the sectors of loads at data-dependent addresses).
   std::optional<double> dram_random_read_bandwidth_gbs;
   std::optional<double> l2_random_read_bandwidth_gbs;
+  // A 2D read whose warps take 32-, 64- or 128-byte segments of rows (blocks 8x32, 16x16, 32x8; the
+  // neighbouring blocks read the rest of each line): the DRAM rate by the bytes of a line one request
+  // asks for (hopper H.9b).
+  std::optional<double> dram_read_rows_32b_gbs;
+  std::optional<double> dram_read_rows_64b_gbs;
+  std::optional<double> dram_read_rows_128b_gbs;
+  std::optional<double> dram_write_rows_32b_gbs;  // the same walk, storing
+  std::optional<double> dram_write_rows_64b_gbs;
+  std::optional<double> dram_write_rows_128b_gbs;
   // Clocks an SM needs per block it is handed (the launch microbenchmark's slope of time over
   // blocks per SM); hopper H.13. Absent on profiles from characterize versions before it.
   std::optional<double> block_dispatch_cycles;

@@ -28,6 +28,8 @@
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
+//   H.9b  DRAM reads (writes) at e x the read (write) rate: e from the shares of load (store) sectors
+//         whose line a request asks 1, 2, 3 or 4 sectors of (SASS), each at its row-segment rate
 //   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9, H.15, H.16)
 //   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2)
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
@@ -251,6 +253,35 @@ inline double batch_departures(double batch, double sectors_per_request, double 
 inline double t_mem_latency(double loads, double mlp, double batch_latency_cycles) {
   if (loads <= 0) return 0;
   return loads / std::min(mlp, loads) * batch_latency_cycles;
+}
+
+// H.9b The DRAM rates of requests that ask for part of a line. The `dram_read_rows` and
+// `dram_write_rows` microbenchmarks move the same bytes with warps taking 32-, 64- and 128-byte
+// segments of rows (the x-neighbouring blocks take the rest of each line at about the same time);
+// their rates, over the 128-byte one, are the efficiencies of sectors whose line a request touched
+// in 1, 2 or 4 sectors (3: between 2 and 4). Sectors of shares f_k (SASS addresses) at efficiencies
+// e_k move at e = 1 / sum f_k / e_k of the read (write) rate; the irregular accesses' share (no
+// address) at 1. Efficiencies above 1 (noise) count 1.
+inline double segment_efficiency(int sectors_in_line, double rate_32b, double rate_64b, double rate_128b) {
+  if (!(rate_128b > 0) || !(rate_32b > 0) || !(rate_64b > 0)) return 1;
+  const double e1 = std::min(1.0, rate_32b / rate_128b), e2 = std::min(1.0, rate_64b / rate_128b);
+  switch (sectors_in_line) {
+    case 1: return e1;
+    case 2: return e2;
+    case 3: return 0.5 * (e2 + 1);
+    default: return 1;
+  }
+}
+inline double dram_segment_efficiency(const double (&sectors_by_line_fill)[4], double regular_share, double rate_32b,
+                                   double rate_64b, double rate_128b) {
+  double inverse = 0, counted = 0;
+  for (int k = 0; k < 4; ++k) {
+    inverse += sectors_by_line_fill[k] / segment_efficiency(k + 1, rate_32b, rate_64b, rate_128b);
+    counted += sectors_by_line_fill[k];
+  }
+  if (!(counted > 0)) return 1;
+  const double share = std::clamp(regular_share, 0.0, 1.0);
+  return 1 / ((1 - share) + share * inverse / counted);
 }
 
 // H.7-H.8 T = n x bytes per warp / bytes per clock per SM.

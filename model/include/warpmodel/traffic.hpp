@@ -62,6 +62,10 @@ struct ShapeTraffic {
   // Share of load sectors that an earlier access of the blocks resident on one SM touched (the
   // same instruction in an earlier warp or block, or an earlier instruction): L1 hits by reuse.
   double load_l1_hit_rate = 0;
+  // Share of the regular loads' sectors whose 128-byte line the request touched in 1, 2, 3 or 4
+  // sectors (a warp of an 8x32 block reads one sector of each of 4 lines: all in [0]); hopper H.9b.
+  double load_sectors_by_line_fill[4] = {0, 0, 0, 0};
+  double store_sectors_by_line_fill[4] = {0, 0, 0, 0};  // the same for stores and atomics
   double regular_load_weight = 0, irregular_load_weight = 0;
   double regular_store_weight = 0, irregular_store_weight = 0;
 };
