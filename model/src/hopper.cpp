@@ -3,7 +3,6 @@
 // L2 read and shared read bandwidth; DRAM read and write when present); without them it says which
 // ones are missing.
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -295,7 +294,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
       p.dram_write_efficiency = hopper_eq::dram_segment_efficiency(
           shape.store_sectors_by_line_fill, share(shape.regular_store_weight, shape.irregular_store_weight),
           *device.dram_write_rows_32b_gbs, *device.dram_write_rows_64b_gbs, *device.dram_write_rows_128b_gbs);
-    if (std::getenv("WM_NOSEG")) p.dram_read_efficiency = p.dram_write_efficiency = 1;
     rates.dram_read_bytes_per_clock *= p.dram_read_efficiency;
     rates.dram_write_bytes_per_clock *= p.dram_write_efficiency;
     rates.dram_copy_bytes_per_clock *= p.dram_read_efficiency;  // unsplit bytes: taken as reads

@@ -204,6 +204,19 @@ TEST(Hopper, BlockDispatchJoinsTheDataBound) {
   const DeviceProfile random_back = device_from_json(to_json(d), "round-trip");
   EXPECT_EQ(random_back.dram_random_read_bandwidth_gbs, 900);
   EXPECT_EQ(random_back.l2_random_read_bandwidth_gbs, 1700);
+  d.dram_read_rows_32b_gbs = 1900;
+  d.dram_read_rows_64b_gbs = 2100;
+  d.dram_read_rows_128b_gbs = 2200;
+  d.dram_write_rows_32b_gbs = 1800;
+  d.dram_write_rows_64b_gbs = 2600;
+  d.dram_write_rows_128b_gbs = 2800;
+  const DeviceProfile rows_back = device_from_json(to_json(d), "round-trip");
+  EXPECT_EQ(rows_back.dram_read_rows_32b_gbs, 1900);
+  EXPECT_EQ(rows_back.dram_read_rows_64b_gbs, 2100);
+  EXPECT_EQ(rows_back.dram_read_rows_128b_gbs, 2200);
+  EXPECT_EQ(rows_back.dram_write_rows_32b_gbs, 1800);
+  EXPECT_EQ(rows_back.dram_write_rows_64b_gbs, 2600);
+  EXPECT_EQ(rows_back.dram_write_rows_128b_gbs, 2800);
 }
 
 // H.16: a gather's sectors, hits at the L2's random-sector rate and misses at DRAM's, the slower.
@@ -314,6 +327,49 @@ TEST(Hopper, OneWaveLaunchRunsItsMeasuredWorkingWarps) {
   EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).working_warps_per_sm, 4);
   k.launch.active_warps_per_sm = 0.2;
   EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).working_warps_per_sm, 1);
+}
+
+// H.9b through predict_hopper: a 2D copy out[y][x] = in[y][x] at 8x32 reads and writes one sector of
+// each of 4 lines a request; at 32x8 whole lines. DRAM-bound with measured bytes.
+KernelProfile copy_2d(long long bx, long long by) {
+  KernelProfile k = round_kernel();
+  k.launch.block = {bx, by, 1};
+  k.launch.grid = {1000, 1, 1};
+  k.dram_bytes_per_warp = 256;
+  k.dram_write_bytes_per_warp = 128;
+  AddressPolynomial in = {{1, {"param:0x210"}}, {4, {"tid.x"}}, {4, {"param:0x220", "tid.y"}}};
+  AddressPolynomial out = in;
+  out[0] = {1, {"param:0x218"}};
+  MemoryAccess load, store;
+  load.opcode = "LDG.E";
+  load.address = in;
+  store.opcode = "STG.E";
+  store.kind = AccessKind::store;
+  store.address = out;
+  k.access_patterns = AccessPatterns{{load, store}, "test"};
+  return k;
+}
+
+TEST(Hopper, DramRatesFollowTheLineSegmentsOfTheRequests) {
+  DeviceProfile d = round_device();
+  d.dram_read_bandwidth_gbs = 3200;
+  d.dram_write_bandwidth_gbs = 3200;
+  const Prediction unmeasured = predict_hopper(d, copy_2d(8, 32));
+  EXPECT_DOUBLE_EQ(unmeasured.dram_read_efficiency, 1);
+  d.dram_read_rows_32b_gbs = 1600;
+  d.dram_read_rows_64b_gbs = 2400;
+  d.dram_read_rows_128b_gbs = 3200;
+  d.dram_write_rows_32b_gbs = 2000;
+  d.dram_write_rows_64b_gbs = 3000;
+  d.dram_write_rows_128b_gbs = 4000;
+  const Prediction narrow = predict_hopper(d, copy_2d(8, 32));
+  EXPECT_DOUBLE_EQ(narrow.dram_read_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(narrow.dram_write_efficiency, 0.5);
+  // 64 warps x (128 B / (0.5 x 32) + 128 B / (0.5 x 32)) per SM.
+  EXPECT_DOUBLE_EQ(narrow.t_dram_bandwidth, 64 * (128 / 16.0 + 128 / 16.0));
+  const Prediction wide = predict_hopper(d, copy_2d(32, 8));
+  EXPECT_DOUBLE_EQ(wide.dram_read_efficiency, 1);
+  EXPECT_DOUBLE_EQ(wide.t_dram_bandwidth, narrow.t_dram_bandwidth / 2);
 }
 
 TEST(Hopper, MeasuredTrafficOverridesTheDerivedOne) {

@@ -82,6 +82,23 @@ TEST(HopperEquations, BatchLatencyWithLoopInvariantLoads) {
   EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(4, 0.75, 30, 0.5, 200, 0.5, 600), 200 * 0.5 + 600 * 0.5);
 }
 
+// H.9b: rates 600, 800, 1000 for 32-, 64- and 128-byte row segments: efficiencies 0.6, 0.8, 0.9 (3
+// sectors: between 2 and 4), 1. Half the sectors alone in their line, half in whole lines:
+// e = 1 / (0.5 / 0.6 + 0.5 / 1) = 0.75; with a third of the loads irregular (at 1): 1 / (1/3 + 2/3 x 4/3).
+TEST(HopperEquations, DramSegmentEfficiency) {
+  EXPECT_DOUBLE_EQ(eq::segment_efficiency(1, 600, 800, 1000), 0.6);
+  EXPECT_DOUBLE_EQ(eq::segment_efficiency(2, 600, 800, 1000), 0.8);
+  EXPECT_DOUBLE_EQ(eq::segment_efficiency(3, 600, 800, 1000), 0.9);
+  EXPECT_DOUBLE_EQ(eq::segment_efficiency(4, 600, 800, 1000), 1);
+  EXPECT_DOUBLE_EQ(eq::segment_efficiency(1, 1100, 800, 1000), 1) << "noise above the whole-line rate counts 1";
+  EXPECT_DOUBLE_EQ(eq::segment_efficiency(1, 0, 800, 1000), 1) << "not measured";
+  const double half[4] = {0.5, 0, 0, 0.5};
+  EXPECT_DOUBLE_EQ(eq::dram_segment_efficiency(half, 1, 600, 800, 1000), 0.75);
+  EXPECT_DOUBLE_EQ(eq::dram_segment_efficiency(half, 2.0 / 3, 600, 800, 1000), 1 / (1.0 / 3 + 2.0 / 3 * 4.0 / 3));
+  const double none[4] = {0, 0, 0, 0};
+  EXPECT_DOUBLE_EQ(eq::dram_segment_efficiency(none, 1, 600, 800, 1000), 1) << "no regular load";
+}
+
 TEST(HopperEquations, MemoryLatency) {
   EXPECT_DOUBLE_EQ(eq::t_mem_latency(0, 4, 100), 0);
   EXPECT_DOUBLE_EQ(eq::t_mem_latency(12, 4, 100), 300);  // 3 batches of 4

@@ -151,6 +151,31 @@ AccessPatterns five_point_stencil() {
           "five-point stencil"};
 }
 
+// H.9b's input: how many sectors of its line each sector's request asked for. A row walk of floats
+// at 32x8 takes whole lines (4 sectors), at 16x16 half lines, at 8x32 one sector of each of 4 lines.
+TEST(Traffic, SectorsByTheirLinesFill) {
+  const MemoryAccess m = load(element(4, 1, 1));
+  const auto fill = [&](long long bx, long long by) {
+    const ShapeTraffic t = shape_traffic(AccessPatterns{{m}, "t"}, launch(bx, by));
+    return std::vector<double>(std::begin(t.load_sectors_by_line_fill), std::end(t.load_sectors_by_line_fill));
+  };
+  EXPECT_EQ(fill(32, 8), (std::vector<double>{0, 0, 0, 1}));
+  EXPECT_EQ(fill(16, 16), (std::vector<double>{0, 1, 0, 0}));
+  EXPECT_EQ(fill(8, 32), (std::vector<double>{1, 0, 0, 0}));
+  // The five-point stencil at 32x8: centre, up, down whole lines (3 x 4 sectors a warp); left and
+  // right 5 sectors in 2 lines: one line whole (4), the neighbour's 1 sector: per warp 12 + 2 x (4 + 1)
+  // = 22 sectors, 2 of them alone in their line.
+  const ShapeTraffic tile = shape_traffic(five_point_stencil(), launch(32, 8));
+  EXPECT_NEAR(tile.load_sectors_by_line_fill[0], 2.0 / 22, 1e-12);
+  EXPECT_NEAR(tile.load_sectors_by_line_fill[3], 20.0 / 22, 1e-12);
+  // Stores are counted apart.
+  MemoryAccess store = m;
+  store.kind = AccessKind::store;
+  const ShapeTraffic stored = shape_traffic(AccessPatterns{{store}, "t"}, launch(8, 32));
+  EXPECT_DOUBLE_EQ(stored.store_sectors_by_line_fill[0], 1);
+  EXPECT_DOUBLE_EQ(stored.load_sectors_by_line_fill[0], 0);
+}
+
 TEST(Traffic, TwoDimensionalTileWithHaloReusesRowsInsideTheBlock) {
   // One block (block 0: x 0..31, y 0..7 at 32x8), warps = rows.
   //   centre: 8 warps x 4 sectors, no hit (32 sectors)
