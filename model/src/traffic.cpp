@@ -26,13 +26,22 @@ double weight_of(const MemoryAccess& a, double loop_trip) { return std::pow(loop
 bool is_load(const MemoryAccess& a) { return a.kind == AccessKind::load; }
 
 // "floor((P)/D)": the floor division the address analysis writes for a shift right or a mask of a
-// non-negative index (tid / 32, tid % 32 in a tiled kernel). Splits it into P's text and D.
-bool split_floor(const std::string& symbol, std::string& inner, long long& divisor) {
+// non-negative index (tid / 32, tid % 32 in a tiled kernel), or "floor((P)/(Q))" for a division by a
+// value known only at run time (t / blockDim.y: ptxas's reciprocal idiom). Splits it into P's text
+// and D, or Q's text (D = 0).
+bool split_floor(const std::string& symbol, std::string& inner, long long& divisor, std::string& divisor_text) {
   if (symbol.rfind("floor((", 0) != 0 || symbol.back() != ')') return false;
   const std::size_t slash = symbol.rfind(")/");
   if (slash == std::string::npos || slash < 7) return false;
   inner = symbol.substr(7, slash - 7);
-  divisor = std::stoll(symbol.substr(slash + 2, symbol.size() - slash - 3));
+  const std::string d = symbol.substr(slash + 2, symbol.size() - slash - 3);
+  divisor = 0;
+  divisor_text.clear();
+  if (!d.empty() && d.front() == '(' && d.back() == ')') {
+    divisor_text = d.substr(1, d.size() - 2);
+    return !divisor_text.empty();
+  }
+  divisor = std::stoll(d);
   return divisor > 0;
 }
 
@@ -95,7 +104,8 @@ struct CompiledAccess {
 struct CompiledFloor {
   int id;  // the floor symbol's index
   std::vector<std::pair<long long, std::vector<int>>> terms;
-  long long divisor;
+  long long divisor;  // 0: divisor_terms
+  std::vector<std::pair<long long, std::vector<int>>> divisor_terms;
 };
 
 struct CompiledPatterns {
@@ -125,17 +135,18 @@ class Compiler {
 
   int intern(const std::string& s) {
     if (auto it = index_.find(s); it != index_.end()) return it->second;
-    std::string inner;
+    std::string inner, divisor_text;
     long long divisor = 0;
-    std::vector<std::pair<long long, std::vector<int>>> inner_terms;
-    const bool is_floor = split_floor(s, inner, divisor);
+    std::vector<std::pair<long long, std::vector<int>>> inner_terms, divisor_terms;
+    const bool is_floor = split_floor(s, inner, divisor, divisor_text);
     if (is_floor) inner_terms = terms(parse_polynomial(inner));  // its symbols first
+    if (is_floor && !divisor_text.empty()) divisor_terms = terms(parse_polynomial(divisor_text));
     const int id = static_cast<int>(c.symbols.size());
     index_.emplace(s, id);
     c.symbols.push_back(s);
     if (s.rfind("tid.", 0) == 0) c.thread_symbols.push_back(id);
     if (s.rfind("ctaid.", 0) == 0) c.block_symbols.push_back(id);
-    if (is_floor) c.floors.push_back({id, std::move(inner_terms), divisor});
+    if (is_floor) c.floors.push_back({id, std::move(inner_terms), divisor, std::move(divisor_terms)});
     return id;
   }
 };
@@ -158,7 +169,8 @@ WideAddress sum_terms(const std::vector<std::pair<long long, std::vector<int>>>&
   return sum;
 }
 
-WideAddress floor_divide(WideAddress value, long long divisor) {
+WideAddress floor_divide(WideAddress value, WideSigned divisor) {
+  if (divisor <= 0) return 0;  // a run-time divisor of 0: ptxas's zero-divisor result is not an index
   const WideSigned v = static_cast<WideSigned>(value);
   WideSigned q = v / divisor;
   if (v % divisor != 0 && v < 0) --q;
@@ -167,7 +179,11 @@ WideAddress floor_divide(WideAddress value, long long divisor) {
 
 // The floors after the thread or block indices changed, inner ones first.
 void update_floors(const CompiledPatterns& c, std::vector<WideAddress>& values) {
-  for (const CompiledFloor& f : c.floors) values[f.id] = floor_divide(sum_terms(f.terms, values), f.divisor);
+  for (const CompiledFloor& f : c.floors) {
+    const WideSigned divisor =
+        f.divisor > 0 ? f.divisor : static_cast<WideSigned>(sum_terms(f.divisor_terms, values));
+    values[f.id] = floor_divide(sum_terms(f.terms, values), divisor);
+  }
 }
 
 WideAddress evaluate(const CompiledAccess& a, const std::vector<WideAddress>& values) { return sum_terms(a.terms, values); }

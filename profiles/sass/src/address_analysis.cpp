@@ -54,10 +54,18 @@ std::optional<Polynomial> multiply(const Polynomial& a, const Polynomial& b) {
   return out;
 }
 
+// A thread index in a symbol: tid.x itself, or inside a floor ("floor((ntid.x*tid.y + tid.x)/32)";
+// ntid. and ctaid. are not thread indices).
+bool names_thread_index(const std::string& s) {
+  for (std::size_t at = s.find("tid."); at != std::string::npos; at = s.find("tid.", at + 1))
+    if (at == 0 || (s[at - 1] != 'n' && s[at - 1] != 'a')) return true;
+  return false;
+}
+
 bool thread_dependent(const Polynomial& p) {
   for (const auto& [m, c] : p)
     for (const std::string& s : m)
-      if (s.rfind("tid.", 0) == 0) return true;
+      if (names_thread_index(s)) return true;
   return false;
 }
 
@@ -71,7 +79,8 @@ bool non_negative(const Polynomial& p) {
     if (c < 0) return false;
     for (const std::string& s : m)
       if (!(s.rfind("tid.", 0) == 0 || s.rfind("ctaid.", 0) == 0 || s.rfind("ntid.", 0) == 0 ||
-            s.rfind("nctaid.", 0) == 0 || s.rfind("param:", 0) == 0 || s.rfind("floor(", 0) == 0))
+            s.rfind("nctaid.", 0) == 0 || s.rfind("param:", 0) == 0 || s.rfind("floor(", 0) == 0 ||
+            s.rfind("div:nonneg:", 0) == 0))
         return false;
   }
   return true;
@@ -85,6 +94,50 @@ Value floor_of(const Polynomial& p, long long divisor) {
   AddressPolynomial a;
   for (const auto& [m, c] : p) a.push_back({c, m});
   return Value::symbol("floor((" + format_address(a) + ")/" + std::to_string(divisor) + ")");
+}
+
+std::string text_of(const Polynomial& p) {
+  AddressPolynomial a;
+  for (const auto& [m, c] : p) a.push_back({c, m});
+  return format_address(a);
+}
+
+// ptxas divides by a value it does not know at compile time (t / blockDim.y, i % width) with a
+// reciprocal: I2F.U32.RP q; MUFU.RCP; + 0xffffffe; F2I.FTZ.U32.TRUNC; one IMAD.HI.U32 to refine it;
+// IMAD.HI.U32 of it and the dividend for the quotient; then two predicated +1 corrections, the
+// signs (signed division) and a SEL for a zero divisor. The chain's values are "div:" symbols that
+// carry the divisor Q; the quotient of a non-negative dividend A by a non-negative, warp-uniform Q
+// becomes the symbol "floor((A)/(Q))", which model/traffic.cpp evaluates per lane like the
+// constant-divisor floors. The corrections join the quotient with quotient + 1 (a uniform
+// difference: a fresh "u:" term, evaluated as 0, which is the exact quotient).
+constexpr const char* kFloatOf = "div:i2f:";
+constexpr const char* kReciprocal = "div:rcp:";
+constexpr const char* kIntReciprocal = "div:rcpi:";
+
+// The divisor text of a term "div:<kind>:<Q>" among p's monomials, or "" when none.
+std::string divisor_in(const Polynomial& p, const std::string& kind) {
+  for (const auto& [m, c] : p)
+    for (const std::string& s : m)
+      if (s.rfind(kind, 0) == 0) return s.substr(std::string(kind).size());
+  return "";
+}
+
+// A single symbol with coefficient 1 ("div:rcpi:ntid.y"): its name, else "".
+std::string lone_symbol(const Value& v) {
+  if (!v.is_poly() || v.poly.size() != 1) return "";
+  const auto& [m, c] = *v.poly.begin();
+  return c == 1 && m.size() == 1 ? m[0] : "";
+}
+
+// Known to be >= 1: positive constants, launch sizes and products and sums of them.
+bool positive(const Polynomial& p) {
+  if (p.empty()) return false;
+  for (const auto& [m, c] : p) {
+    if (c <= 0) return false;
+    for (const std::string& s : m)
+      if (s.rfind("ntid.", 0) != 0 && s.rfind("nctaid.", 0) != 0) return false;
+  }
+  return true;
 }
 
 bool mentions(const Polynomial& p, const std::string& symbol) {
@@ -205,7 +258,17 @@ class Interpreter {
   // Applies one instruction to `state`.
   void step(const Instruction& ins, State& state) {
     const std::string b = ins.base();
-    const bool predicated = is_predicated(ins);
+    // A guard whose predicate is known here (a zero-divisor or sign test of a division): the
+    // instruction either never runs or always does.
+    bool predicated = is_predicated(ins);
+    if (predicated) {
+      const bool negated = ins.guard.find('!') != std::string::npos;
+      const auto it = known_.find(ins.guard.substr(ins.guard.find_first_not_of("@!")));
+      if (it != known_.end()) {
+        if (it->second == negated) return;  // never runs
+        predicated = false;
+      }
+    }
     std::vector<std::pair<std::string, Value>> results = evaluate(ins, b, predicated ? view(ins, state) : state);
     for (auto& [reg, v] : results) {
       if (reg == "RZ" || reg == "URZ") continue;
@@ -217,15 +280,17 @@ class Interpreter {
       }
       state[reg] = v;
     }
-    // A rewritten predicate ends what its guard promised.
+    // A rewritten predicate ends what its guard promised, and what was known of it.
     for (const std::string& w : register_use(ins).writes) {
       if (w.find('P') == std::string::npos || w.find('R') != std::string::npos) continue;
+      known_.erase(w);
       for (auto it = guarded_.begin(); it != guarded_.end();) {
         const std::string& g = it->second.first;
         const std::size_t at = g.find_first_not_of("@!");
         it = at != std::string::npos && g.substr(at) == w ? guarded_.erase(it) : std::next(it);
       }
     }
+    if (!predicated) know_predicate(ins, state);
   }
 
   // The registers as an instruction under `ins`'s guard reads them.
@@ -239,6 +304,22 @@ class Interpreter {
 
  private:
   std::map<std::string, std::pair<std::string, Value>> guarded_;  // register -> (guard, value under it)
+  std::map<std::string, bool> known_;  // predicates whose value the operands decide ("P1" -> true)
+
+  // ISETP.<cmp>.AND P, PT, X, RZ, PT on values whose sign is known: a launch size (or a product of
+  // them) is never 0; a sum of non-negative terms, or the XOR of two (the sign test of a signed
+  // division), is never negative.
+  void know_predicate(const Instruction& ins, const State& state) {
+    if (ins.base() != "ISETP" || !ins.has_modifier("AND") || ins.operands.size() < 5) return;
+    if (ins.operands[1] != "PT" || ins.operands[4] != "PT" || ins.operands[3] != "RZ") return;
+    const auto x = operand_value(ins.operands[2], state, ins.offset);
+    if (!x || !x->is_poly()) return;
+    const std::string& p = ins.operands[0];
+    if (ins.has_modifier("NE") && positive(x->poly)) known_[p] = true;
+    if (ins.has_modifier("EQ") && positive(x->poly)) known_[p] = false;
+    if (ins.has_modifier("GE") && non_negative(x->poly)) known_[p] = true;
+    if (ins.has_modifier("LT") && non_negative(x->poly)) known_[p] = false;
+  }
 
   // The value every register `ins` writes gets when its semantics are not modelled: a fresh
   // uniform symbol when every register it reads is uniform, else "varying".
@@ -297,6 +378,60 @@ class Interpreter {
     }
     if (b == "MOV" || b == "UMOV" || b == "R2UR") {
       if (auto v = value(0)) return ins.has_modifier("64") ? pair(*v) : single(*v);
+      return generic(ins, state);
+    }
+    if ((b == "IMAD" || b == "UIMAD") && ins.has_modifier("HI") && ins.has_modifier("U32")) {
+      // The division idiom: hi(reciprocal x refinement) refines the reciprocal; hi(reciprocal x A)
+      // is the quotient floor(A / Q).
+      const auto a = value(0), m = value(1), c = value(2);
+      if (a && m && c && c->is_poly()) {
+        for (const auto& [r, x] : {std::pair{*a, *m}, std::pair{*m, *a}}) {
+          const std::string rcpi = lone_symbol(r);
+          if (rcpi.rfind(kIntReciprocal, 0) != 0 || !x.is_poly()) continue;
+          const std::string q = rcpi.substr(std::string(kIntReciprocal).size());
+          if (divisor_in(x.poly, kIntReciprocal) == q) return single(r);
+          if (c->poly.empty() && non_negative(x.poly) && divisor_in(x.poly, "div:").empty())
+            return single(Value::symbol("floor((" + text_of(x.poly) + ")/(" + q + "))"));
+        }
+      }
+      return generic(ins, state);
+    }
+    if (b == "I2F" && ins.has_modifier("RP")) {
+      const auto q = value(0);
+      if (q && q->is_poly() && !q->poly.empty() && non_negative(q->poly) && !thread_dependent(q->poly))
+        return single(Value::symbol(kFloatOf + text_of(q->poly)));
+      return generic(ins, state);
+    }
+    if (b == "MUFU" && ins.has_modifier("RCP")) {
+      const auto f = value(0);
+      const std::string name = f ? lone_symbol(*f) : "";
+      if (name.rfind(kFloatOf, 0) == 0) return single(Value::symbol(kReciprocal + name.substr(std::string(kFloatOf).size())));
+      return generic(ins, state);
+    }
+    if (b == "F2I" && ins.has_modifier("U32") && ins.has_modifier("TRUNC")) {
+      const auto f = value(0);
+      const std::string q = f && f->is_poly() ? divisor_in(f->poly, kReciprocal) : "";
+      if (!q.empty()) return single(Value::symbol(kIntReciprocal + q));
+      return generic(ins, state);
+    }
+    if (b == "IABS") {  // |x| of a non-negative x
+      const auto x = value(0);
+      if (x && x->is_poly() && non_negative(x->poly)) return single(*x);
+      return generic(ins, state);
+    }
+    // ~Q of a launch size: the quotient a division returns for a zero divisor, which a launch size
+    // never is (SEL below takes the other side).
+    if (b == "LOP3" && src.size() >= 4 && src[3] == "0x33" && (src[0] == "RZ" || src[0] == "URZ") &&
+        (src[2] == "RZ" || src[2] == "URZ")) {
+      const auto x = value(1);
+      if (x && x->is_poly() && positive(x->poly)) return single(Value::symbol("div:zero-divisor:" + hex(ins.offset)));
+      return generic(ins, state);
+    }
+    // XOR of two non-negative values (a signed division's sign test): non-negative.
+    if (b == "LOP3" && src.size() >= 4 && src[3] == "0x3c" && (src[2] == "RZ" || src[2] == "URZ")) {
+      const auto x = value(0), y = value(1);
+      if (x && y && x->is_poly() && y->is_poly() && non_negative(x->poly) && non_negative(y->poly))
+        return single(Value::symbol("div:nonneg:" + hex(ins.offset)));
       return generic(ins, state);
     }
     if (b == "IMAD" || b == "UIMAD") {
@@ -391,6 +526,16 @@ class Interpreter {
     }
     if (b == "SEL" || b == "USEL") {
       const auto a = value(0), c = value(1);
+      for (const auto& [one, other] : {std::pair{a, c}, std::pair{c, a}})  // never a zero divisor's result
+        if (one && other && lone_symbol(*one).rfind("div:zero-divisor:", 0) == 0) return single(*other);
+      if (src.size() >= 3) {  // a known selector (a zero-divisor test) picks its side
+        const bool negated = src[2][0] == '!';
+        const auto it = known_.find(src[2].substr(negated ? 1 : 0));
+        if (it != known_.end()) {
+          const auto picked = it->second != negated ? a : c;
+          if (picked) return single(*picked);
+        }
+      }
       if (a && c) return single(join(*a, *c, std::string("s") + hex(ins.offset) + ":" + dest));
       return generic(ins, state);
     }

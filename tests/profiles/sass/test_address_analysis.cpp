@@ -171,5 +171,114 @@ TEST(AddressAnalysis, ShiftsAndMasksOfTheThreadIndexAreFloors) {
   EXPECT_DOUBLE_EQ(shape_traffic(p, l).load_sectors_per_request, 4);
 }
 
+// ptxas 13.0 for sm_90, the corpus's shared-memory transpose: a block's tile stored out through
+// t = threadIdx.y * blockDim.x + threadIdx.x, r = t / blockDim.y, c = t % blockDim.y,
+//   out[(x0 + r) * rows + y0 + c] = tile[c][r]
+// with a signed division by blockDim.y, which ptxas does with its reciprocal idiom (I2F.RP, MUFU.RCP,
+// F2I, IMAD.HI.U32, the corrections, the sign test and the zero-divisor test). in, out, rows, cols at
+// 0x210, 0x218, 0x220, 0x224.
+const char* kTransposeTile = R"(
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   S2R R9, SR_TID.X ;
+        /*0020*/                   S2UR UR4, SR_CTAID.X ;
+        /*0030*/                   ULDC UR8, c[0x0][0x0] ;
+        /*0040*/                   ULDC.64 UR10, c[0x0][0x220] ;
+        /*0050*/                   S2R R10, SR_TID.Y ;
+        /*0060*/                   ULDC.64 UR6, c[0x0][0x208] ;
+        /*0070*/                   S2UR UR5, SR_CTAID.Y ;
+        /*0080*/                   LDC R2, c[0x0][0x4] ;
+        /*0090*/                   UIMAD UR4, UR4, UR8, URZ ;
+        /*00a0*/                   VIADD R3, R9, UR4 ;
+        /*00b0*/                   ISETP.GE.AND P0, PT, R3, UR11, PT ;
+        /*00c0*/                   IMAD R0, R2, UR5, RZ ;
+        /*00d0*/                   IMAD.IADD R6, R0, 0x1, R10 ;
+        /*00e0*/                   ISETP.LT.AND P0, PT, R6, UR10, !P0 ;
+        /*00f0*/               @P0 LDC.64 R4, c[0x0][0x210] ;
+        /*0100*/               @P0 IMAD R3, R6, UR11, R3 ;
+        /*0110*/               @P0 IMAD.WIDE R4, R3, 0x4, R4 ;
+        /*0120*/               @P0 LDG.E.CONSTANT R3, desc[UR6][R4.64] ;
+        /*0130*/                   IABS R11, R2 ;
+        /*0140*/                   IMAD R9, R10, UR8, R9 ;
+        /*0150*/                   I2F.RP R8, R11 ;
+        /*0160*/                   IABS R4, R9 ;
+        /*0170*/                   IABS R5, R2 ;
+        /*0180*/                   IADD3 R5, RZ, -R5, RZ ;
+        /*0190*/                   MUFU.RCP R8, R8 ;
+        /*01a0*/                   IADD3 R6, R8, 0xffffffe, RZ ;
+        /*01b0*/                   F2I.FTZ.U32.TRUNC.NTZ R7, R6 ;
+        /*01c0*/                   IMAD.MOV.U32 R6, RZ, RZ, RZ ;
+        /*01d0*/                   IMAD.MOV R12, RZ, RZ, -R7 ;
+        /*01e0*/                   IMAD R13, R12, R11, RZ ;
+        /*01f0*/                   IMAD.HI.U32 R7, R7, R13, R6 ;
+        /*0200*/                   IMAD.HI.U32 R7, R7, R4, RZ ;
+        /*0210*/                   IMAD R4, R7, R5, R4 ;
+        /*0220*/               @P0 S2R R5, SR_CgaCtaId ;
+        /*0230*/                   ISETP.GT.U32.AND P3, PT, R11, R4, PT ;
+        /*0240*/              @!P3 IMAD.IADD R4, R4, 0x1, -R11 ;
+        /*0250*/              @!P3 IADD3 R7, R7, 0x1, RZ ;
+        /*0260*/                   ISETP.NE.AND P3, PT, R2, RZ, PT ;
+        /*0270*/                   ISETP.GE.U32.AND P1, PT, R4, R11, PT ;
+        /*0280*/                   LOP3.LUT R4, R9, R2, RZ, 0x3c, !PT ;
+        /*0290*/                   ISETP.GE.AND P2, PT, R4, RZ, PT ;
+        /*02a0*/               @P1 VIADD R7, R7, 0x1 ;
+        /*02b0*/              @!P2 IADD3 R7, -R7, RZ, RZ ;
+        /*02c0*/              @!P3 LOP3.LUT R7, RZ, R2, RZ, 0x33, !PT ;
+        /*02d0*/                   IMAD.MOV R4, RZ, RZ, -R7 ;
+        /*02e0*/                   VIADD R6, R7, UR4 ;
+        /*02f0*/                   IMAD R4, R2, R4, R9 ;
+        /*0300*/                   IADD3 R11, R0, R4, RZ ;
+        /*0310*/               @P0 MOV R0, 0x400 ;
+        /*0320*/                   ISETP.GE.AND P1, PT, R11, UR10, PT ;
+        /*0330*/               @P0 LEA R0, R5, R0, 0x18 ;
+        /*0340*/                   ISETP.GE.OR P1, PT, R6, UR11, P1 ;
+        /*0350*/               @P0 LEA R0, R9, R0, 0x2 ;
+        /*0360*/               @P0 STS [R0], R3 ;
+        /*0370*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0380*/               @P1 EXIT ;
+        /*0390*/                   S2UR UR5, SR_CgaCtaId ;
+        /*03a0*/                   UMOV UR4, 0x400 ;
+        /*03b0*/                   IMAD R0, R4, UR8, R7 ;
+        /*03c0*/                   IMAD R7, R6, UR10, R11 ;
+        /*03d0*/                   LDC.64 R2, c[0x0][0x218] ;
+        /*03e0*/                   ULEA UR4, UR5, UR4, 0x18 ;
+        /*03f0*/                   LEA R0, R0, UR4, 0x2 ;
+        /*0400*/                   IMAD.WIDE R2, R7, 0x4, R2 ;
+        /*0410*/                   LDS R5, [R0] ;
+        /*0420*/                   STG.E desc[UR6][R2.64], R5 ;
+        /*0430*/                   EXIT ;
+        /*0440*/                   BRA 0x440;
+)";
+
+TEST(AddressAnalysis, DivisionByABlockSizeIsAFloorOfIt) {
+  const AccessPatterns p = analyse(kTransposeTile);
+  ASSERT_EQ(p.accesses.size(), 2u);
+  const MemoryAccess& store = p.accesses[1];
+  ASSERT_TRUE(store.address.has_value()) << "the quotient t / blockDim.y is followed";
+  const std::string text = format_address(store.address);
+  EXPECT_NE(text.find("floor((ntid.x*tid.y + tid.x)/(ntid.y))*param:0x220"), std::string::npos) << text;
+  // Sectors per store request, evaluated per lane: 32x8: r = t / 8 spans 4 output rows of 8 floats
+  // (4 sectors); 64x4: 8 rows of 4 floats (8 half sectors); 256x1: every lane its own row (32).
+  auto sectors = [&](long long bx, long long by) {
+    LaunchConfig l;
+    l.block = {bx, by, 1};
+    l.grid = {16, 16, 1};
+    return shape_traffic(p, l).store_sectors_per_request;
+  };
+  EXPECT_DOUBLE_EQ(sectors(32, 8), 4);
+  EXPECT_DOUBLE_EQ(sectors(16, 16), 4);
+  EXPECT_DOUBLE_EQ(sectors(64, 4), 8);
+  EXPECT_DOUBLE_EQ(sectors(256, 1), 32);
+}
+
+// The division chain's own values (the divisor as a float, its reciprocal, the zero-divisor result)
+// never reach an address: only the quotient does, as a floor.
+TEST(AddressAnalysis, DivisionChainValuesNeverReachAnAddress) {
+  const AccessPatterns p = analyse(kTransposeTile);
+  for (const MemoryAccess& a : p.accesses)
+    if (a.address)
+      for (const AddressTerm& t : *a.address)
+        for (const std::string& sym : t.symbols) EXPECT_EQ(sym.rfind("div:", 0), std::string::npos) << sym;
+}
+
 }  // namespace
 }  // namespace warpmodel::sass

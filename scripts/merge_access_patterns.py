@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Refresh a committed access-patterns.json with a newer analysis of the same kernels.
+
+The committed file is the address analysis of the binary the validation sweep measured. When the
+analysis improves but the program's kernels moved on (the measured binary is not at hand), the
+kernels whose SASS is unchanged (same static instruction count) take the new analysis and the
+others keep the committed one, so `validate` still matches every launch to its own code.
+
+usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json
+"""
+import json
+import sys
+
+
+def main() -> int:
+    if len(sys.argv) != 4:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    committed_path, new_path, out_path = sys.argv[1:]
+    try:
+        committed = json.load(open(committed_path))
+        new = json.load(open(new_path))
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"merge_access_patterns: {e}", file=sys.stderr)
+        return 1
+    kernels, refreshed, kept = {}, [], []
+    for name, old in committed["kernels"].items():
+        fresh = new["kernels"].get(name)
+        if fresh is not None and fresh.get("static_instructions") == old.get("static_instructions"):
+            kernels[name] = fresh
+            refreshed.append(name)
+        else:
+            kernels[name] = old
+            kept.append(name)
+    out = dict(committed)
+    out["kernels"] = kernels
+    out["provenance"] = {
+        "how": "the kernels with unchanged SASS (static instruction count) re-analysed; the others kept",
+        "refreshed": {"kernels": len(refreshed), **new["provenance"]},
+        "kept": {"kernels": len(kept), "names": kept, **committed["provenance"]},
+        "command": "scripts/merge_access_patterns.py " + " ".join(sys.argv[1:]),
+    }
+    with open(out_path + ".tmp", "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    import os
+    os.replace(out_path + ".tmp", out_path)
+    print(f"merge_access_patterns: {len(refreshed)} kernels re-analysed, {len(kept)} kept -> {out_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
