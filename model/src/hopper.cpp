@@ -275,27 +275,19 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     gather.l2_hit_share = 1 - kernel.l2_miss_ratio;
   }
 
-  // H.9b: the DRAM rates of the loads' and the stores' line segments (SASS addresses at this launch).
+  // H.9b: the DRAM read rate of the loads' line segments (SASS addresses at this launch's shape).
   p.dram_read_efficiency = 1;
-  p.dram_write_efficiency = 1;
-  if (kernel.access_patterns) {
+  if (kernel.access_patterns && device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs &&
+      device.dram_read_rows_128b_gbs) {
     const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
     const ShapeTraffic shape =
         shape_traffic(*kernel.access_patterns, kernel.launch, loop_trip_factor(*kernel.access_patterns, global_loads),
                       sm_residency(device, kernel.launch));
-    const auto share = [](double regular, double irregular) {
-      return regular + irregular > 0 ? regular / (regular + irregular) : 0;
-    };
-    if (device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs && device.dram_read_rows_128b_gbs)
-      p.dram_read_efficiency = hopper_eq::dram_segment_efficiency(
-          shape.load_sectors_by_line_fill, share(shape.regular_load_weight, shape.irregular_load_weight),
-          *device.dram_read_rows_32b_gbs, *device.dram_read_rows_64b_gbs, *device.dram_read_rows_128b_gbs);
-    if (device.dram_write_rows_32b_gbs && device.dram_write_rows_64b_gbs && device.dram_write_rows_128b_gbs)
-      p.dram_write_efficiency = hopper_eq::dram_segment_efficiency(
-          shape.store_sectors_by_line_fill, share(shape.regular_store_weight, shape.irregular_store_weight),
-          *device.dram_write_rows_32b_gbs, *device.dram_write_rows_64b_gbs, *device.dram_write_rows_128b_gbs);
+    const double weight = shape.regular_load_weight + shape.irregular_load_weight;
+    p.dram_read_efficiency = hopper_eq::dram_segment_efficiency(
+        shape.load_sectors_by_line_fill, weight > 0 ? shape.regular_load_weight / weight : 0,
+        *device.dram_read_rows_32b_gbs, *device.dram_read_rows_64b_gbs, *device.dram_read_rows_128b_gbs);
     rates.dram_read_bytes_per_clock *= p.dram_read_efficiency;
-    rates.dram_write_bytes_per_clock *= p.dram_write_efficiency;
     rates.dram_copy_bytes_per_clock *= p.dram_read_efficiency;  // unsplit bytes: taken as reads
   }
 

@@ -52,7 +52,6 @@ constexpr std::array kTerms{
     PredictionTerm{"T_l1", "T_l1", "H.7", &P::t_l1_data},
     PredictionTerm{"T_l2", "T_l2", "H.8", &P::t_l2_bandwidth},
     PredictionTerm{"dram_read_efficiency", "DRAM read efficiency", "H.9b", &P::dram_read_efficiency},
-    PredictionTerm{"dram_write_efficiency", "DRAM write efficiency", "H.9b", &P::dram_write_efficiency},
     PredictionTerm{"T_dram", "T_dram", "H.9", &P::t_dram_bandwidth},
     PredictionTerm{"T_dispatch", "T_dispatch", "H.13", &P::t_block_dispatch},
     PredictionTerm{"T_slice_atomics", "T_slice_atomics", "H.15", &P::t_slice_atomics},

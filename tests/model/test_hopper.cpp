@@ -364,12 +364,11 @@ TEST(Hopper, DramRatesFollowTheLineSegmentsOfTheRequests) {
   d.dram_write_rows_128b_gbs = 4000;
   const Prediction narrow = predict_hopper(d, copy_2d(8, 32));
   EXPECT_DOUBLE_EQ(narrow.dram_read_efficiency, 0.5);
-  EXPECT_DOUBLE_EQ(narrow.dram_write_efficiency, 0.5);
-  // 64 warps x (128 B / (0.5 x 32) + 128 B / (0.5 x 32)) per SM.
-  EXPECT_DOUBLE_EQ(narrow.t_dram_bandwidth, 64 * (128 / 16.0 + 128 / 16.0));
+  // 64 warps x (128 B read / (0.5 x 32) + 128 B written / 32) per SM: writes keep their rate.
+  EXPECT_DOUBLE_EQ(narrow.t_dram_bandwidth, 64 * (128 / 16.0 + 128 / 32.0));
   const Prediction wide = predict_hopper(d, copy_2d(32, 8));
   EXPECT_DOUBLE_EQ(wide.dram_read_efficiency, 1);
-  EXPECT_DOUBLE_EQ(wide.t_dram_bandwidth, narrow.t_dram_bandwidth / 2);
+  EXPECT_DOUBLE_EQ(wide.t_dram_bandwidth, 64 * (128 / 32.0 + 128 / 32.0));
 }
 
 TEST(Hopper, MeasuredTrafficOverridesTheDerivedOne) {

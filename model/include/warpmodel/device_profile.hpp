@@ -80,7 +80,8 @@ struct DeviceProfile {
   std::optional<double> dram_read_rows_32b_gbs;
   std::optional<double> dram_read_rows_64b_gbs;
   std::optional<double> dram_read_rows_128b_gbs;
-  std::optional<double> dram_write_rows_32b_gbs;  // the same walk, storing
+  // The same walk, storing: measured and reported, not read by hopper (hopper_equations.hpp H.9b).
+  std::optional<double> dram_write_rows_32b_gbs;
   std::optional<double> dram_write_rows_64b_gbs;
   std::optional<double> dram_write_rows_128b_gbs;
   // Clocks an SM needs per block it is handed (the launch microbenchmark's slope of time over

@@ -104,8 +104,7 @@ struct Prediction {
   double t_mem_latency = kUnused;         // H.6
   double t_l1_data = kUnused;             // H.7
   double t_l2_bandwidth = kUnused;        // H.8
-  double dram_read_efficiency = kUnused;   // H.9b: the DRAM read rate's share the loads' line segments get
-  double dram_write_efficiency = kUnused;  // H.9b: the same for the stores
+  double dram_read_efficiency = kUnused;  // H.9b: the DRAM read rate's share the loads' line segments get
   double t_dram_bandwidth = kUnused;      // H.9
   double t_block_dispatch = kUnused;      // H.13: the wave's blocks handed to one SM, one after another
   double t_slice_atomics = kUnused;       // H.15: the busiest L2 slice's atomics, one after another
