@@ -129,14 +129,14 @@
 //   wait is not seen [leave-one-class-out 13.8 % -> 13.2 % H200, 13.5 % -> 13.0 % H100].
 // * Barriers: #sync (BAR, from the ADU pipe counter) enters H.12 linearly, each costing its wave a
 //   fitted barrier_cycles; the microbenchmarks do not measure a barrier yet.
-// What remains (results/<gpu>/validation.md, leave-one-class-out): gathers under-predicted by about
-// 20 % (random sectors from DRAM and L2 move slower than the streaming rates the model prices them
-// at; no microbenchmark measures a random-sector rate yet); a column-walking GEMV whose matrix
-// stays in L2 over-predicted by up to 2x (the i.i.d. expected maximum of H.6 makes nearly every
-// batch wait for DRAM where the measured batch waits about 380 clocks); kernels whose work sits in
-// a few warps of a large block (one block summing with 64 of its threads), where the per-warp
-// averages the counters give are not the busiest warp's; and kernels of a few thousand cycles,
-// whose time is mostly the launch and ramp-up.
+// What remains (results/<gpu>/validation.md, leave-one-class-out): launches whose data stays in L2
+// between the timed repetitions while CUPTI's replayed passes count it missing (a column-walking
+// GEMV of a 16 MB matrix, +90 to +140 % on the H100; pointer chases whose 4 MB of touched lines stay
+// in L2, +95 %): no counter of the replayed launch tells the two apart; a histogram kept in local
+// memory and indexed by data (-50 %: its local accesses are gathers that neither the address
+// analysis nor H.16 sees); a block of which 2 warps work while the others wait at a barrier (H.1b
+// does not see them: they stay active); and kernels of a few thousand cycles, whose time is mostly
+// the launch and ramp-up.
 // The bandwidths are measured (dram read/write, L2 read, shared read); launch_cycles, scale,
 // wave_cycles (the fixed cost of a wave of blocks: launch, ramp-up, drain), barrier_cycles and the
 // turnover exponent a are the only fitted constants (`warpmodel validate`: Eigen least squares on a
