@@ -340,21 +340,23 @@ std::vector<Declaration> build() {
   d.push_back(bandwidth_row("l2_random_read", "ubench_bw_random_read", BandwidthKind::l2_random_read,
                             "__ldcg(float) at a hashed sector of 16 MiB, resident in L2 (32 B moved per load)",
                             "LDG\\.E\\.STRONG\\.GPU", 1));
-  // Row segments (hopper H.9b): the same bytes from DRAM, each warp reading a 32-, 64- or 128-byte
-  // segment of 4, 2 or 1 rows; the neighbouring blocks read the rest of each line. The loop is
-  // unrolled 4 times (4 loads, each copy with its exit test).
-  d.push_back(bandwidth_row("dram_read_rows_32b", "ubench_bw_read_rows", BandwidthKind::dram_read_rows_32b,
-                            "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 8 x 32, 1 GiB", "LDG\\.E", 4));
-  d.push_back(bandwidth_row("dram_read_rows_64b", "ubench_bw_read_rows", BandwidthKind::dram_read_rows_64b,
-                            "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 16 x 16, 1 GiB", "LDG\\.E", 4));
-  d.push_back(bandwidth_row("dram_read_rows_128b", "ubench_bw_read_rows", BandwidthKind::dram_read_rows_128b,
-                            "ld.global.f32 a[y * 8192 + x] down the rows, blocks of 32 x 8, 1 GiB", "LDG\\.E", 4));
-  d.push_back(bandwidth_row("dram_write_rows_32b", "ubench_bw_write_rows", BandwidthKind::dram_write_rows_32b,
-                            "st.global.f32 a[y * 8192 + x] down the rows, blocks of 8 x 32, 1 GiB", "STG\\.E", 4));
-  d.push_back(bandwidth_row("dram_write_rows_64b", "ubench_bw_write_rows", BandwidthKind::dram_write_rows_64b,
-                            "st.global.f32 a[y * 8192 + x] down the rows, blocks of 16 x 16, 1 GiB", "STG\\.E", 4));
-  d.push_back(bandwidth_row("dram_write_rows_128b", "ubench_bw_write_rows", BandwidthKind::dram_write_rows_128b,
-                            "st.global.f32 a[y * 8192 + x] down the rows, blocks of 32 x 8, 1 GiB", "STG\\.E", 4));
+  // Row segments (hopper H.9b): the same bytes from DRAM, each warp taking a 32-, 64- or 128-byte
+  // segment of 4, 2 or 1 rows; the neighbouring blocks take the rest of each line. The loop is
+  // unrolled 4 times (4 loads or stores, each copy with its exit test).
+  struct RowSegment {
+    const char* bytes;
+    const char* block;
+    BandwidthKind read, write;
+  };
+  for (const RowSegment& r : {RowSegment{"32", "8 x 32", BandwidthKind::dram_read_rows_32b, BandwidthKind::dram_write_rows_32b},
+                              RowSegment{"64", "16 x 16", BandwidthKind::dram_read_rows_64b, BandwidthKind::dram_write_rows_64b},
+                              RowSegment{"128", "32 x 8", BandwidthKind::dram_read_rows_128b, BandwidthKind::dram_write_rows_128b}}) {
+    const std::string walk = std::string(" a[y * 8192 + x] down the rows, blocks of ") + r.block + ", 1 GiB";
+    d.push_back(bandwidth_row(std::string("dram_read_rows_") + r.bytes + "b", "ubench_bw_read_rows", r.read,
+                              "ld.global.f32" + walk, "LDG\\.E", 4));
+    d.push_back(bandwidth_row(std::string("dram_write_rows_") + r.bytes + "b", "ubench_bw_write_rows", r.write,
+                              "st.global.f32" + walk, "STG\\.E", 4));
+  }
   d.push_back(bandwidth_row("shared_read", "ubench_bw_shared", BandwidthKind::shared_read,
                             "ld.shared.v4.f32, 32 KiB per block", "LDS\\.128", 8));
 
