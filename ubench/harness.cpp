@@ -22,7 +22,6 @@ namespace {
 
 using support::estimate;
 using support::linear_fit;
-using support::robust_linear_fit;
 constexpr int kMaxWarps = sizes::kMaxWarpsPerBlock;
 
 // The element at size/2 of the sorted values (the upper of the two middles for an even count): the
@@ -605,18 +604,11 @@ class Harness {
       wave_cycles.push_back(l.wave_us[i] * sm_mhz);
     }
     {
-      // Slopes between grids 8 waves apart, their median: an H100 series once stepped up by 3 us from
-      // 43 waves on, which least squares read as 238 clocks per block (158 before the step; 165 on a
-      // re-run). Fewer than 16 points: least squares.
-      const std::size_t gap = 8;
-      const auto fit = [&](const std::vector<double>& y) {
-        return x.size() >= 2 * gap ? robust_linear_fit(x, y, gap) : linear_fit(x, y);
-      };
-      const auto fd = fit(dispatch_cycles);
+      const auto fd = linear_fit(x, dispatch_cycles);
       l.block_dispatch_cycles = fd.slope;
       l.block_dispatch_u = fd.slope_uncertainty;
       l.block_dispatch_intercept_us = fd.intercept / sm_mhz;
-      const auto fw = fit(wave_cycles);
+      const auto fw = linear_fit(x, wave_cycles);
       l.wave_cycles = fw.slope;
       l.wave_u = fw.slope_uncertainty;
       l.wave_intercept_us = fw.intercept / sm_mhz;

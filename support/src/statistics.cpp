@@ -57,24 +57,6 @@ LineFit linear_fit(const std::vector<double>& x, const std::vector<double>& y) {
   return f;
 }
 
-LineFit robust_linear_fit(const std::vector<double>& x, const std::vector<double>& y, std::size_t gap) {
-  if (x.size() != y.size() || gap == 0 || x.size() <= gap)
-    throw std::invalid_argument("robust_linear_fit: need more paired points than the gap");
-  std::vector<double> slopes;
-  for (std::size_t i = 0; i + gap < x.size(); ++i) {
-    if (x[i + gap] == x[i]) throw std::invalid_argument("robust_linear_fit: equal x in a pair");
-    slopes.push_back((y[i + gap] - y[i]) / (x[i + gap] - x[i]));
-  }
-  LineFit f;
-  f.slope = median(slopes);
-  std::vector<double> residual, deviation;
-  for (std::size_t i = 0; i < x.size(); ++i) residual.push_back(y[i] - f.slope * x[i]);
-  f.intercept = median(residual);
-  for (double s : slopes) deviation.push_back(std::fabs(s - f.slope));
-  f.slope_uncertainty = 1.4826 * median(deviation) / std::sqrt(static_cast<double>(slopes.size()));
-  return f;
-}
-
 double relative_spread(const std::vector<double>& values) {
   if (values.size() < 2) return 0;
   const auto [lo, hi] = std::minmax_element(values.begin(), values.end());

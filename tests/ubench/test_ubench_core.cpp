@@ -249,28 +249,6 @@ TEST(Stats, LinearFit) {
   EXPECT_THROW(linear_fit({1}, {1}), std::invalid_argument);
 }
 
-// The launch series' fit: a straight line with a step of +30 from x = 43 on (a clock change part way
-// through a sweep). Least squares reads the step as slope; the median of the slopes 8 apart does not.
-TEST(Stats, RobustLinearFitIgnoresOneStep) {
-  using warpmodel::support::robust_linear_fit;
-  std::vector<double> x, y;
-  for (int w = 1; w <= 64; ++w) {
-    x.push_back(w);
-    y.push_back(40 + 2.0 * w + (w >= 43 ? 30 : 0) + (w % 3 == 0 ? 0.5 : -0.25));  // a little noise
-  }
-  EXPECT_GT(linear_fit(x, y).slope, 2.6);
-  const auto r = robust_linear_fit(x, y, 8);
-  EXPECT_NEAR(r.slope, 2.0, 0.1);
-  EXPECT_NEAR(r.intercept, 40, 2);
-  EXPECT_GT(r.slope_uncertainty, 0);
-  // A clean line: the exact slope, no spread.
-  const auto clean = robust_linear_fit({1, 2, 3, 4, 5}, {3, 5, 7, 9, 11}, 2);
-  EXPECT_DOUBLE_EQ(clean.slope, 2);
-  EXPECT_DOUBLE_EQ(clean.intercept, 1);
-  EXPECT_DOUBLE_EQ(clean.slope_uncertainty, 0);
-  EXPECT_THROW(robust_linear_fit({1, 2}, {1, 2}, 2), std::invalid_argument);
-}
-
 // The check on the program just built: needs cuobjdump (toolkit or PyPI wheel); skips without it.
 TEST(SassLive, FreshlyBuiltProgramPassesItsChecks) {
 #ifndef WARPMODEL_BIN

@@ -24,13 +24,6 @@ struct LineFit {
 // Throws std::invalid_argument for fewer than 2 paired points or all x equal.
 LineFit linear_fit(const std::vector<double>& x, const std::vector<double>& y);
 
-// A line robust to a step in the series (a clock or power change part way through a sweep adds a
-// constant to every later point): the slope is the median of the slopes between points `gap`
-// apart (x sorted), the intercept the median of y - slope x; the uncertainty 1.4826 x the median
-// absolute deviation of those slopes / sqrt(their count). A step spoils only the `gap` pairs that
-// straddle it. Throws std::invalid_argument for fewer than gap + 1 points or equal x in a pair.
-LineFit robust_linear_fit(const std::vector<double>& x, const std::vector<double>& y, std::size_t gap);
-
 // Relative spread of repeated values: (max - min) / |median|; 0 for fewer than 2 values.
 double relative_spread(const std::vector<double>& values);
 
