@@ -307,7 +307,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     double working = resident_warps;
     if (one_wave && kernel.launch.active_warps_per_sm)
       working = std::clamp(*kernel.launch.active_warps_per_sm, std::min(1.0, resident_warps), resident_warps);
-    p.working_warps_per_sm = working;
+    if (one_wave) p.working_warps_per_sm = working;  // several waves: not read (kUnused)
     const double f = resident_warps / working;
     if (f == 1)
       return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,

@@ -42,6 +42,7 @@ constexpr std::array kTerms{
     PredictionTerm{"full_waves", "full waves", "H.1", &P::full_waves},
     PredictionTerm{"last_wave_warps_per_sm", "partial wave: warps/SM", "H.1", &P::last_wave_warps_per_sm},
     PredictionTerm{"last_wave_sms", "partial wave: SMs", "H.1", &P::last_wave_sms},
+    PredictionTerm{"working_warps_per_sm", "one wave: working warps/SM", "H.1b", &P::working_warps_per_sm},
     PredictionTerm{"T_issue", "T_issue", "H.2", &P::t_issue},
     PredictionTerm{"T_sfu", "T_sfu", "H.3", &P::t_sfu},
     PredictionTerm{"stall_cycles_per_inst", "stall per instruction", "H.4", &P::stall_cycles_per_inst},
