@@ -280,9 +280,10 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   if (kernel.access_patterns && device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs &&
       device.dram_read_rows_128b_gbs) {
     const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
-    const ShapeTraffic shape =
-        shape_traffic(*kernel.access_patterns, kernel.launch, loop_trip_factor(*kernel.access_patterns, global_loads),
-                      sm_residency(device, kernel.launch));
+    // The shares are per request: one block's warps tell them (no other block's reuse is needed,
+    // and evaluating every resident block made `validate` 15x slower).
+    const ShapeTraffic shape = shape_traffic(*kernel.access_patterns, kernel.launch,
+                                             loop_trip_factor(*kernel.access_patterns, global_loads), SmResidency{});
     const double weight = shape.regular_load_weight + shape.irregular_load_weight;
     p.dram_read_efficiency = hopper_eq::dram_segment_efficiency(
         shape.load_sectors_by_line_fill, weight > 0 ? shape.regular_load_weight / weight : 0,
