@@ -47,6 +47,13 @@ cat >"$out/reproduction.provenance.json" <<PROV
 {
   "measured": false,
   "what": "computed by warpmodel from the thesis's printed K40 inputs; no GPU was used",
+  "gpu": "none: the inputs are the thesis's Tesla K40 (seeds/000 chapter 4), printed numbers",
+  "driver": "none (no GPU was used)",
+  "cuda": "none (no GPU was used)",
+  "sm_clock_mhz": "745, the thesis's K40 clock (model/data/k40-thesis.device.json)",
+  "date": "not measured: recomputed by every regeneration",
+  "commit": "the commit holding this file; the code it ran is identified by code_content_hash",
+  "command": "scripts/regenerate_results.sh (run by scripts/run.sh)",
   "inputs": ["model/data/k40-thesis.device.json", "model/data/stencil-order2-k40-thesis.kernel.json"],
   "code_content_hash": "${code_hash}",
   "tables": ["reproduction.md", "reproduction.csv", "reproduction.json", "prediction-all-models.csv", "sweep-thesis-2016.csv"],
