@@ -33,16 +33,22 @@ namespace warpmodel::adi {
 // Right-hand side of mass row i (eq 4.5.3):
 //   dma = p^n_{i-1} - p^n_i - (dx/dy)(q^{n+1/2}_{i,l} - q^{n+1/2}_{i,l-1} + q^{n-1/2}_{i,l} - q^{n-1/2}_{i,l-1})
 //         + B zeta^n_i
+// from the values (the fluxes outside the basin are 0).
+template <class T>
+WARPMODEL_ADI_HD T mass_rhs(T flux_west, T flux_east, T cross_new_north, T cross_new_south, T cross_old_north,
+                            T cross_old_south, T zeta, const SweepConstants<T>& k) {
+  const T cross_divergence = (cross_new_north - cross_new_south) + (cross_old_north - cross_old_south);
+  return (flux_west - flux_east) - k.along_over_cross * cross_divergence + k.mass_diagonal * zeta;
+}
+
+// The same, read from the view at cell (i, l).
 template <class T, class View>
 WARPMODEL_ADI_HD T mass_rhs(const View& v, int i, int l, const SweepConstants<T>& k) {
-  const T flux_west = i > 0 ? v.along(i - 1, l) : T(0);  // wall west of the first cell
-  const T flux_east = v.along(i, l);                       // stored 0 on the wall east of the last cell
-  const T cross_new_north = v.cross_new(i, l);             // stored 0 on the wall after the last line
-  const T cross_new_south = l > 0 ? v.cross_new(i, l - 1) : T(0);
-  const T cross_old_north = v.cross_old(i, l);
-  const T cross_old_south = l > 0 ? v.cross_old(i, l - 1) : T(0);
-  const T cross_divergence = (cross_new_north - cross_new_south) + (cross_old_north - cross_old_south);
-  return (flux_west - flux_east) - k.along_over_cross * cross_divergence + k.mass_diagonal * v.zeta(i, l);
+  return mass_rhs(i > 0 ? v.along(i - 1, l) : T(0),  // wall west of the first cell
+                  v.along(i, l),                      // stored 0 on the wall east of the last cell
+                  v.cross_new(i, l),                  // stored 0 on the wall after the last line
+                  l > 0 ? v.cross_new(i, l - 1) : T(0), v.cross_old(i, l), l > 0 ? v.cross_old(i, l - 1) : T(0),
+                  v.zeta(i, l), k);
 }
 
 // The two rows of cell i after LcElim. For the last cell (no face east of it inside the basin) the
@@ -79,10 +85,59 @@ WARPMODEL_ADI_HD T inverse_chezy_depth_squared(T inv_h0, T inv_h1, const SweepCo
   return x * adi_cbrt(adi_sqrt(x)) * k.inv_manning_squared;
 }
 
+// Every state value the rows of cell i on line l read, with the walls' rules applied: outside the
+// basin a flux is 0, and the cross-momentum term reads the cell's own p and h for a land neighbour.
+// "east" is cell i+1 (absent for the last cell), "north" and "south" the lines l+1 and l-1.
+template <class T>
+struct CellStencil {
+  T zeta, bed, zeta_east, bed_east;
+  T along_west, along, along_east;  // p_{i-1}, p_i, p_{i+1} on line l
+  T along_north, along_south;       // p_i on lines l+1 and l-1
+  T depth_north, depth_east_north, depth_south, depth_east_south;
+  T cross_new, cross_new_east, cross_new_south, cross_new_east_south;  // q on the faces l+1/2 and l-1/2
+  T cross_old, cross_old_east, cross_old_south, cross_old_east_south;
+};
+
+// All loads of a cell's build, before any of its arithmetic and with no branch between them: the
+// walls are selects (predicated loads on the GPU). Why: the GPU build is bound by load latency, and
+// loads written inside the physics' branches (convection, friction, LcElim's east mass row) were
+// issued in six dependent rounds per cell (SASS of the fused x-sweep, double: a branch before each
+// round), the cell's rows waiting for each round in turn.
 template <class T, class View>
-WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int lines, const SweepConstants<T>& k) {
+WARPMODEL_ADI_HD CellStencil<T> load_cell_stencil(const View& v, int i, int l, int n, int lines) {
+  const bool east = i + 1 < n, north = l + 1 < lines, south = l > 0;
+  CellStencil<T> s;
+  s.zeta = v.zeta(i, l);
+  s.bed = v.bed(i, l);
+  s.zeta_east = east ? v.zeta(i + 1, l) : T(0);
+  s.bed_east = east ? v.bed(i + 1, l) : T(0);
+  s.along_west = i > 0 ? v.along(i - 1, l) : T(0);
+  s.along = v.along(i, l);
+  s.along_east = east ? v.along(i + 1, l) : T(0);  // 0 on the east wall of the line
+  s.along_north = north ? v.along(i, l + 1) : s.along;
+  s.along_south = south ? v.along(i, l - 1) : s.along;
+  const T depth = s.zeta - s.bed, depth_east = s.zeta_east - s.bed_east;
+  s.depth_north = north ? v.depth(i, l + 1) : depth;
+  s.depth_east_north = north && east ? v.depth(i + 1, l + 1) : depth_east;
+  s.depth_south = south ? v.depth(i, l - 1) : depth;
+  s.depth_east_south = south && east ? v.depth(i + 1, l - 1) : depth_east;
+  s.cross_new = v.cross_new(i, l);  // stored 0 on the wall after the last line
+  s.cross_new_east = east ? v.cross_new(i + 1, l) : T(0);
+  s.cross_new_south = south ? v.cross_new(i, l - 1) : T(0);
+  s.cross_new_east_south = south && east ? v.cross_new(i + 1, l - 1) : T(0);
+  s.cross_old = v.cross_old(i, l);
+  s.cross_old_east = east ? v.cross_old(i + 1, l) : T(0);
+  s.cross_old_south = south ? v.cross_old(i, l - 1) : T(0);
+  s.cross_old_east_south = south && east ? v.cross_old(i + 1, l - 1) : T(0);
+  return s;
+}
+
+// SetMA, SetMO and LcElim of cell i from its stencil values (the arithmetic of the thesis's
+// equations, in the order the CPU reference and every GPU variant share).
+template <class T>
+WARPMODEL_ADI_HD CellRows<T> cell_rows(const CellStencil<T>& s, int i, int n, bool south, const SweepConstants<T>& k) {
   CellRows<T> rows;
-  rows.dma = mass_rhs(v, i, l, k);
+  rows.dma = mass_rhs(s.along_west, s.along, s.cross_new, s.cross_new_south, s.cross_old, s.cross_old_south, s.zeta, k);
   if (i == n - 1) {
     rows.amo = T(0);
     rows.bmo = T(1);
@@ -90,14 +145,14 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
     rows.dmo = T(0);
     return rows;
   }
-  const T h0 = v.depth(i, l);
-  const T h1 = v.depth(i + 1, l);
+  const T h0 = s.zeta - s.bed;
+  const T h1 = s.zeta_east - s.bed_east;
   const T inv_h0 = adi_reciprocal(h0);  // divisions become multiplications (the build is issue-bound)
   const T inv_h1 = adi_reciprocal(h1);
-  const T flux = v.along(i, l);
+  const T flux = s.along;
 
   // Time derivative (4.4.2) and gravity (4.4.10): a* = -g (h_i + h_{i+1}) / (2 dx), c* = -a*.
-  const T depth_sum = k.linear_depth ? -(v.bed(i, l) + v.bed(i + 1, l)) : h0 + h1;
+  const T depth_sum = k.linear_depth ? -(s.bed + s.bed_east) : h0 + h1;
   const T gravity = k.g_over_2_d_along * depth_sum;
   T a = -gravity;
   T b = k.inv_dt;
@@ -107,38 +162,25 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
   ConvectiveCoefficients<T> conv{T(0), T(0)};
   if (k.convection) {
     // Convective term (4.4.4): implicit in p^{n+1}, coefficients from p^n.
-    const T flux_west = i > 0 ? v.along(i - 1, l) : T(0);
-    const T flux_east = v.along(i + 1, l);  // 0 on the east wall of the line
-    conv = convective_coefficients(flux_west, flux, flux_east, inv_h0, inv_h1, k);
+    conv = convective_coefficients(s.along_west, flux, s.along_east, inv_h0, inv_h1, k);
     b += conv.east + conv.west;
 
     // Cross-momentum term (4.4.5-4.4.9), explicit: p^n on the neighbouring lines times the cross
     // velocity at the corners (i+1/2, l+-1/2), v = mean cross flux / mean of four depths.
-    const bool has_north = l + 1 < lines;
-    const bool has_south = l > 0;
-    const T flux_north = has_north ? v.along(i, l + 1) : flux;
-    const T flux_south = has_south ? v.along(i, l - 1) : flux;
-    const T h0_north = has_north ? v.depth(i, l + 1) : h0;
-    const T h1_north = has_north ? v.depth(i + 1, l + 1) : h1;
-    const T h0_south = has_south ? v.depth(i, l - 1) : h0;
-    const T h1_south = has_south ? v.depth(i + 1, l - 1) : h1;
-    const T mean_depth_north = (h0 + h0_north + h1 + h1_north) * T(0.25);
-    const T mean_depth_south = (h0_south + h0 + h1_south + h1) * T(0.25);
-    const T velocity_north = (v.cross_new(i, l) + v.cross_new(i + 1, l)) * T(0.5) * adi_reciprocal(mean_depth_north);
-    const T velocity_south = has_south ? (v.cross_new(i, l - 1) + v.cross_new(i + 1, l - 1)) * T(0.5) *
-                                             adi_reciprocal(mean_depth_south)
-                                       : T(0);
-    d -= k.inv_2_d_cross * ((flux_north + flux) * velocity_north - (flux + flux_south) * velocity_south);
+    const T mean_depth_north = (h0 + s.depth_north + h1 + s.depth_east_north) * T(0.25);
+    const T mean_depth_south = (s.depth_south + h0 + s.depth_east_south + h1) * T(0.25);
+    const T velocity_north = (s.cross_new + s.cross_new_east) * T(0.5) * adi_reciprocal(mean_depth_north);
+    const T velocity_south =
+        south ? (s.cross_new_south + s.cross_new_east_south) * T(0.5) * adi_reciprocal(mean_depth_south) : T(0);
+    d -= k.inv_2_d_cross * ((s.along_north + flux) * velocity_north - (flux + s.along_south) * velocity_south);
   }
 
   if (k.friction) {
     // Bed resistance (4.4.11-4.4.12), linearised: implicit in p^{n+1}, with p^ = p^n and q^ the mean
     // of the eight cross fluxes around the face at both levels (0 on the walls).
-    const bool has_south = l > 0;
-    const T cross_sum = (v.cross_old(i, l) + v.cross_old(i + 1, l)) + (v.cross_new(i, l) + v.cross_new(i + 1, l)) +
-                        (has_south ? (v.cross_old(i, l - 1) + v.cross_old(i + 1, l - 1)) +
-                                         (v.cross_new(i, l - 1) + v.cross_new(i + 1, l - 1))
-                                   : T(0));
+    const T cross_sum = (s.cross_old + s.cross_old_east) + (s.cross_new + s.cross_new_east) +
+                        (south ? (s.cross_old_south + s.cross_old_east_south) + (s.cross_new_south + s.cross_new_east_south)
+                               : T(0));
     const T cross_mean = cross_sum * T(0.125);
     b += k.g * adi_sqrt(flux * flux + cross_mean * cross_mean) * inverse_chezy_depth_squared(inv_h0, inv_h1, k);
   }
@@ -152,7 +194,8 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
     d += conv.west * rows.dma;
   }
   if (i < n - 2) {
-    const T dma_east = mass_rhs(v, i + 1, l, k);
+    const T dma_east = mass_rhs(flux, s.along_east, s.cross_new_east, s.cross_new_east_south, s.cross_old_east,
+                                s.cross_old_east_south, s.zeta_east, k);
     c -= conv.east * k.mass_diagonal;
     b += conv.east;
     d -= conv.east * dma_east;
@@ -162,6 +205,11 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
   rows.cmo = c;
   rows.dmo = d;
   return rows;
+}
+
+template <class T, class View>
+WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int lines, const SweepConstants<T>& k) {
+  return cell_rows(load_cell_stencil<T>(v, i, l, n, lines), i, n, l > 0, k);
 }
 
 }  // namespace warpmodel::adi
