@@ -102,17 +102,16 @@ struct CellStencil {
 // walls are selects (predicated loads on the GPU). Why: the GPU build is bound by load latency, and
 // loads written inside the physics' branches (convection, friction, LcElim's east mass row) were
 // issued in six dependent rounds per cell (SASS of the fused x-sweep, double: a branch before each
-// round), the cell's rows waiting for each round in turn. kInterior: the caller knows the cell is
-// not next to a wall (0 < i < n - 2, 0 < l < lines - 1), so the wall tests fold away.
-template <class T, bool kInterior = false, class View>
+// round), the cell's rows waiting for each round in turn.
+template <class T, class View>
 WARPMODEL_ADI_HD CellStencil<T> load_cell_stencil(const View& v, int i, int l, int n, int lines) {
-  const bool east = kInterior || i + 1 < n, north = kInterior || l + 1 < lines, south = kInterior || l > 0;
+  const bool east = i + 1 < n, north = l + 1 < lines, south = l > 0;
   CellStencil<T> s;
   s.zeta = v.zeta(i, l);
   s.bed = v.bed(i, l);
   s.zeta_east = east ? v.zeta(i + 1, l) : T(0);
   s.bed_east = east ? v.bed(i + 1, l) : T(0);
-  s.along_west = kInterior || i > 0 ? v.along(i - 1, l) : T(0);
+  s.along_west = i > 0 ? v.along(i - 1, l) : T(0);
   s.along = v.along(i, l);
   s.along_east = east ? v.along(i + 1, l) : T(0);  // 0 on the east wall of the line
   s.along_north = north ? v.along(i, l + 1) : s.along;
@@ -135,11 +134,11 @@ WARPMODEL_ADI_HD CellStencil<T> load_cell_stencil(const View& v, int i, int l, i
 
 // SetMA, SetMO and LcElim of cell i from its stencil values (the arithmetic of the thesis's
 // equations, in the order the CPU reference and every GPU variant share).
-template <class T, bool kInterior = false>
+template <class T>
 WARPMODEL_ADI_HD CellRows<T> cell_rows(const CellStencil<T>& s, int i, int n, bool south, const SweepConstants<T>& k) {
   CellRows<T> rows;
   rows.dma = mass_rhs(s.along_west, s.along, s.cross_new, s.cross_new_south, s.cross_old, s.cross_old_south, s.zeta, k);
-  if (!kInterior && i == n - 1) {
+  if (i == n - 1) {
     rows.amo = T(0);
     rows.bmo = T(1);
     rows.cmo = T(0);
@@ -189,12 +188,12 @@ WARPMODEL_ADI_HD CellRows<T> cell_rows(const CellStencil<T>& s, int i, int n, bo
   // LcElim: l* p_{i-1} through mass row i (p_{i-1} = B zeta_i + p_i - dma_i), r* p_{i+1} through
   // mass row i+1 (p_{i+1} = dma_{i+1} + p_i - B zeta_{i+1}). At the line's ends p_{-1} and p_{n-1}
   // are the wall fluxes 0, known: there is nothing to eliminate.
-  if (kInterior || i > 0) {
+  if (i > 0) {
     a += conv.west * k.mass_diagonal;
     b += conv.west;
     d += conv.west * rows.dma;
   }
-  if (kInterior || i < n - 2) {
+  if (i < n - 2) {
     const T dma_east = mass_rhs(flux, s.along_east, s.cross_new_east, s.cross_new_east_south, s.cross_old_east,
                                 s.cross_old_east_south, s.zeta_east, k);
     c -= conv.east * k.mass_diagonal;
@@ -208,13 +207,9 @@ WARPMODEL_ADI_HD CellRows<T> cell_rows(const CellStencil<T>& s, int i, int n, bo
   return rows;
 }
 
-// The rows of cell i on line l. kInterior: as load_cell_stencil (the same rows, without the wall tests).
-template <class T, bool kInterior = false, class View>
+template <class T, class View>
 WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int lines, const SweepConstants<T>& k) {
-  return cell_rows<T, kInterior>(load_cell_stencil<T, kInterior>(v, i, l, n, lines), i, n, kInterior || l > 0, k);
+  return cell_rows(load_cell_stencil<T>(v, i, l, n, lines), i, n, l > 0, k);
 }
-
-// Whether cell i of line l is away from every wall (build_cell<T, true> applies).
-WARPMODEL_ADI_HD bool interior_cell(int i, int l, int n, int lines) { return i > 0 && i < n - 2 && l > 0 && l + 1 < lines; }
 
 }  // namespace warpmodel::adi

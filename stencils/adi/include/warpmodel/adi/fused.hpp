@@ -110,12 +110,7 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
   for (int c = t; c < cells; c += threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
     const int l = line0 + lane;
-    const CellWindow<T> window = CellWindow<T>::at(view, i, l);
-    // Away from the walls, without their tests (selects, predicates, branches): all but two warps
-    // of a line take this path.
-    const CellRows<T> rows = interior_cell(i, l, n_along, lines)
-                                 ? build_cell<T, true>(window, i, l, n_along, lines, constants)
-                                 : build_cell(window, i, l, n_along, lines, constants);
+    const CellRows<T> rows = build_cell(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants);
     const int at = fused_slot<kCells>(c);
     coef[at] = rows.dma;
     coef[padded + at] = rows.amo;
