@@ -235,7 +235,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const double loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp) + kernel.local_load_inst_per_warp;
   if (!kernel.global_load_inst_per_warp)
     p.notes.push_back("hopper: no instructions_per_warp.global_load; every memory instruction counted as a load");
-  p.mlp = std::min(kernel.mlp, std::max(1.0, loads));
   p.stall_cycles_per_inst = stall_per_inst;  // the clocks per instruction H.4 charges
   p.departure_delay = device.departure_delay_coalesced_cycles;
   p.avg_dram_lat = hopper_eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request,
@@ -258,12 +257,17 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     p.reused_load_share =
         loop_invariant_load_share(*kernel.access_patterns, global_loads) * global_loads / loads;
   }
-  p.batch_latency = hopper_eq::batch_latency_with_reuse(p.mlp, p.reused_load_share, device.l1_hit_latency_cycles,
-                                                        kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss,
-                                                        device.dram_latency_cycles) +
-                    hopper_eq::batch_departures(p.mlp, kernel.transactions_per_request, kernel.l1_miss_ratio,
-                                                p.departure_delay);  // H.6, H.6b
-  const double batch_latency = p.batch_latency;
+  // H.6, H.6b: a warp issuing `warp_loads` loads waits for batches of min(MLP, loads) of them.
+  const auto mlp_of = [&](double warp_loads) { return std::min(kernel.mlp, std::max(1.0, warp_loads)); };
+  const auto batch_latency_of = [&](double warp_loads) {
+    const double mlp = mlp_of(warp_loads);
+    return hopper_eq::batch_latency_with_reuse(mlp, p.reused_load_share, device.l1_hit_latency_cycles,
+                                               kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss,
+                                               device.dram_latency_cycles) +
+           hopper_eq::batch_departures(mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);
+  };
+  p.mlp = mlp_of(loads);
+  p.batch_latency = batch_latency_of(loads);
 
   // H.16: the gathers' share (SASS) of the load sectors that leave L1 (the requests' sectors times the
   // L1 miss ratio; not CUPTI's L2 bytes, which count DRAM fills as well).
@@ -311,14 +315,17 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (one_wave) p.working_warps_per_sm = working;  // several waves: not read (kUnused)
     const double f = resident_warps / working;
     if (f == 1)
-      return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,
+      return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, p.batch_latency, slice_atomics_per_warp,
                         gather, resident_warps, sms, blocks_per_sm);
     KernelProfile concentrated = kernel;
     scale_per_warp_counts(concentrated, f);
     GatherDemand concentrated_gather = gather;
     concentrated_gather.sectors_per_warp *= f;
-    return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f, batch_latency,
-                      slice_atomics_per_warp * f, concentrated_gather, working, sms, blocks_per_sm);
+    // The working warp's batches: up to MLP of its f-fold loads.
+    p.mlp = mlp_of(loads * f);
+    p.batch_latency = batch_latency_of(loads * f);
+    return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f,
+                      p.batch_latency, slice_atomics_per_warp * f, concentrated_gather, working, sms, blocks_per_sm);
   };
   const WaveTerms full = wave(occ.n, occ.active_sms, occ.resident_blocks_per_sm);
   p.t_issue = full.issue;

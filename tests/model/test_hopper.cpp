@@ -322,6 +322,19 @@ TEST(Hopper, OneWaveLaunchRunsItsMeasuredWorkingWarps) {
   EXPECT_DOUBLE_EQ(p.t_mem_latency, 4 * averaged.t_mem_latency) << "and all 4 loads";
   EXPECT_DOUBLE_EQ(p.t_issue, 100) << "ceil(1 / 4) x 100 on one scheduler";
   EXPECT_DOUBLE_EQ(p.t_l2_bandwidth, averaged.t_l2_bandwidth) << "the bytes are the same";
+  // With MLP 8 the averaged warp's one load is a batch of 1, the working warp's 4 loads one batch of
+  // 4 (H.6: the batch is min(MLP, loads) of the warp that runs): its latency is the batch's, not 4
+  // batches of 1.
+  k.mlp = 8;
+  const Prediction mlp_averaged = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(mlp_averaged.mlp, 4) << "the working warp's loads";
+  k.launch.active_warps_per_sm = 4;  // every warp works: batches of its 1 load
+  const Prediction all_work = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(all_work.mlp, 1);
+  EXPECT_DOUBLE_EQ(mlp_averaged.t_mem_latency, mlp_averaged.batch_latency) << "one batch of 4";
+  EXPECT_GT(mlp_averaged.batch_latency, all_work.batch_latency) << "the maximum of 4 loads' latencies";
+  EXPECT_LT(mlp_averaged.t_mem_latency, 4 * all_work.t_mem_latency) << "not 4 batches of 1";
+  k.mlp = 1;
   // Never more working warps than resident ones, never fewer than one.
   k.launch.active_warps_per_sm = 7;
   EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).working_warps_per_sm, 4);
