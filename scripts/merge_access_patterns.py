@@ -9,6 +9,7 @@ others keep the committed one, so `validate` still matches every launch to its o
 usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json
 """
 import json
+import os
 import sys
 
 
@@ -18,10 +19,17 @@ def main() -> int:
         return 2
     committed_path, new_path, out_path = sys.argv[1:]
     try:
-        committed = json.load(open(committed_path))
-        new = json.load(open(new_path))
+        with open(committed_path) as f:
+            committed = json.load(f)
+        with open(new_path) as f:
+            new = json.load(f)
+        committed["kernels"], new["kernels"], committed["provenance"], new["provenance"]
     except (OSError, json.JSONDecodeError) as e:
         print(f"merge_access_patterns: {e}", file=sys.stderr)
+        return 1
+    except KeyError as e:
+        print(f"merge_access_patterns: {e.args[0]!r} missing: both files must be `sass-analyze --addresses --format json` output",
+              file=sys.stderr)
         return 1
     kernels, refreshed, kept = {}, [], []
     for name, old in committed["kernels"].items():
@@ -43,7 +51,6 @@ def main() -> int:
     with open(out_path + ".tmp", "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
-    import os
     os.replace(out_path + ".tmp", out_path)
     print(f"merge_access_patterns: {len(refreshed)} kernels re-analysed, {len(kept)} kept -> {out_path}")
     return 0

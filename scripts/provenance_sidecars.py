@@ -178,9 +178,10 @@ def profile_tables(pattern, embed):
         twin = table[:-len(".csv")] + ".json"
         if os.path.exists(twin):
             out = table[:-len(".csv")] + ".provenance.json"
-            write(out, {"tables": [os.path.basename(table), os.path.basename(twin)], "measurement": cupti_run(twin)})
+            run = cupti_run(twin)
+            write(out, {"tables": [os.path.basename(table), os.path.basename(twin)], "measurement": run})
             if embed:
-                embed_in_csv(table, cupti_run(twin))
+                embed_in_csv(table, run)
             written.append(out)
     return written
 

@@ -53,8 +53,9 @@ constexpr std::size_t kRandomReadSamples = std::size_t(1) << 24;
 // page-table walks set the rate: 1,298 GB/s on the H200, where a 128 MiB gather moved 2,850).
 constexpr std::size_t kRandomReadDramBytes = std::size_t(256) << 20;
 
-// Row-segment reads (a 2D kernel at a narrow block shape): a matrix of kRowsReadWidthFloats-float rows
-// (32 KiB), kRowsReadBytes in all, read once by one float per thread; blocks of 256 threads whose
+// Row-segment reads and writes (a 2D kernel at a narrow block shape): a matrix of kRowsReadWidthFloats-float
+// rows (32 KiB), kRowsReadBytes in all, read (or written) once by one wave of about 8 blocks per SM,
+// each thread looping down the rows in steps of the grid's height; blocks of 256 threads whose
 // width in floats times 4 is the segment of a row each warp reads: 8 x 32 (32 B: one sector of
 // each of 4 lines), 16 x 16 (64 B), 32 x 8 (128 B: one whole line).
 constexpr int kRowsReadWidthFloats = 8192;

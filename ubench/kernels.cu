@@ -923,6 +923,10 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
         const unsigned bx = w32 ? 8 : w64 ? 16 : 32;
         const dim3 block(bx, 256 / bx);
         const unsigned columns = kRowsReadWidthFloats / bx;
+        // About 8 blocks per SM on 128 or more SMs (1,024 blocks at every width on 132). Below 128 SMs
+        // the 32-byte width cannot go under its 1,024 columns and the widths get different block counts
+        // (on 108 SMs: 1,024 / 512 / 768): to be made a grid-stride loop in x before characterizing
+        // such a GPU.
         const dim3 grid(columns, std::max(1u, static_cast<unsigned>(sm_count) * 8 / columns));
         const bool write = kind == BandwidthKind::dram_write_rows_32b || kind == BandwidthKind::dram_write_rows_64b ||
                            kind == BandwidthKind::dram_write_rows_128b;

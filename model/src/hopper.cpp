@@ -232,7 +232,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   }
   // H.6: the loads a warp waits for; every memory instruction when the profile does not separate them.
   // Local loads (LDL) are round trips too: the warp waits for the register they fill.
-  const double loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp) + kernel.local_load_inst_per_warp;
+  const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
+  const double loads = global_loads + kernel.local_load_inst_per_warp;
   if (!kernel.global_load_inst_per_warp)
     p.notes.push_back("hopper: no instructions_per_warp.global_load; every memory instruction counted as a load");
   p.stall_cycles_per_inst = stall_per_inst;  // the clocks per instruction H.4 charges
@@ -253,7 +254,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   // H.6b: the global loads that re-read one address every iteration (SASS), as a share of the loads H.6 counts.
   p.reused_load_share = 0;
   if (kernel.access_patterns && loads > 0) {
-    const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
     p.reused_load_share =
         loop_invariant_load_share(*kernel.access_patterns, global_loads) * global_loads / loads;
   }
@@ -273,7 +273,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   // L1 miss ratio; not CUPTI's L2 bytes, which count DRAM fills as well).
   GatherDemand gather;
   if (kernel.access_patterns && rates.dram_random_bytes_per_clock > 0) {
-    const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
     const double share = gather_load_sector_share(*kernel.access_patterns, global_loads, kernel.transactions_per_request);
     gather.sectors_per_warp = share * global_loads * kernel.transactions_per_request * kernel.l1_miss_ratio;
     gather.l2_hit_share = 1 - kernel.l2_miss_ratio;
@@ -283,7 +282,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.dram_read_efficiency = 1;
   if (kernel.access_patterns && device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs &&
       device.dram_read_rows_128b_gbs) {
-    const double global_loads = kernel.global_load_inst_per_warp.value_or(kernel.mem_inst_per_warp);
     // The shares are per request: one block's warps tell them (no other block's reuse is needed,
     // and evaluating every resident block made `validate` 15x slower).
     const ShapeTraffic shape = shape_traffic(*kernel.access_patterns, kernel.launch,

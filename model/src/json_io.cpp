@@ -234,6 +234,24 @@ void read_limit_overrides(ObjectReader r, ArchLimits& a) {
   r.finish();
 }
 
+// The measured bandwidths of a device profile: the key under "bandwidth_gbs" (and the measurement's
+// name in characterize's output, "/bandwidth/<key>/gbs") and the field it fills.
+constexpr std::pair<const char*, std::optional<double> DeviceProfile::*> kBandwidthFields[] = {
+    {"dram_read", &DeviceProfile::dram_read_bandwidth_gbs},
+    {"dram_write", &DeviceProfile::dram_write_bandwidth_gbs},
+    {"dram_copy", &DeviceProfile::dram_copy_bandwidth_gbs},
+    {"l2_read", &DeviceProfile::l2_read_bandwidth_gbs},
+    {"shared_read", &DeviceProfile::shared_read_bandwidth_gbs},
+    {"l2_write", &DeviceProfile::l2_write_bandwidth_gbs},
+    {"dram_random_read", &DeviceProfile::dram_random_read_bandwidth_gbs},
+    {"l2_random_read", &DeviceProfile::l2_random_read_bandwidth_gbs},
+    {"dram_read_rows_32b", &DeviceProfile::dram_read_rows_32b_gbs},
+    {"dram_read_rows_64b", &DeviceProfile::dram_read_rows_64b_gbs},
+    {"dram_read_rows_128b", &DeviceProfile::dram_read_rows_128b_gbs},
+    {"dram_write_rows_32b", &DeviceProfile::dram_write_rows_32b_gbs},
+    {"dram_write_rows_64b", &DeviceProfile::dram_write_rows_64b_gbs},
+    {"dram_write_rows_128b", &DeviceProfile::dram_write_rows_128b_gbs}};
+
 json nan_to_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
@@ -251,20 +269,8 @@ void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
     if (!field) field = positive_at(json::json_pointer(ptr));
   };
   fill(d.fp32_dependent_latency_cycles, "/latency/fp32_fma/warps_1/mean_cycles");
-  fill(d.dram_read_bandwidth_gbs, "/bandwidth/dram_read/gbs");
-  fill(d.dram_write_bandwidth_gbs, "/bandwidth/dram_write/gbs");
-  fill(d.dram_copy_bandwidth_gbs, "/bandwidth/dram_copy/gbs");
-  fill(d.l2_read_bandwidth_gbs, "/bandwidth/l2_read/gbs");
-  fill(d.shared_read_bandwidth_gbs, "/bandwidth/shared_read/gbs");
-  fill(d.l2_write_bandwidth_gbs, "/bandwidth/l2_write/gbs");
-  fill(d.dram_random_read_bandwidth_gbs, "/bandwidth/dram_random_read/gbs");
-  fill(d.l2_random_read_bandwidth_gbs, "/bandwidth/l2_random_read/gbs");
-  fill(d.dram_read_rows_32b_gbs, "/bandwidth/dram_read_rows_32b/gbs");
-  fill(d.dram_read_rows_64b_gbs, "/bandwidth/dram_read_rows_64b/gbs");
-  fill(d.dram_read_rows_128b_gbs, "/bandwidth/dram_read_rows_128b/gbs");
-  fill(d.dram_write_rows_32b_gbs, "/bandwidth/dram_write_rows_32b/gbs");
-  fill(d.dram_write_rows_64b_gbs, "/bandwidth/dram_write_rows_64b/gbs");
-  fill(d.dram_write_rows_128b_gbs, "/bandwidth/dram_write_rows_128b/gbs");
+  for (const auto& [key, member] : kBandwidthFields)
+    fill(d.*member, ("/bandwidth/" + std::string(key) + "/gbs").c_str());
   fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles");
   fill(d.same_address_atomic_ops_per_clock, "/throughput/global_atomic_same_address/ops_per_clk");
   fill(d.same_address_atomic_f32_ops_per_clock, "/throughput/global_atomic_same_address_f32/ops_per_clk");
@@ -315,20 +321,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   lat.finish();
 
   if (auto bw = top.optional_object("bandwidth_gbs")) {
-    d.dram_read_bandwidth_gbs = bw->optional_positive("dram_read");
-    d.dram_write_bandwidth_gbs = bw->optional_positive("dram_write");
-    d.dram_copy_bandwidth_gbs = bw->optional_positive("dram_copy");
-    d.l2_read_bandwidth_gbs = bw->optional_positive("l2_read");
-    d.shared_read_bandwidth_gbs = bw->optional_positive("shared_read");
-    d.l2_write_bandwidth_gbs = bw->optional_positive("l2_write");
-    d.dram_random_read_bandwidth_gbs = bw->optional_positive("dram_random_read");
-    d.l2_random_read_bandwidth_gbs = bw->optional_positive("l2_random_read");
-    d.dram_read_rows_32b_gbs = bw->optional_positive("dram_read_rows_32b");
-    d.dram_read_rows_64b_gbs = bw->optional_positive("dram_read_rows_64b");
-    d.dram_read_rows_128b_gbs = bw->optional_positive("dram_read_rows_128b");
-    d.dram_write_rows_32b_gbs = bw->optional_positive("dram_write_rows_32b");
-    d.dram_write_rows_64b_gbs = bw->optional_positive("dram_write_rows_64b");
-    d.dram_write_rows_128b_gbs = bw->optional_positive("dram_write_rows_128b");
+    for (const auto& [key, member] : kBandwidthFields) d.*member = bw->optional_positive(key);
     bw->finish();
   }
   if (auto atomics = top.optional_object("atomic_ops_per_clock")) {
@@ -687,20 +680,8 @@ json to_json(const DeviceProfile& d) {
               {"latency_cycles", lat}};
   if (!d.global_load_latency_by_warps.empty()) out["global_load_latency_by_warps"] = d.global_load_latency_by_warps;
   json bw = json::object();
-  if (d.dram_read_bandwidth_gbs) bw["dram_read"] = *d.dram_read_bandwidth_gbs;
-  if (d.dram_write_bandwidth_gbs) bw["dram_write"] = *d.dram_write_bandwidth_gbs;
-  if (d.dram_copy_bandwidth_gbs) bw["dram_copy"] = *d.dram_copy_bandwidth_gbs;
-  if (d.l2_read_bandwidth_gbs) bw["l2_read"] = *d.l2_read_bandwidth_gbs;
-  if (d.shared_read_bandwidth_gbs) bw["shared_read"] = *d.shared_read_bandwidth_gbs;
-  if (d.l2_write_bandwidth_gbs) bw["l2_write"] = *d.l2_write_bandwidth_gbs;
-  if (d.dram_random_read_bandwidth_gbs) bw["dram_random_read"] = *d.dram_random_read_bandwidth_gbs;
-  if (d.l2_random_read_bandwidth_gbs) bw["l2_random_read"] = *d.l2_random_read_bandwidth_gbs;
-  if (d.dram_read_rows_32b_gbs) bw["dram_read_rows_32b"] = *d.dram_read_rows_32b_gbs;
-  if (d.dram_read_rows_64b_gbs) bw["dram_read_rows_64b"] = *d.dram_read_rows_64b_gbs;
-  if (d.dram_read_rows_128b_gbs) bw["dram_read_rows_128b"] = *d.dram_read_rows_128b_gbs;
-  if (d.dram_write_rows_32b_gbs) bw["dram_write_rows_32b"] = *d.dram_write_rows_32b_gbs;
-  if (d.dram_write_rows_64b_gbs) bw["dram_write_rows_64b"] = *d.dram_write_rows_64b_gbs;
-  if (d.dram_write_rows_128b_gbs) bw["dram_write_rows_128b"] = *d.dram_write_rows_128b_gbs;
+  for (const auto& [key, member] : kBandwidthFields)
+    if (d.*member) bw[key] = *(d.*member);
   if (!bw.empty()) out["bandwidth_gbs"] = bw;
   json atomics = json::object();
   if (d.same_address_atomic_ops_per_clock) atomics["same_address_u32"] = *d.same_address_atomic_ops_per_clock;

@@ -31,8 +31,16 @@ bool is_load(const MemoryAccess& a) { return a.kind == AccessKind::load; }
 // and D, or Q's text (D = 0).
 bool split_floor(const std::string& symbol, std::string& inner, long long& divisor, std::string& divisor_text) {
   if (symbol.rfind("floor((", 0) != 0 || symbol.back() != ')') return false;
-  const std::size_t slash = symbol.rfind(")/");
-  if (slash == std::string::npos || slash < 7) return false;
+  // P ends at the parenthesis that closes the one at index 6 (P and Q may hold floors of their own).
+  std::size_t slash = std::string::npos;
+  for (std::size_t at = 6, depth = 0; at < symbol.size(); ++at) {
+    if (symbol[at] == '(') ++depth;
+    if (symbol[at] == ')' && --depth == 0) {
+      slash = at;
+      break;
+    }
+  }
+  if (slash == std::string::npos || slash + 1 >= symbol.size() || symbol[slash + 1] != '/') return false;
   inner = symbol.substr(7, slash - 7);
   const std::string d = symbol.substr(slash + 2, symbol.size() - slash - 3);
   divisor = 0;
@@ -276,13 +284,13 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
   }
   if (blocks.empty()) blocks.push_back({0, 0, 0});
 
-  double load_sectors = 0, store_sectors = 0, hit_sectors = 0, weighted_load_sectors = 0, weighted_store_sectors = 0;
+  double load_sectors = 0, store_sectors = 0, hit_sectors = 0, weighted_load_sectors = 0;
   std::set<WideAddress> seen;  // sectors the resident blocks' earlier loads touched
   for (const CompiledAccess& ca : compiled.accesses) {
     const MemoryAccess& a = *ca.access;
     const double w = weight_of(a, loop_trip);
     long long sectors_sum = 0, hits = 0, requests = 0;
-    long long by_fill[4] = {0, 0, 0, 0};  // sectors whose line held 1..4 of the request's sectors
+    long long by_fill[4] = {0, 0, 0, 0};  // load sectors whose line held 1..4 of the request's sectors
     for (const Dim3& block : blocks) {
       for (int id : compiled.block_symbols)
         values[id] = static_cast<WideAddress>(component(block, compiled.symbols[id].back()));
@@ -298,10 +306,14 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
         }
         ++requests;
         sectors_sum += static_cast<long long>(warp_sectors.size());
-        std::map<WideAddress, int> per_line;  // 128-byte line -> its sectors in this request
-        for (const WideAddress s : warp_sectors) ++per_line[s / 4];
-        for (const auto& [line, n] : per_line) by_fill[std::clamp(n, 1, 4) - 1] += n;
         if (!is_load(a)) continue;
+        // The set is ordered: a 128-byte line's sectors (1 to 4 of them) are neighbours.
+        for (auto it = warp_sectors.begin(); it != warp_sectors.end();) {
+          const WideAddress line = *it / 4;
+          int n = 0;
+          for (; it != warp_sectors.end() && *it / 4 == line; ++it) ++n;
+          by_fill[n - 1] += n;
+        }
         for (const WideAddress s : warp_sectors) hits += static_cast<long long>(seen.count(s));
         // Later warps of the same instruction reuse them too. (Counting only earlier instructions'
         // sectors, as if warps of one instruction missed together, matched the H200 sweep's L1 hit
@@ -319,8 +331,6 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
     } else {
       out.regular_store_weight += w;
       store_sectors += w * per_request;
-      weighted_store_sectors += w * static_cast<double>(sectors_sum);
-      for (int k = 0; k < 4; ++k) out.store_sectors_by_line_fill[k] += w * static_cast<double>(by_fill[k]);
     }
   }
   if (out.regular_load_weight > 0) out.load_sectors_per_request = load_sectors / out.regular_load_weight;
@@ -329,23 +339,31 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
     out.load_l1_hit_rate = hit_sectors / weighted_load_sectors;
     for (double& share : out.load_sectors_by_line_fill) share /= weighted_load_sectors;
   }
-  if (weighted_store_sectors > 0)
-    for (double& share : out.store_sectors_by_line_fill) share /= weighted_store_sectors;
   return out;
 }
+
+namespace {
+// The loop-weighted share of the loads that satisfy `selected` (weights: weight_of at the trip count
+// that makes the loads' weights sum to the measured loads per warp).
+template <class Selected>
+double weighted_load_share(const AccessPatterns& patterns, double global_load_inst_per_warp, Selected selected) {
+  const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
+  double chosen = 0, all = 0;
+  for (const MemoryAccess& a : patterns.accesses) {
+    if (!is_load(a)) continue;
+    all += weight_of(a, trip);
+    if (selected(a)) chosen += weight_of(a, trip);
+  }
+  return all > 0 ? chosen / all : 0;
+}
+}  // namespace
 
 double gather_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
                                 double transactions_per_request) {
   constexpr double kScatteredSectors = 32;
-  const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
-  double gathered = 0, all = 0;
-  for (const MemoryAccess& a : patterns.accesses) {
-    if (!is_load(a)) continue;
-    all += weight_of(a, trip);
-    if (is_gather(a)) gathered += weight_of(a, trip);
-  }
-  if (!(gathered > 0) || !(all > 0) || !(transactions_per_request > 0)) return 0;
-  return std::min(1.0, gathered * kScatteredSectors / (all * transactions_per_request));
+  const double gathered = weighted_load_share(patterns, global_load_inst_per_warp, is_gather);
+  if (!(gathered > 0) || !(transactions_per_request > 0)) return 0;
+  return std::min(1.0, gathered * kScatteredSectors / transactions_per_request);
 }
 
 bool is_loop_invariant_load(const MemoryAccess& a) {
@@ -357,14 +375,7 @@ bool is_loop_invariant_load(const MemoryAccess& a) {
 }
 
 double loop_invariant_load_share(const AccessPatterns& patterns, double global_load_inst_per_warp) {
-  const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
-  double invariant = 0, all = 0;
-  for (const MemoryAccess& a : patterns.accesses) {
-    if (!is_load(a)) continue;
-    all += weight_of(a, trip);
-    if (is_loop_invariant_load(a)) invariant += weight_of(a, trip);
-  }
-  return all > 0 ? invariant / all : 0;
+  return weighted_load_share(patterns, global_load_inst_per_warp, is_loop_invariant_load);
 }
 
 double loop_trip_factor(const AccessPatterns& patterns, double global_load_inst_per_warp) {

@@ -65,7 +65,6 @@ struct ShapeTraffic {
   // Share of the regular loads' sectors whose 128-byte line the request touched in 1, 2, 3 or 4
   // sectors (a warp of an 8x32 block reads one sector of each of 4 lines: all in [0]); hopper H.9b.
   double load_sectors_by_line_fill[4] = {0, 0, 0, 0};
-  double store_sectors_by_line_fill[4] = {0, 0, 0, 0};  // the same for stores and atomics
   double regular_load_weight = 0, irregular_load_weight = 0;
   double regular_store_weight = 0, irregular_store_weight = 0;
 };

@@ -55,10 +55,10 @@ std::optional<Polynomial> multiply(const Polynomial& a, const Polynomial& b) {
 }
 
 // A thread index in a symbol: tid.x itself, or inside a floor ("floor((ntid.x*tid.y + tid.x)/32)";
-// ntid. and ctaid. are not thread indices).
+// ntid. is the block's size, not a thread index).
 bool names_thread_index(const std::string& s) {
   for (std::size_t at = s.find("tid."); at != std::string::npos; at = s.find("tid.", at + 1))
-    if (at == 0 || (s[at - 1] != 'n' && s[at - 1] != 'a')) return true;
+    if (at == 0 || s[at - 1] != 'n') return true;
   return false;
 }
 
