@@ -23,14 +23,15 @@ def main() -> int:
             committed = json.load(f)
         with open(new_path) as f:
             new = json.load(f)
-        committed["kernels"], new["kernels"], committed["provenance"], new["provenance"]
     except (OSError, json.JSONDecodeError) as e:
         print(f"merge_access_patterns: {e}", file=sys.stderr)
         return 1
-    except KeyError as e:
-        print(f"merge_access_patterns: {e.args[0]!r} missing: both files must be `sass-analyze --addresses --format json` output",
-              file=sys.stderr)
-        return 1
+    for path, doc in ((committed_path, committed), (new_path, new)):
+        missing = [key for key in ("kernels", "provenance") if key not in doc]
+        if missing:
+            print(f"merge_access_patterns: {path} has no {', '.join(missing)}: both files must be "
+                  "`warpmodel sass-analyze --addresses --format json` output", file=sys.stderr)
+            return 1
     kernels, refreshed, kept = {}, [], []
     for name, old in committed["kernels"].items():
         fresh = new["kernels"].get(name)

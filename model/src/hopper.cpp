@@ -312,18 +312,18 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
       working = std::clamp(*kernel.launch.active_warps_per_sm, std::min(1.0, resident_warps), resident_warps);
     if (one_wave) p.working_warps_per_sm = working;  // several waves: not read (kUnused)
     const double f = resident_warps / working;
+    // The working warp's batches: up to MLP of its f-fold loads.
+    const double batch_latency = batch_latency_of(loads * f);
+    if (one_wave) p.mlp = mlp_of(loads * f), p.batch_latency = batch_latency;
     if (f == 1)
-      return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, p.batch_latency, slice_atomics_per_warp,
+      return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,
                         gather, resident_warps, sms, blocks_per_sm);
     KernelProfile concentrated = kernel;
     scale_per_warp_counts(concentrated, f);
     GatherDemand concentrated_gather = gather;
     concentrated_gather.sectors_per_warp *= f;
-    // The working warp's batches: up to MLP of its f-fold loads.
-    p.mlp = mlp_of(loads * f);
-    p.batch_latency = batch_latency_of(loads * f);
-    return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f,
-                      p.batch_latency, slice_atomics_per_warp * f, concentrated_gather, working, sms, blocks_per_sm);
+    return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f, batch_latency,
+                      slice_atomics_per_warp * f, concentrated_gather, working, sms, blocks_per_sm);
   };
   const WaveTerms full = wave(occ.n, occ.active_sms, occ.resident_blocks_per_sm);
   p.t_issue = full.issue;

@@ -53,9 +53,10 @@ struct SweepView : SweepFields<T, SweepView<T>> {
 
 // The line-major view (along_stride == 1) seen from one cell (i0, l0): every field's pointer already
 // at that cell, so a build of cell (i0, l0) addresses its neighbours as small constant offsets from
-// five pointers (i0 - i and l0 - l fold to 0 or +-1 once build_cell is inlined). The fused build reads
-// about 36 values per cell; through SweepView each address cost an integer multiply and a 64-bit add
-// (ncu on the H200: 40 IADD3, 28 IMAD.X and 32 IMAD.MOV per cell against 36 loads). Same values as
+// five pointers (i0 - i and l0 - l fold to 0 or +-1 once build_cell is inlined). The fused build read
+// about 36 values per cell then (25 since load_cell_stencil); through SweepView each address cost an
+// integer multiply and a 64-bit add (ncu on the H200: 40 IADD3, 28 IMAD.X and 32 IMAD.MOV per cell
+// against 36 loads). Same values as
 // SweepView, so the same rows to the last bit.
 template <class T>
 struct CellWindow : SweepFields<T, CellWindow<T>> {
