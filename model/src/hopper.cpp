@@ -69,6 +69,7 @@ Rates measured_rates(const DeviceProfile& d) {
 // they all run at the copy rate (read_bytes holds them, write_bytes is 0).
 struct WarpTraffic {
   double l1 = 0, l2 = 0, l2_write = 0, dram_read = 0, dram_write = 0;
+  double l2_scattered_read = 0;  // H.8b: local loads' scattered sectors read from L2
   bool dram_split = false;
 };
 
@@ -116,6 +117,16 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   t.dram_split = k.dram_bytes_per_warp && k.dram_write_bytes_per_warp;
   t.dram_write = t.dram_split ? *k.dram_write_bytes_per_warp : 0;
   t.dram_read = dram - t.dram_write;
+  // H.8b: the L2 reads the global loads' L1 misses do not explain are the local loads' (capped by
+  // their sectors), of which the scattered requests carry their share.
+  if (k.local_load_sectors_per_request && k.local_load_inst_per_warp > 0 && k.l2_bytes_per_warp) {
+    const double global_miss_bytes = k.global_load_inst_per_warp.value_or(k.mem_inst_per_warp) *
+                                     k.transactions_per_request * kSectorBytes * k.l1_miss_ratio;
+    const double local_bytes = k.local_load_inst_per_warp * *k.local_load_sectors_per_request * kSectorBytes;
+    const double local_l2_read = std::clamp(t.l2 - t.l2_write - global_miss_bytes, 0.0, local_bytes);
+    t.l2_scattered_read =
+        hopper_eq::scattered_local_sector_share(*k.local_load_sectors_per_request) * local_l2_read;
+  }
   return t;
 }
 
@@ -152,6 +163,13 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.l2 = r.l2_write_bytes_per_clock > 0
              ? hopper_eq::t_l2(n, traffic.l2 - traffic.l2_write, l2_read_rate, traffic.l2_write, l2_share(r.l2_write_bytes_per_clock))
              : hopper_eq::t_bandwidth(n, traffic.l2, l2_read_rate);
+  // H.8b: scattered local reads at the random-sector rate, when it was measured.
+  if (traffic.l2_scattered_read > 0 && r.l2_random_bytes_per_clock > 0) {
+    const double written = r.l2_write_bytes_per_clock > 0 ? traffic.l2_write : 0;
+    w.l2 = hopper_eq::t_l2_scattered(n, traffic.l2 - written, l2_read_rate, traffic.l2_scattered_read,
+                                     l2_share(r.l2_random_bytes_per_clock), written,
+                                     r.l2_write_bytes_per_clock > 0 ? l2_share(r.l2_write_bytes_per_clock) : 1);
+  }
   // H.9: the wave's SMs share DRAM; an SM draws no more from DRAM than its share of the L2 read rate.
   const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, l2_read_rate); };
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),

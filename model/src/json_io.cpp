@@ -467,6 +467,9 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   if (mem.has("dram_bytes_per_warp")) k.dram_bytes_per_warp = mem.non_negative("dram_bytes_per_warp");
   mem.ignore("l1_wavefronts_per_warp");
   if (mem.has("l1_wavefronts_per_warp")) k.l1_wavefronts_per_warp = mem.non_negative("l1_wavefronts_per_warp");
+  mem.ignore("local_load_sectors_per_request");
+  if (mem.has("local_load_sectors_per_request"))
+    k.local_load_sectors_per_request = mem.number("local_load_sectors_per_request", 1, false, 1e6, "a number >= 1");
   mem.ignore("atomic_lane_ops_per_warp");
   if (mem.has("atomic_lane_ops_per_warp")) k.atomic_lane_ops_per_warp = mem.non_negative("atomic_lane_ops_per_warp");
   mem.ignore("busiest_slice_atomics_per_warp");
@@ -561,6 +564,13 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
         c.profile.busiest_slice_atomics_per_warp = busiest->total / *warps;
         c.profile.sources["memory.busiest_slice_atomics_per_warp"] =
             "cupti: (" + busiest->expression + ") / smsp__warps_launched.sum (the case's counters)";
+      }
+      if (const auto sectors = total(counter_rules::kLocalLoadSectors), requests = total(counter_rules::kLocalLoadRequests);
+          sectors && requests && *requests > 0 && !c.profile.local_load_sectors_per_request) {
+        c.profile.local_load_sectors_per_request = *sectors / *requests;
+        c.profile.sources["memory.local_load_sectors_per_request"] =
+            std::string("cupti: ") + counter_rules::kLocalLoadSectors + " / " + counter_rules::kLocalLoadRequests +
+            " (the case's counters)";
       }
       if (auto wavefronts = per_warp(counter_rules::kL1Wavefronts); wavefronts && !c.profile.l1_wavefronts_per_warp) {
         c.profile.l1_wavefronts_per_warp = *wavefronts;
@@ -759,6 +769,8 @@ json to_json(const KernelProfile& k) {
   if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;
   if (k.l2_write_bytes_per_warp) out["memory"]["l2_write_bytes_per_warp"] = *k.l2_write_bytes_per_warp;
   if (k.l1_wavefronts_per_warp) out["memory"]["l1_wavefronts_per_warp"] = *k.l1_wavefronts_per_warp;
+  if (k.local_load_sectors_per_request)
+    out["memory"]["local_load_sectors_per_request"] = *k.local_load_sectors_per_request;
   if (k.atomic_lane_ops_per_warp) out["memory"]["atomic_lane_ops_per_warp"] = *k.atomic_lane_ops_per_warp;
   if (k.busiest_slice_atomics_per_warp)
     out["memory"]["busiest_slice_atomics_per_warp"] = *k.busiest_slice_atomics_per_warp;

@@ -301,6 +301,29 @@ TEST(Hopper, ForcedWarpsPerSmIsIgnoredForWholeWaves) {
   ASSERT_FALSE(p.notes.empty());
 }
 
+// H.8b: 2 local loads per warp beside 4 global ones. The L2 reads 1536 B a warp: the global loads'
+// misses are 512 (4 x 4 sectors x 32 B), so 1024 are the local loads'. Scattered requests carry
+// (s - 8) 32 / (24 s) of them, at the random-sector rate (16 B per clock and SM) instead of 64.
+TEST(Hopper, ScatteredLocalReadsGoAtTheRandomL2Rate) {
+  DeviceProfile d = round_device();
+  d.l2_random_read_bandwidth_gbs = 1600;
+  d.dram_random_read_bandwidth_gbs = 800;
+  KernelProfile k = round_kernel();
+  k.global_load_inst_per_warp = 4;
+  k.local_load_inst_per_warp = 2;
+  k.l2_bytes_per_warp = 1536;
+  k.dram_bytes_per_warp = 256;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * 1536 / 64.0) << "no local sector count: H.8";
+  k.local_load_sectors_per_request = 8;  // coalesced (a spill of 8-byte words)
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * 1536 / 64.0);
+  k.local_load_sectors_per_request = 32;  // every lane its own sector
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (512 / 64.0 + 1024 / 16.0));
+  k.local_load_sectors_per_request = 20;  // a mix: 0.8 of the sectors scattered
+  EXPECT_NEAR(predict_hopper(d, k).t_l2_bandwidth, 64 * ((1536 - 819.2) / 64.0 + 819.2 / 16.0), 1e-9);
+  d.l2_random_read_bandwidth_gbs.reset();
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * 1536 / 64.0) << "no measured random rate";
+}
+
 // H.1b: one block of 4 warps of which one works (a chase of 32 chains in a 128-thread block): the
 // counters' per-warp averages are a quarter of the working warp's, and CUPTI's achieved occupancy
 // says 1 warp was active.

@@ -179,5 +179,15 @@ TEST(HopperEquations, SameAddressAtomics) {
   EXPECT_DOUBLE_EQ(eq::t_data(10, 20, 30), 30);
 }
 
+TEST(HopperEquations, ScatteredLocalSectorShare) {
+  // H.8b: a coalesced local request takes up to 8 sectors, a scattered one 32.
+  EXPECT_DOUBLE_EQ(hopper_eq::scattered_local_sector_share(4), 0);
+  EXPECT_DOUBLE_EQ(hopper_eq::scattered_local_sector_share(8), 0);
+  EXPECT_DOUBLE_EQ(hopper_eq::scattered_local_sector_share(32), 1);
+  // s = 20: half the requests scattered ((20 - 8) / 24), carrying 0.5 x 32 = 16 of the 20 sectors
+  // a request reads on average: 0.8.
+  EXPECT_DOUBLE_EQ(hopper_eq::scattered_local_sector_share(20), 0.8);
+}
+
 }  // namespace
 }  // namespace warpmodel

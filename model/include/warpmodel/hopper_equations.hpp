@@ -27,6 +27,8 @@
 //   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM), bytes_l1 = 128 x the data
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
+//   H.8b  the local loads' reads from L2 that scattered requests carry (their share from the local
+//         sectors per request, CUPTI) at the L2's random-sector rate
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
 //   H.9b  DRAM reads at e x the read rate: e from the shares of load sectors whose line a request
 //         asks 1, 2, 3 or 4 sectors of (SASS addresses), each at its measured row-segment rate
@@ -127,14 +129,22 @@
 //   tails and dispatch (a copy of 64-thread blocks: 16 of 64 warps), so it is read for one wave only;
 //   and warps that wait at a barrier stay active, so a block whose 2 of 32 warps sum while the rest
 //   wait is not seen [leave-one-class-out 13.8 % -> 13.2 % H200, 13.5 % -> 13.0 % H100].
+// * H.8b: a per-thread histogram in local memory indexed by key bytes reads 18 sectors per local
+//   request (of 32 lanes; a spill reads 4 or 8), and its L2 reads, 7 GB at 4M keys, went at half the
+//   streaming L2 rate: its lanes' sectors land at data-dependent places, as in the l2_random_read
+//   microbenchmark. The scattered share from the mean sectors per request (a mix of coalesced and
+//   32-sector requests), applied to the L2 reads the global loads' misses do not explain [local-hist
+//   -57 % -> -48 % (H100), -49 % -> -38 % (H200); leave-one-class-out 13.1 % -> 13.0 % (H200),
+//   13.0 % -> 12.9 % (H100); cross-GPU 11.9 % -> 11.8 %, 12.5 % -> 12.4 %]. Its DRAM traffic (3.2 GB
+//   each way, local lines evicted and read back) is priced at the streaming DRAM rate still.
 // * Barriers: #sync (BAR, from the ADU pipe counter) enters H.12 linearly, each costing its wave a
 //   fitted barrier_cycles; the microbenchmarks do not measure a barrier yet.
 // What remains (results/<gpu>/validation.md, leave-one-class-out): launches whose data stays in L2
 // between the timed repetitions while CUPTI's replayed passes count it missing (a column-walking
 // GEMV of a 16 MB matrix, +90 to +140 % on the H100; pointer chases whose 4 MB of touched lines stay
 // in L2, +95 %): no counter of the replayed launch tells the two apart; a histogram kept in local
-// memory and indexed by data (-50 %: its local accesses are gathers that neither the address
-// analysis nor H.16 sees); a block of which 2 warps work while the others wait at a barrier (H.1b
+// memory and indexed by data (-38 to -48 % after H.8b: its scattered local lines also come back from
+// DRAM at random places, and its L2 reads and writes share the slices); a block of which 2 warps work while the others wait at a barrier (H.1b
 // does not see them: they stay active); and kernels of a few thousand cycles, whose time is mostly
 // the launch and ramp-up.
 // The bandwidths are measured (dram read/write, L2 read, shared read); launch_cycles, scale,
@@ -297,6 +307,30 @@ inline double t_bandwidth(double n, double bytes_per_warp, double bytes_per_cloc
 inline double t_l2(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
                    double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
+}
+// H.8b the share of the local loads' sectors that scattered requests carry. Local memory
+// interleaves the threads' words across the warp, so a request whose lanes read the same slot of
+// their arrays (a spill) takes c sectors (4 for 4-byte words, 8 for 8-byte ones: c = 8 covers both),
+// and one whose lanes index their arrays by data scatters over up to S = 32. A mix with s sectors
+// per request on average has (s - c) / (S - c) of its requests scattered, carrying
+// (s - c) S / ((S - c) s) of the sectors. (128-bit spills, 16 sectors a request, would read as
+// partly scattered.)
+inline double scattered_local_sector_share(double sectors_per_request) {
+  constexpr double kCoalesced = 8, kScattered = 32;
+  if (!(sectors_per_request > kCoalesced)) return 0;
+  return std::min(1.0, (sectors_per_request - kCoalesced) * kScattered /
+                           ((kScattered - kCoalesced) * sectors_per_request));
+}
+// H.8b T_l2 with the scattered local reads at the L2's random-sector rate (the l2_random_read
+// microbenchmark: one 32-byte sector per lane): T_l2 = n x ((read - scattered) / read rate +
+// scattered / random rate + written / write rate). A per-thread histogram in local memory (64
+// bins indexed by key bytes, 18 sectors a request) moved its L2 reads at half the streaming rate.
+inline double t_l2_scattered(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
+                             double scattered_bytes_per_warp, double random_bytes_per_clock_per_sm,
+                             double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
+  const double scattered = std::min(scattered_bytes_per_warp, read_bytes_per_warp);
+  return n * ((read_bytes_per_warp - scattered) / read_bytes_per_clock_per_sm +
+              scattered / random_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
 }
 // H.15 T_slice_atomics = the wave's warps on every SM x the busiest L2 slice's atomic operations per
 // warp / the adds per clock of one slice (the measured same-address rate). The slice that holds a

@@ -54,6 +54,11 @@ struct KernelProfile {
   // Local-memory loads (LDL: spills, dynamically indexed per-thread arrays), hopper variant: a round
   // trip like a global load (the warp waits for the register), through L1 and, on a miss, L2.
   double local_load_inst_per_warp = 0;
+  // Sectors per local-load request (CUPTI l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum / _requests_
+  // ..._op_ld.sum). Local memory interleaves a thread's words across the warp, so a request whose
+  // lanes read the same slot of their arrays (a spill) takes 4 sectors, and one whose lanes index
+  // their arrays by data scatters over up to 32 (hopper H.8b). Absent without those counters.
+  std::optional<double> local_load_sectors_per_request;
 
   // --- parallelism within a warp ---
   std::optional<double> ilp;               // ILP; when absent, eq 4.26 from the two counts below

@@ -250,6 +250,9 @@ std::vector<MetricSet> build_sets() {
            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
            "smsp__inst_executed_op_local_ld.sum",
            "smsp__inst_executed_op_local_st.sum",
+           // Local loads' sectors per request: spills (4) or data-indexed arrays (up to 32; hopper H.8b).
+           "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+           "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
            // Barriers: BAR.SYNC issues to the ADU pipe on sm_90 (measured: 32 __syncthreads per
            // thread raised smsp__inst_executed_pipe_adu.sum by 33 per warp and left the CBU pipe
            // unchanged); no counter counts BAR alone, the ADU pipe also runs a few other

@@ -513,6 +513,19 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   } else {
     src["memory.l2_bytes_per_warp"] = "not set: the model derives it from the requests and l1_miss_ratio";
   }
+  {
+    const auto sectors = first_of(m, {counter_rules::kLocalLoadSectors});
+    const auto requests = first_of(m, {counter_rules::kLocalLoadRequests});
+    if (sectors && requests && requests->value > 0) {
+      k.local_load_sectors_per_request = sectors->value / requests->value;
+      src["memory.local_load_sectors_per_request"] =
+          cupti(sectors->name + " / " + requests->name, *k.local_load_sectors_per_request);
+    } else {
+      src["memory.local_load_sectors_per_request"] =
+          std::string("not set: local loads' L2 reads at the streaming rate (hopper H.8b)") +
+          fallback(std::string(counter_rules::kLocalLoadSectors) + ", " + counter_rules::kLocalLoadRequests);
+    }
+  }
   if (auto wavefronts = first_of(m, {counter_rules::kL1Wavefronts})) {
     k.l1_wavefronts_per_warp = per_warp(*wavefronts);
     src["memory.l1_wavefronts_per_warp"] = cupti(wavefronts->name, *k.l1_wavefronts_per_warp);

@@ -128,7 +128,8 @@ TEST(MetricSets, ModelHoldsWhatTheModelNeeds) {
         "sm__warps_active.avg.pct_of_peak_sustained_active", "sm__cycles_elapsed.avg", "sm__cycles_elapsed.max",
         "smsp__cycles_active.avg", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smsp__inst_executed_pipe_adu.sum",
-        "smsp__inst_executed_pipe_xu.sum"})
+        "smsp__inst_executed_pipe_xu.sum", "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"})
     EXPECT_TRUE(contains(model->metrics, name)) << name;
 }
 

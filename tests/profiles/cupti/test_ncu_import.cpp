@@ -110,10 +110,12 @@ TEST(NcuImport, TheRealRawPage) {
   EXPECT_DOUBLE_EQ(r.device.max_sm_clock_mhz, 1980.0);
   EXPECT_EQ(r.collection.range_mode, "ncu");
   EXPECT_TRUE(r.complete);
-  // That run predates the ADU pipe, the async copies, the L2 bytes, the shared wavefronts, the L2's
-  // sectors by operation and the LSU wavefronts in the model set: those are missing, in one line.
+  // That run predates the local loads' requests and sectors, the ADU pipe, the async copies, the L2
+  // bytes, the shared wavefronts, the L2's sectors by operation and the LSU wavefronts in the model
+  // set: those are missing, in one line.
   EXPECT_EQ(im.missing_model_metrics,
-            (std::vector<std::string>{"smsp__inst_executed_pipe_adu.sum", "smsp__inst_executed_op_ldgsts.sum",
+            (std::vector<std::string>{"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+                                      "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "smsp__inst_executed_pipe_adu.sum", "smsp__inst_executed_op_ldgsts.sum",
                                       "smsp__inst_executed_op_tma_ld.sum", "lts__t_bytes.sum",
                                       "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "lts__t_sectors_op_write.sum",
                                       "l1tex__data_pipe_lsu_wavefronts.sum", "lts__t_sectors_op_read.sum",
@@ -123,7 +125,7 @@ TEST(NcuImport, TheRealRawPage) {
                                       "lts__t_sectors_op_atom.max"}));
   const std::string line = wc::missing_metrics_warning(im, "ncu-0.csv");
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 0);
-  EXPECT_NE(line.find("lacks 14 of the `model` set's metrics"), std::string::npos) << line;
+  EXPECT_NE(line.find("lacks 16 of the `model` set's metrics"), std::string::npos) << line;
   // It round-trips as warpmodel.profile/1.
   const auto back = wc::profile_report_from_json(wc::to_json(r), "x");
   EXPECT_EQ(back.launches.at(0).kernel, l.kernel);
@@ -154,10 +156,11 @@ TEST(NcuImport, EveryExampleProgramFileMapsEveryLaunch) {
     ASSERT_FALSE(launches.empty());
     ASSERT_EQ(launches.size() % 6, 0u) << "repetitions of the program's 6 launches";
     EXPECT_TRUE(im.warnings.empty()) << warpmodel::support::join(im.warnings, "\n");
-    // These files predate the L2's sectors by operation, the LSU wavefronts and the busiest slice's
-    // atomic sectors in the model set.
+    // These files predate the local loads' requests and sectors, the L2's sectors by operation, the
+    // LSU wavefronts and the busiest slice's atomic sectors in the model set.
     EXPECT_EQ(im.missing_model_metrics,
-              (std::vector<std::string>{"lts__t_sectors_op_write.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
+              (std::vector<std::string>{"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+                                        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "lts__t_sectors_op_write.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
                                         "lts__t_sectors_op_read.sum", "lts__t_sectors_op_atom.sum",
                                         "lts__t_sectors_op_red.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
                                         "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "lts__t_sectors_op_red.max",
