@@ -225,7 +225,7 @@ std::vector<MetricSet> build_sets() {
       {"model",
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
-       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts",
+       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts, local loads' requests and sectors",
        {
            "smsp__inst_executed.sum",
            "smsp__inst_issued.sum",
