@@ -175,6 +175,15 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
                                                   traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
                               : hopper_eq::t_bandwidth(n, traffic.dram_read, per_sm(r.dram_copy_bytes_per_clock));
+  // H.8b in DRAM: the reads behind the scattered local reads (their share of the L2 reads) at the
+  // random-sector DRAM rate.
+  if (traffic.l2_scattered_read > 0 && traffic.dram_split && r.dram_random_bytes_per_clock > 0) {
+    const double l2_read = traffic.l2 - traffic.l2_write;
+    const double scattered = l2_read > 0 ? traffic.dram_read * std::min(1.0, traffic.l2_scattered_read / l2_read) : 0;
+    w.dram = hopper_eq::t_dram_scattered(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock), scattered,
+                                         per_sm(r.dram_random_bytes_per_clock), traffic.dram_write,
+                                         per_sm(r.dram_write_bytes_per_clock));
+  }
   w.slice_atomics = hopper_eq::t_slice_atomics(n * sms, slice_atomics_per_warp, r.slice_atomic_ops_per_clock);  // H.15
   w.gather = hopper_eq::t_gather(n, gather.sectors_per_warp, gather.l2_hit_share, r.l2_random_bytes_per_clock / sms,
                                  r.dram_random_bytes_per_clock / sms);  // H.16

@@ -318,10 +318,21 @@ TEST(Hopper, ScatteredLocalReadsGoAtTheRandomL2Rate) {
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * 1536 / 64.0);
   k.local_load_sectors_per_request = 32;  // every lane its own sector
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (512 / 64.0 + 1024 / 16.0));
+  // DRAM: 192 B read (of 256; 64 written), 2/3 of it behind the scattered L2 reads, at 8 B per clock
+  // and SM instead of 32.
+  k.dram_write_bytes_per_warp = 64;
+  d.dram_read_bandwidth_gbs = 3200;
+  d.dram_write_bandwidth_gbs = 3200;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (64 / 32.0 + 128 / 8.0 + 64 / 32.0));
+  k.local_load_sectors_per_request = 8;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (192 / 32.0 + 64 / 32.0));
+  k.local_load_sectors_per_request = 32;
   k.local_load_sectors_per_request = 20;  // a mix: 0.8 of the sectors scattered
   EXPECT_NEAR(predict_hopper(d, k).t_l2_bandwidth, 64 * ((1536 - 819.2) / 64.0 + 819.2 / 16.0), 1e-9);
   d.l2_random_read_bandwidth_gbs.reset();
+  d.dram_random_read_bandwidth_gbs.reset();
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * 1536 / 64.0) << "no measured random rate";
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (192 / 32.0 + 64 / 32.0));
 }
 
 // H.1b: one block of 4 warps of which one works (a chase of 32 chains in a 128-thread block): the

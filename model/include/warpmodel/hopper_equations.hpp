@@ -28,7 +28,8 @@
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
 //   H.8b  the local loads' reads from L2 that scattered requests carry (their share from the local
-//         sectors per request, CUPTI) at the L2's random-sector rate
+//         sectors per request, CUPTI) at the L2's random-sector rate, and the same share of the DRAM
+//         reads at the DRAM's random-sector rate
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
 //   H.9b  DRAM reads at e x the read rate: e from the shares of load sectors whose line a request
 //         asks 1, 2, 3 or 4 sectors of (SASS addresses), each at its measured row-segment rate
@@ -133,18 +134,19 @@
 //   request (of 32 lanes; a spill reads 4 or 8), and its L2 reads, 7 GB at 4M keys, went at half the
 //   streaming L2 rate: its lanes' sectors land at data-dependent places, as in the l2_random_read
 //   microbenchmark. The scattered share from the mean sectors per request (a mix of coalesced and
-//   32-sector requests), applied to the L2 reads the global loads' misses do not explain [local-hist
-//   -57 % -> -48 % (H100), -49 % -> -38 % (H200); leave-one-class-out 13.1 % -> 13.0 % (H200),
-//   13.0 % -> 12.9 % (H100); cross-GPU 11.9 % -> 11.8 %, 12.5 % -> 12.4 %]. Its DRAM traffic (3.2 GB
-//   each way, local lines evicted and read back) is priced at the streaming DRAM rate still.
+//   32-sector requests), applied to the L2 reads the global loads' misses do not explain, and the
+//   same share of the DRAM reads (local lines evicted and read back, 3.2 GB at 4M keys) at the
+//   random DRAM rate [local-hist -57 % -> -41 % (H100), -49 % -> -37 % (H200); leave-one-class-out
+//   13.1 % -> 13.0 % (H200), 13.0 % -> 12.9 % (H100); cross-GPU 11.9 % -> 11.8 %, 12.5 % -> 12.4 %;
+//   L2 alone: -48 % and -38 %].
 // * Barriers: #sync (BAR, from the ADU pipe counter) enters H.12 linearly, each costing its wave a
 //   fitted barrier_cycles; the microbenchmarks do not measure a barrier yet.
 // What remains (results/<gpu>/validation.md, leave-one-class-out): launches whose data stays in L2
 // between the timed repetitions while CUPTI's replayed passes count it missing (a column-walking
 // GEMV of a 16 MB matrix, +90 to +140 % on the H100; pointer chases whose 4 MB of touched lines stay
 // in L2, +95 %): no counter of the replayed launch tells the two apart; a histogram kept in local
-// memory and indexed by data (-38 to -48 % after H.8b: its scattered local lines also come back from
-// DRAM at random places, and its L2 reads and writes share the slices); a block of which 2 warps work while the others wait at a barrier (H.1b
+// memory and indexed by data (-37 to -41 % after H.8b: its L2 and DRAM traffic, each priced alone,
+// overlap less than H.10's maximum says); a block of which 2 warps work while the others wait at a barrier (H.1b
 // does not see them: they stay active); and kernels of a few thousand cycles, whose time is mostly
 // the launch and ramp-up.
 // The bandwidths are measured (dram read/write, L2 read, shared read); launch_cycles, scale,
@@ -370,6 +372,16 @@ inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { r
 inline double t_dram(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
                      double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
+}
+// H.8b in DRAM: the DRAM reads behind the scattered local reads (the same share of the DRAM reads as
+// of the L2 reads) at the random-sector DRAM rate: T_dram = n x ((read - scattered) / read rate +
+// scattered / random rate + written / write rate).
+inline double t_dram_scattered(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
+                               double scattered_bytes_per_warp, double random_bytes_per_clock_per_sm,
+                               double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
+  const double scattered = std::min(scattered_bytes_per_warp, read_bytes_per_warp);
+  return n * ((read_bytes_per_warp - scattered) / read_bytes_per_clock_per_sm +
+              scattered / random_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
 }
 // GB/s at an SM clock in MHz -> bytes per clock.
 inline double bytes_per_clock(double gbs, double sm_clock_mhz) { return gbs * 1e3 / sm_clock_mhz; }
