@@ -121,6 +121,13 @@
 //   (one batch's last load returns its wavefronts after the batch latency): the thread-per-row GEMV
 //   at 2 warps per SM moved from -38 % to -20 %, the unrolled few-row GEMV (MLP 13) from 0 to +10 %,
 //   pooled unchanged.
+// * Tried and not kept: L2 residency. The sweep times each launch right after restoring its inputs,
+//   which leaves them in L2 when they fit, while the replayed counters see DRAM. A launch whose DRAM
+//   bytes (read + written, counters) fit in the L2 (measurements.capacity.l2_bytes_runtime) had its
+//   DRAM reads served by L2: leave-one-class-out 13.0 % -> 12.9 % (H200) and 12.9 % -> 12.7 % (H100),
+//   the H200's latency class +15.8 % -> +14.4 %; a smooth share C / footprint instead did worse
+//   (13.3 %, 13.6 %). Not applied: it reads the timing protocol, not the kernel (times taken after a
+//   cache flush, as Nsight Compute's default, see cold data), and the profile does not say which.
 // * H.1b: the counters are averages over the launched warps. A chase of 32 chains launched as one
 //   block of 128 threads runs one working warp; its three others exit at the bounds test, so the
 //   average warp carried a quarter of the chase and the prediction fell by 4x from the 32-thread
