@@ -166,9 +166,9 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   // H.8b: scattered local reads at the random-sector rate, when it was measured.
   if (traffic.l2_scattered_read > 0 && r.l2_random_bytes_per_clock > 0) {
     const double written = r.l2_write_bytes_per_clock > 0 ? traffic.l2_write : 0;
-    w.l2 = hopper_eq::t_l2_scattered(n, traffic.l2 - written, l2_read_rate, traffic.l2_scattered_read,
-                                     l2_share(r.l2_random_bytes_per_clock), written,
-                                     r.l2_write_bytes_per_clock > 0 ? l2_share(r.l2_write_bytes_per_clock) : 1);
+    w.l2 = hopper_eq::t_with_scattered_reads(n, traffic.l2 - written, l2_read_rate, traffic.l2_scattered_read,
+                                             l2_share(r.l2_random_bytes_per_clock), written,
+                                             r.l2_write_bytes_per_clock > 0 ? l2_share(r.l2_write_bytes_per_clock) : 1);
   }
   // H.9: the wave's SMs share DRAM; an SM draws no more from DRAM than its share of the L2 read rate.
   const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, l2_read_rate); };
@@ -180,9 +180,9 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   if (traffic.l2_scattered_read > 0 && traffic.dram_split && r.dram_random_bytes_per_clock > 0) {
     const double l2_read = traffic.l2 - traffic.l2_write;
     const double scattered = l2_read > 0 ? traffic.dram_read * std::min(1.0, traffic.l2_scattered_read / l2_read) : 0;
-    w.dram = hopper_eq::t_dram_scattered(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock), scattered,
-                                         per_sm(r.dram_random_bytes_per_clock), traffic.dram_write,
-                                         per_sm(r.dram_write_bytes_per_clock));
+    w.dram = hopper_eq::t_with_scattered_reads(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock), scattered,
+                                               per_sm(r.dram_random_bytes_per_clock), traffic.dram_write,
+                                               per_sm(r.dram_write_bytes_per_clock));
   }
   w.slice_atomics = hopper_eq::t_slice_atomics(n * sms, slice_atomics_per_warp, r.slice_atomic_ops_per_clock);  // H.15
   w.gather = hopper_eq::t_gather(n, gather.sectors_per_warp, gather.l2_hit_share, r.l2_random_bytes_per_clock / sms,

@@ -330,13 +330,15 @@ inline double scattered_local_sector_share(double sectors_per_request) {
   return std::min(1.0, (sectors_per_request - kCoalesced) * kScattered /
                            ((kScattered - kCoalesced) * sectors_per_request));
 }
-// H.8b T_l2 with the scattered local reads at the L2's random-sector rate (the l2_random_read
-// microbenchmark: one 32-byte sector per lane): T_l2 = n x ((read - scattered) / read rate +
-// scattered / random rate + written / write rate). A per-thread histogram in local memory (64
-// bins indexed by key bytes, 18 sectors a request) moved its L2 reads at half the streaming rate.
-inline double t_l2_scattered(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
-                             double scattered_bytes_per_warp, double random_bytes_per_clock_per_sm,
-                             double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
+// H.8b T_l2 (and T_dram) with the scattered local reads at the level's random-sector rate (the
+// l2_random_read and dram_random_read microbenchmarks: one 32-byte sector per lane):
+// T = n x ((read - scattered) / read rate + scattered / random rate + written / write rate).
+// A per-thread histogram in local memory (64 bins indexed by key bytes, 18 sectors a request) moved
+// its L2 reads at half the streaming rate. In DRAM the scattered reads are the same share of the
+// DRAM reads as of the L2 reads.
+inline double t_with_scattered_reads(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
+                                     double scattered_bytes_per_warp, double random_bytes_per_clock_per_sm,
+                                     double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   const double scattered = std::min(scattered_bytes_per_warp, read_bytes_per_warp);
   return n * ((read_bytes_per_warp - scattered) / read_bytes_per_clock_per_sm +
               scattered / random_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
@@ -379,16 +381,6 @@ inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { r
 inline double t_dram(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
                      double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
-}
-// H.8b in DRAM: the DRAM reads behind the scattered local reads (the same share of the DRAM reads as
-// of the L2 reads) at the random-sector DRAM rate: T_dram = n x ((read - scattered) / read rate +
-// scattered / random rate + written / write rate).
-inline double t_dram_scattered(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
-                               double scattered_bytes_per_warp, double random_bytes_per_clock_per_sm,
-                               double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
-  const double scattered = std::min(scattered_bytes_per_warp, read_bytes_per_warp);
-  return n * ((read_bytes_per_warp - scattered) / read_bytes_per_clock_per_sm +
-              scattered / random_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
 }
 // GB/s at an SM clock in MHz -> bytes per clock.
 inline double bytes_per_clock(double gbs, double sm_clock_mhz) { return gbs * 1e3 / sm_clock_mhz; }
