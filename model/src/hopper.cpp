@@ -268,6 +268,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.avg_dram_lat = hopper_eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request,
                                            p.departure_delay);  // H.5
   const WarpTraffic traffic = warp_traffic(kernel);
+  p.l2_scattered_read_bytes = traffic.l2_scattered_read;  // H.8b (the averaged warp's)
   // H.5b: the L2 misses a load waits for, from the DRAM bytes when the profile counts them.
   const double l1_miss_load_bytes = kernel.global_load_inst_per_warp.value_or(0) * kernel.transactions_per_request *
                                     kSectorBytes * kernel.l1_miss_ratio;

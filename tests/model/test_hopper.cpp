@@ -318,6 +318,7 @@ TEST(Hopper, ScatteredLocalReadsGoAtTheRandomL2Rate) {
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * 1536 / 64.0);
   k.local_load_sectors_per_request = 32;  // every lane its own sector
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (512 / 64.0 + 1024 / 16.0));
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).l2_scattered_read_bytes, 1024);
   // DRAM: 192 B read (of 256; 64 written), 2/3 of it behind the scattered L2 reads, at 8 B per clock
   // and SM instead of 32.
   k.dram_write_bytes_per_warp = 64;
