@@ -25,6 +25,26 @@ double weight_of(const MemoryAccess& a, double loop_trip) { return std::pow(loop
 
 bool is_load(const MemoryAccess& a) { return a.kind == AccessKind::load; }
 
+// Whether a symbol's text (a floor's included) names the index `name` ("tid." or "ctaid."), not
+// the launch extents "ntid." or "nctaid." that hold it as a suffix.
+bool mentions_index(const std::string& symbol, const std::string& name) {
+  for (std::size_t at = symbol.find(name); at != std::string::npos; at = symbol.find(name, at + 1))
+    if (at == 0 || symbol[at - 1] != 'n') return true;
+  return false;
+}
+
+template <class Predicate>
+bool any_symbol(const AddressPolynomial& address, Predicate p) {
+  for (const AddressTerm& t : address)
+    for (const std::string& s : t.symbols)
+      if (p(s)) return true;
+  return false;
+}
+
+int warps_per_block(const LaunchConfig& l) {
+  return static_cast<int>(std::max<long long>(1, (l.block.count() + kWarpSize - 1) / kWarpSize));
+}
+
 // "floor((P)/D)": the floor division the address analysis writes for a shift right or a mask of a
 // non-negative index (tid / 32, tid % 32 in a tiled kernel), or "floor((P)/(Q))" for a division by a
 // value known only at run time (t / blockDim.y: ptxas's reciprocal idiom). Splits it into P's text
@@ -285,6 +305,8 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
   if (blocks.empty()) blocks.push_back({0, 0, 0});
 
   double load_sectors = 0, store_sectors = 0, hit_sectors = 0, weighted_load_sectors = 0;
+  double per_block_loads = 0, per_block_load_sectors = 0, per_block_store_sectors = 0;
+  double all_store_sectors = 0;  // with the per-block stores at their dynamic weight
   std::set<WideAddress> seen;  // sectors the resident blocks' earlier loads touched
   for (const CompiledAccess& ca : compiled.accesses) {
     const MemoryAccess& a = *ca.access;
@@ -322,17 +344,41 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
       }
     }
     const double per_request = static_cast<double>(sectors_sum) / static_cast<double>(requests);
+    const bool per_block = is_per_block_access(a);
     if (is_load(a)) {
       out.regular_load_weight += w;
       load_sectors += w * per_request;
+      if (per_block) {
+        per_block_loads += w;
+        per_block_load_sectors += w * per_request;
+      }
       weighted_load_sectors += w * static_cast<double>(sectors_sum);
       hit_sectors += w * static_cast<double>(hits);
       for (int k = 0; k < 4; ++k) out.load_sectors_by_line_fill[k] += w * static_cast<double>(by_fill[k]);
     } else {
       out.regular_store_weight += w;
       store_sectors += w * per_request;
+      // A store outside loops that one thread of a block writes: 1 / warps per block of a warp.
+      const double dynamic = per_block && a.loop_depth == 0 ? w / warps_per_block(launch) : w;
+      all_store_sectors += dynamic * per_request;
+      if (per_block) per_block_store_sectors += dynamic * per_request;
     }
   }
+  // The irregular loads at the regular ones' mean sectors; irregular stores at one sector.
+  const double mean_load_sectors = out.regular_load_weight > 0 ? load_sectors / out.regular_load_weight : 0;
+  const double all_loads = out.regular_load_weight + out.irregular_load_weight;
+  const double all_load_sectors = load_sectors + out.irregular_load_weight * mean_load_sectors;
+  if (all_loads > 0) out.per_block_load_share = per_block_loads / all_loads;
+  if (all_load_sectors > 0) out.per_block_load_sector_share = per_block_load_sectors / all_load_sectors;
+  all_store_sectors += out.irregular_store_weight;
+  if (all_store_sectors > 0) out.per_block_store_sector_share = per_block_store_sectors / all_store_sectors;
+  double atomics = 0, per_block_atomics = 0;
+  for (const MemoryAccess& a : patterns.accesses) {
+    if (a.kind != AccessKind::atomic) continue;
+    atomics += weight_of(a, loop_trip);
+    if (is_per_block_access(a)) per_block_atomics += weight_of(a, loop_trip);
+  }
+  if (atomics > 0) out.per_block_atomic_share = per_block_atomics / atomics;
   if (out.regular_load_weight > 0) out.load_sectors_per_request = load_sectors / out.regular_load_weight;
   if (out.regular_store_weight > 0) out.store_sectors_per_request = store_sectors / out.regular_store_weight;
   if (weighted_load_sectors > 0) {
@@ -364,6 +410,23 @@ double gather_load_sector_share(const AccessPatterns& patterns, double global_lo
   const double gathered = weighted_load_share(patterns, global_load_inst_per_warp, is_gather);
   if (!(gathered > 0) || !(transactions_per_request > 0)) return 0;
   return std::min(1.0, gathered * kScatteredSectors / transactions_per_request);
+}
+
+bool is_per_block_access(const MemoryAccess& a) {
+  if (!a.address) return false;
+  const bool thread = any_symbol(*a.address, [](const std::string& s) { return mentions_index(s, "tid."); });
+  // "u:j..." is a value joined at a block head (a loop counter). Any other unfollowed "u:" value may
+  // hide a thread or block index: the analysis takes a value reloaded from local memory (a spilled
+  // global index) as uniform.
+  const bool unfollowed = any_symbol(*a.address, [](const std::string& s) {
+    for (std::size_t at = s.find("u:"); at != std::string::npos; at = s.find("u:", at + 1))
+      if (at + 2 >= s.size() || s[at + 2] != 'j') return true;
+    return false;
+  });
+  if (unfollowed) return false;
+  if (a.kind == AccessKind::store && a.loop_depth == 0) return !thread && a.address->size() > 0;
+  if (a.loop_depth < 1 || !thread) return false;
+  return !any_symbol(*a.address, [](const std::string& s) { return mentions_index(s, "ctaid."); });
 }
 
 bool is_loop_invariant_load(const MemoryAccess& a) {
@@ -464,28 +527,54 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
   note("memory.l1_miss_ratio", reference.l1_miss_ratio, k.l1_miss_ratio,
        "1 - (measured hit rate + block reuse " + format(t.load_l1_hit_rate) + " - " + format(r.load_l1_hit_rate) + ")");
 
-  // L2 traffic: reads follow the load sectors that miss L1, writes the store sectors.
+  // Per-block accesses (is_per_block_access): profile_at_launch kept their launch-wide count; it
+  // follows the number of blocks instead, a factor `blocks` more per warp.
+  const double blocks = static_cast<double>(k.launch.grid.count()) / static_cast<double>(reference.launch.grid.count());
+  auto per_block = [&](double share) { return 1 + share * (blocks - 1); };
+  const double load_requests = per_block(r.per_block_load_share);
+  if (load_requests != 1 && k.global_load_inst_per_warp) {
+    const double before = *k.global_load_inst_per_warp;
+    const double added = before * (load_requests - 1);
+    k.global_load_inst_per_warp = before + added;
+    k.mem_inst_per_warp = std::max(0.0, k.mem_inst_per_warp + added);
+    k.inst_per_warp = std::max(0.0, k.inst_per_warp + added);
+    note("instructions_per_warp.global_load", before, *k.global_load_inst_per_warp,
+         "per-block loads (share " + format(r.per_block_load_share) + ") x blocks " + format(blocks));
+  }
+  const double atomic_requests = per_block(r.per_block_atomic_share);
+  const double atomic_lane_ops_kept = k.atomic_lane_ops_per_warp.value_or(0);
+  if (atomic_requests != 1)
+    for (std::optional<double>* x : {&k.atomic_lane_ops_per_warp, &k.busiest_slice_atomics_per_warp})
+      if (*x) **x *= atomic_requests;
+
+  // L2 traffic: reads follow the load sectors that miss L1, writes the store sectors, atomics
+  // (lts red + atom sectors, taken as 32 bytes per lane operation) their requests.
   if (k.l2_bytes_per_warp) {
     const double write = k.l2_write_bytes_per_warp.value_or(0);
-    const double read = std::max(0.0, *k.l2_bytes_per_warp - write);
+    const double unwritten = std::max(0.0, *k.l2_bytes_per_warp - write);
+    const double atomic = std::min(unwritten, atomic_lane_ops_kept * kSectorBytes);
+    const double read = unwritten - atomic;
     const double miss_reference = sectors_reference * (1 - hit_reference);
-    const double read_scale = miss_reference > 0 ? sectors_target * (1 - hit_target) / miss_reference : 1;
-    double write_scale = 1;
+    const double read_scale = (miss_reference > 0 ? sectors_target * (1 - hit_target) / miss_reference : 1) *
+                              per_block(r.per_block_load_sector_share);
+    double write_scale = per_block(r.per_block_store_sector_share);
     if (r.store_sectors_per_request > 0)
-      write_scale = anchored_sectors(1, r.store_sectors_per_request, t.store_sectors_per_request, r.regular_store_weight,
-                                     r.irregular_store_weight);
+      write_scale *= anchored_sectors(1, r.store_sectors_per_request, t.store_sectors_per_request,
+                                      r.regular_store_weight, r.irregular_store_weight);
     const double before = *k.l2_bytes_per_warp;
     if (k.l2_write_bytes_per_warp) k.l2_write_bytes_per_warp = write * write_scale;
-    k.l2_bytes_per_warp = read * read_scale + write * write_scale;
+    k.l2_bytes_per_warp = read * read_scale + write * write_scale + atomic * atomic_requests;
     note("memory.l2_bytes_per_warp", before, *k.l2_bytes_per_warp,
-         "reads x missed sectors " + format(read_scale) + ", writes x store sectors " + format(write_scale));
+         "reads x missed sectors " + format(read_scale) + ", writes x store sectors " + format(write_scale) +
+             ", atomics x requests " + format(atomic_requests));
   }
   // L1 wavefronts: the global part follows the load sectors per request.
   if (k.l1_wavefronts_per_warp && sectors_reference > 0) {
     const double memory = k.mem_inst_per_warp + k.shared_inst_per_warp;
     const double global_share = memory > 0 ? k.mem_inst_per_warp / memory : 0;
     const double before = *k.l1_wavefronts_per_warp;
-    k.l1_wavefronts_per_warp = before * (1 - global_share + global_share * sectors_target / sectors_reference);
+    k.l1_wavefronts_per_warp =
+        before * (1 - global_share + global_share * load_requests * sectors_target / sectors_reference);
     note("memory.l1_wavefronts_per_warp", before, *k.l1_wavefronts_per_warp,
          "global share " + format(global_share) + " x sectors per request ratio");
   }

@@ -257,6 +257,97 @@ TEST(Traffic, DerivedCountersAreAnchoredAtTheMeasurement) {
   EXPECT_DOUBLE_EQ(kept.transactions_per_request, 30);
 }
 
+MemoryAccess access(AccessKind kind, AddressPolynomial address, int depth = 0) {
+  MemoryAccess m = load(std::move(address), 4, depth);
+  m.kind = kind;
+  m.opcode = kind == AccessKind::store ? "STG.E" : kind == AccessKind::atomic ? "REDG.E.ADD.STRONG.GPU" : "LDG.E";
+  return m;
+}
+
+TEST(Traffic, PerBlockAccessesAreKnownByTheirAddress) {
+  using K = AccessKind;
+  const AddressPolynomial block_sum = {{1, {"param:0x218"}}, {4, {"ctaid.x"}}};
+  EXPECT_TRUE(is_per_block_access(access(K::store, block_sum))) << "block_sums[blockIdx.x] = s";
+  EXPECT_TRUE(is_per_block_access(access(K::store, {{1, {"param:0x218"}}}))) << "*sum = s by one thread";
+  EXPECT_FALSE(is_per_block_access(access(K::store, element(4, 1, 0)))) << "out[i]: every thread";
+  EXPECT_FALSE(is_per_block_access(access(K::atomic, {{1, {"param:0x218"}}}))) << "atomicAdd(sum, v) by all";
+  EXPECT_FALSE(is_per_block_access(access(K::store, {{1, {"param:0x218"}}, {4, {"u:0x2070:R25"}}})))
+      << "an index reloaded from local memory may be the thread's";
+  const AddressPolynomial flush = {{1, {"param:0x218"}}, {4, {"tid.x"}}, {4, {"u:j0x2f0:R7"}}};
+  EXPECT_TRUE(is_per_block_access(access(K::atomic, flush, 1))) << "for (b = tid; b < 256; b += blockDim.x)";
+  EXPECT_FALSE(is_per_block_access(access(K::atomic, flush, 0))) << "outside loops: one per thread";
+  AddressPolynomial grid_stride = flush;
+  grid_stride.push_back({4, {"ctaid.x", "ntid.x"}});
+  EXPECT_FALSE(is_per_block_access(access(K::load, grid_stride, 1))) << "each block its own range";
+  const AddressPolynomial warp_row = {{1, {"param:0x210"}}, {4, {"floor((ntid.x*tid.y + tid.x)/32)", "param:0x220"}},
+                                      {4, {"u:j0x640:UR4"}}};
+  EXPECT_TRUE(is_per_block_access(access(K::load, warp_row, 1))) << "a thread index inside a floor";
+  EXPECT_FALSE(is_per_block_access(access(K::load, {{1, {"param:0x210"}}, {4, {"ntid.x", "u:j0x640:UR4"}}}, 1)))
+      << "no thread index: every thread reads the same word";
+  EXPECT_FALSE(is_per_block_access(access(K::load, {{1, {"param:0x210"}}, {4, {"tid.x"}}, {4, {"u:0x640:R4"}}}, 1)))
+      << "an unfollowed value other than a loop counter may hold the block index";
+  MemoryAccess irregular = access(K::load, {}, 1);
+  irregular.address.reset();
+  EXPECT_FALSE(is_per_block_access(irregular));
+}
+
+// A block-sum reduction: a coalesced load in[i] (4 sectors a warp) and block_sums[blockIdx.x]
+// written by one thread of each block (1 sector, 1 / warps per block of a warp's requests).
+TEST(Traffic, PerBlockStoresFollowTheNumberOfBlocks) {
+  const MemoryAccess in = load(element(4, 1, 0));
+  const MemoryAccess block_sum = access(AccessKind::store, {{1, {"param:0x218"}}, {4, {"ctaid.x"}}});
+  const MemoryAccess out = access(AccessKind::store, element(4, 1, 0));
+  // Beside a per-thread store out[i] (4 sectors a warp), the 2-warp block's sum is 0.5 of 4.5.
+  EXPECT_NEAR(shape_traffic(AccessPatterns{{in, out, block_sum}, "t"}, launch(64, 1, 65536, 1))
+                  .per_block_store_sector_share,
+              0.5 / 4.5, 1e-12);
+  const AccessPatterns p{{in, block_sum}, "block sums"};
+  EXPECT_DOUBLE_EQ(shape_traffic(p, launch(64, 1, 65536, 1)).per_block_store_sector_share, 1);
+  EXPECT_DOUBLE_EQ(shape_traffic(p, launch(64, 1, 65536, 1)).per_block_load_share, 0);
+
+  KernelProfile k = measured_profile(launch(64, 1, 65536, 1));
+  k.mem_inst_per_warp = 1.5;
+  k.global_load_inst_per_warp = 1;
+  k.transactions_per_request = 4;
+  k.l1_miss_ratio = 1;
+  k.l2_write_bytes_per_warp = 16;  // 32 bytes a 2-warp block
+  k.l2_bytes_per_warp = 128 + 16;
+  // 1024-thread blocks, the same 4 M elements: 16 x fewer blocks, so 16 x fewer block sums, while
+  // profile_at_launch would keep 16 bytes a warp. The loads are per thread: 128 bytes a warp stay.
+  std::vector<DerivedCounter> how;
+  const KernelProfile wide = derive_profile_at_launch(thesis_k40_device(), k, p, launch(1024, 1, 4096, 1), &how);
+  EXPECT_NEAR(*wide.l2_write_bytes_per_warp, 1, 1e-9);
+  EXPECT_NEAR(*wide.l2_bytes_per_warp, 129, 1e-9);
+  EXPECT_NEAR(*wide.global_load_inst_per_warp, 1, 1e-12);
+  // At its own shape the reference gets its measurement back.
+  EXPECT_NEAR(*derive_profile_at_launch(thesis_k40_device(), k, p, k.launch).l2_bytes_per_warp, 144, 1e-9);
+}
+
+// A shared-memory histogram's flush: each block adds its 256 bins with a block-stride loop, so a
+// warp of a 1024-thread block issues 1/16 of what one of a 64-thread block does.
+TEST(Traffic, PerBlockLoopsFollowTheNumberOfBlocks) {
+  const MemoryAccess keys = load(element(4, 1, 0));
+  const MemoryAccess flush =
+      access(AccessKind::atomic, {{1, {"param:0x218"}}, {4, {"tid.x"}}, {4, {"u:j0x2f0:R7"}}}, 1);
+  const AccessPatterns p{{keys, flush}, "shared histogram"};
+  KernelProfile k = measured_profile(launch(64, 1, 65536, 1));
+  k.global_load_inst_per_warp = 1;
+  k.transactions_per_request = 4;
+  k.l1_miss_ratio = 1;
+  k.l2_write_bytes_per_warp = 0;
+  k.atomic_lane_ops_per_warp = 16;      // 4 requests of 4 sectors: 256 bins / 2 warps
+  k.l2_bytes_per_warp = 128 + 16 * 32;  // the keys' 4 sectors, the atomics' 16
+  const KernelProfile wide = derive_profile_at_launch(thesis_k40_device(), k, p, launch(1024, 1, 4096, 1));
+  EXPECT_NEAR(*wide.atomic_lane_ops_per_warp, 1, 1e-12);
+  EXPECT_NEAR(*wide.l2_bytes_per_warp, 128 + 32, 1e-9);
+  // A grid-stride version of the same loop (each block its own bins) keeps its count a warp.
+  MemoryAccess strided = flush;
+  strided.address->push_back({4, {"ctaid.x", "ntid.x"}});
+  const KernelProfile kept =
+      derive_profile_at_launch(thesis_k40_device(), k, AccessPatterns{{keys, strided}, "g"}, launch(1024, 1, 4096, 1));
+  EXPECT_NEAR(*kept.atomic_lane_ops_per_warp, 16, 1e-12);
+}
+
 TEST(Traffic, SweepListsWhereEachShapesCountersCameFrom) {
   const DeviceProfile d = thesis_k40_device();
   KernelProfile k = measured_profile(launch(32, 8, 64, 64));

@@ -18,7 +18,10 @@
 // are "irregular": their share of the requests keeps the reference's sectors per request. Reuse is
 // counted among the blocks one SM holds at once (occupancy) within one iteration of each loop (the
 // loop counters are evaluated at their first value), as if their warps ran in step; reuse across
-// iterations, and L1 capacity, are in the anchor only.
+// iterations, and L1 capacity, are in the anchor only. Instruction counts per warp are conserved
+// launch-wide (profile_at_launch) except the per-block accesses' (is_per_block_access), which follow
+// the number of blocks; other counts that move with the block size (a tiled GEMM's block-stride
+// tile loads, whose tile follows the block's extent) stay as measured.
 // DRAM bytes are the kernel's footprint and stay as measured.
 #pragma once
 
@@ -67,6 +70,12 @@ struct ShapeTraffic {
   double load_sectors_by_line_fill[4] = {0, 0, 0, 0};
   double regular_load_weight = 0, irregular_load_weight = 0;
   double regular_store_weight = 0, irregular_store_weight = 0;
+  // Shares of the per-block accesses (is_per_block_access) among the warp's loads (by instruction
+  // and by sector, an irregular load taken at the regular loads' mean sectors), its stores' sectors
+  // and its atomics (by instruction). A store outside loops counts once per block: 1 / warps per
+  // block of a warp's requests.
+  double per_block_load_share = 0, per_block_load_sector_share = 0;
+  double per_block_store_sector_share = 0, per_block_atomic_share = 0;
 };
 ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& launch, double loop_trip = 1,
                            SmResidency residency = {});
@@ -98,6 +107,20 @@ bool is_loop_invariant_load(const MemoryAccess& a);
 // The share of a kernel's global loads (weighted by their loops as gather_load_sector_share does)
 // that are loop-invariant; 0 without any.
 double loop_invariant_load_share(const AccessPatterns& patterns, double global_load_inst_per_warp);
+
+// An access whose count per block does not depend on the block's size, so that its launch-wide
+// count follows the number of blocks (profile_at_launch conserves the launch-wide count of all
+// others). Two address shapes say so:
+//  - a plain store outside loops whose address holds no thread index: one thread of each block
+//    writes it (block_sums[blockIdx.x] = s), since every thread writing one word would race;
+//  - an access inside a loop whose address holds a thread index but no block index and no value
+//    the analysis did not follow except loop counters: every block sweeps the same range with its
+//    threads (for (b = tid; b < 256; b += blockDim.x): a shared histogram's flush, an n-body tile),
+//    so a block of twice the threads takes half the trips each.
+// An atomic outside loops with no thread index is not one (every thread's atomicAdd(sum, v) is
+// legal). Where it stops: a loop of fixed trip count with such an address (each thread of every
+// block walking the same table a fixed number of times) would be read as a block-wide sweep.
+bool is_per_block_access(const MemoryAccess& a);
 
 // One derived counter, for the sweep's and validate's rows.
 struct DerivedCounter {
