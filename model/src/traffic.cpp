@@ -313,6 +313,12 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
     const double w = weight_of(a, loop_trip);
     long long sectors_sum = 0, hits = 0, requests = 0;
     long long by_fill[4] = {0, 0, 0, 0};  // load sectors whose line held 1..4 of the request's sectors
+    // A per-block sweep inside a loop (every block reading the same range) is evaluated at its first
+    // trip only, where it may alias what a load outside the loop read (an n-body tile's first bodies
+    // are block 0's own); its reuse is the other resident blocks' same trip, so it counts hits
+    // against its own earlier sectors only.
+    const bool own_reuse_only = a.loop_depth > 0 && is_per_block_access(a);
+    std::set<WideAddress> own_seen;
     for (const Dim3& block : blocks) {
       for (int id : compiled.block_symbols)
         values[id] = static_cast<WideAddress>(component(block, compiled.symbols[id].back()));
@@ -336,7 +342,9 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
           for (; it != warp_sectors.end() && *it / 4 == line; ++it) ++n;
           by_fill[n - 1] += n;
         }
-        for (const WideAddress s : warp_sectors) hits += static_cast<long long>(seen.count(s));
+        const std::set<WideAddress>& reused = own_reuse_only ? own_seen : seen;
+        for (const WideAddress s : warp_sectors) hits += static_cast<long long>(reused.count(s));
+        if (own_reuse_only) own_seen.insert(warp_sectors.begin(), warp_sectors.end());
         // Later warps of the same instruction reuse them too. (Counting only earlier instructions'
         // sectors, as if warps of one instruction missed together, matched the H200 sweep's L1 hit
         // rates less often: 83 % of launches within 5 points against 85 %.)

@@ -348,6 +348,20 @@ TEST(Traffic, PerBlockLoopsFollowTheNumberOfBlocks) {
   EXPECT_NEAR(*kept.atomic_lane_ops_per_warp, 16, 1e-12);
 }
 
+// An n-body kernel: me = bodies[i] (its block's own bodies), then a loop over tiles that every
+// block reads the same way (tile[tid] = bodies[base + tid]). At its first trip the tile is block 0's
+// own bodies again; that is not reuse. Its reuse is the other resident blocks' same tile.
+TEST(Traffic, PerBlockSweepsReuseOnlyWhatOtherBlocksRead) {
+  const MemoryAccess me = load(element(16, 1, 0), 16);
+  const MemoryAccess tile = load({{1, {"param:0x210"}}, {16, {"tid.x"}}, {16, {"u:j0x180:R7"}}}, 16, 1);
+  const AccessPatterns p{{me, tile}, "n-body"};
+  // One block on the SM: no hits at all (weights 1 and 1: the tile's 8 sectors a warp are half).
+  EXPECT_DOUBLE_EQ(shape_traffic(p, launch(64, 1, 128, 1), 1, {132, 1}).load_l1_hit_rate, 0);
+  // Four blocks: the me loads are the blocks' own (no hits); the tile's last three blocks hit all the
+  // first one read: 3/4 of the tile's sectors, 3/8 of all.
+  EXPECT_NEAR(shape_traffic(p, launch(64, 1, 528, 1), 1, {132, 4}).load_l1_hit_rate, 3.0 / 8.0, 1e-12);
+}
+
 TEST(Traffic, SweepListsWhereEachShapesCountersCameFrom) {
   const DeviceProfile d = thesis_k40_device();
   KernelProfile k = measured_profile(launch(32, 8, 64, 64));
