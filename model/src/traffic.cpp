@@ -437,6 +437,41 @@ bool is_per_block_access(const MemoryAccess& a) {
   return !any_symbol(*a.address, [](const std::string& s) { return mentions_index(s, "ctaid."); });
 }
 
+std::string cooperative_tile_origin(const MemoryAccess& a) {
+  if (!is_load(a) || a.loop_depth < 1 || !a.address) return "";
+  const bool splits_thread_index = any_symbol(*a.address, [](const std::string& s) {
+    return s.rfind("floor(", 0) == 0 && mentions_index(s, "tid.");
+  });
+  if (!splits_thread_index) return "";
+  std::string origin;
+  for (const char d : {'x', 'y', 'z'})
+    if (any_symbol(*a.address, [&](const std::string& s) { return mentions_index(s, std::string("ctaid.") + d); }))
+      origin.push_back(d);
+  return origin;
+}
+
+double cooperative_tile_factor(const AccessPatterns& patterns, const LaunchConfig& reference,
+                               const LaunchConfig& target) {
+  std::set<std::string> families;
+  for (const MemoryAccess& a : patterns.accesses)
+    if (const std::string o = cooperative_tile_origin(a); !o.empty()) families.insert(o);
+  if (families.empty()) return 1;
+  const double threads = static_cast<double>(std::max<long long>(1, reference.block.count()));
+  double weights = 0, moved = 0;
+  for (const std::string& origin : families) {
+    double trip = 1 / threads, replication = 1;  // per-thread trip at the reference; launch-wide change
+    for (const char d : {'x', 'y', 'z'}) {
+      if (origin.find(d) != std::string::npos)
+        trip *= static_cast<double>(component(reference.block, d));
+      else
+        replication *= static_cast<double>(component(target.grid, d)) / static_cast<double>(component(reference.grid, d));
+    }
+    weights += trip;
+    moved += trip * replication;
+  }
+  return moved / weights;
+}
+
 bool is_loop_invariant_load(const MemoryAccess& a) {
   if (!is_load(a) || a.loop_depth < 1 || !a.address || a.opcode.find("STRONG") != std::string::npos) return false;
   for (const AddressTerm& t : *a.address)
@@ -539,7 +574,13 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
   // follows the number of blocks instead, a factor `blocks` more per warp.
   const double blocks = static_cast<double>(k.launch.grid.count()) / static_cast<double>(reference.launch.grid.count());
   auto per_block = [&](double share) { return 1 + share * (blocks - 1); };
-  const double load_requests = per_block(r.per_block_load_share);
+  // Cooperative tile loads (cooperative_tile_origin): the loop loads' launch-wide count follows the
+  // tiles' replication instead of being conserved.
+  const double tile_factor = cooperative_tile_factor(patterns, reference.launch, k.launch);
+  const double loop_load_share =
+      tile_factor != 1 ? weighted_load_share(patterns, loads_per_warp, [](const MemoryAccess& a) { return a.loop_depth > 0; })
+                       : 0;
+  const double load_requests = per_block(r.per_block_load_share) * (1 + loop_load_share * (tile_factor - 1));
   if (load_requests != 1 && k.global_load_inst_per_warp) {
     const double before = *k.global_load_inst_per_warp;
     const double added = before * (load_requests - 1);
@@ -547,7 +588,8 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
     k.mem_inst_per_warp = std::max(0.0, k.mem_inst_per_warp + added);
     k.inst_per_warp = std::max(0.0, k.inst_per_warp + added);
     note("instructions_per_warp.global_load", before, *k.global_load_inst_per_warp,
-         "per-block loads (share " + format(r.per_block_load_share) + ") x blocks " + format(blocks));
+         "per-block loads (share " + format(r.per_block_load_share) + ") x blocks " + format(blocks) +
+             ", loop loads (share " + format(loop_load_share) + ") x tile replication " + format(tile_factor));
   }
   const double atomic_requests = per_block(r.per_block_atomic_share);
   const double atomic_lane_ops_kept = k.atomic_lane_ops_per_warp.value_or(0);
@@ -563,8 +605,11 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
     const double atomic = std::min(unwritten, atomic_lane_ops_kept * kSectorBytes);
     const double read = unwritten - atomic;
     const double miss_reference = sectors_reference * (1 - hit_reference);
-    const double read_scale = (miss_reference > 0 ? sectors_target * (1 - hit_target) / miss_reference : 1) *
-                              per_block(r.per_block_load_sector_share);
+    // The tiles' sectors follow their replication, the other loads' the sectors that miss L1.
+    const double read_scale =
+        ((1 - loop_load_share) * (miss_reference > 0 ? sectors_target * (1 - hit_target) / miss_reference : 1) +
+         loop_load_share * tile_factor) *
+        per_block(r.per_block_load_sector_share);
     double write_scale = per_block(r.per_block_store_sector_share);
     if (r.store_sectors_per_request > 0)
       write_scale *= anchored_sectors(1, r.store_sectors_per_request, t.store_sectors_per_request,

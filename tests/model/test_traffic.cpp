@@ -362,6 +362,48 @@ TEST(Traffic, PerBlockSweepsReuseOnlyWhatOtherBlocksRead) {
   EXPECT_NEAR(shape_traffic(p, launch(64, 1, 528, 1), 1, {132, 4}).load_l1_hit_rate, 3.0 / 8.0, 1e-12);
 }
 
+// A shared-memory tiled GEMM's tile loads (the addresses ptxas gives for TK = 32): A's tile
+// by x TK starts at the block's row, B's TK x bx at its column; e = the linear thread index.
+TEST(Traffic, CooperativeTilesFollowTheirReplication) {
+  const std::string e = "floor((ntid.x*tid.y + tid.x)/32)", eb = "floor((ntid.x*tid.y + tid.x)/(ntid.x))";
+  const MemoryAccess a_tile = load({{4, {"ctaid.y", "ntid.y", "param:0x230"}}, {-128, {e}}, {4, {e, "param:0x230"}},
+                                    {4, {"ntid.x", "tid.y"}}, {1, {"param:0x210"}}, {4, {"tid.x"}}, {4, {"u:j0x640:UR4"}}},
+                                   4, 1);
+  const MemoryAccess b_tile = load({{4, {"ctaid.x", "ntid.x"}}, {-4, {eb, "ntid.x"}}, {4, {eb, "param:0x22c"}},
+                                    {4, {"ntid.x", "tid.y"}}, {1, {"param:0x218"}}, {4, {"tid.x"}}, {4, {"u:j0xec0:UR4"}}},
+                                   4, 1);
+  EXPECT_EQ(cooperative_tile_origin(a_tile), "y");
+  EXPECT_EQ(cooperative_tile_origin(b_tile), "x");
+  EXPECT_EQ(cooperative_tile_origin(load(element(4, 1, 1), 4, 1)), "") << "a per-thread row walk";
+  MemoryAccess outside = a_tile;
+  outside.loop_depth = 0;
+  EXPECT_EQ(cooperative_tile_origin(outside), "") << "not in a loop";
+
+  const AccessPatterns p{{a_tile, b_tile}, "tiled gemm"};
+  // 1024^3 at 32x8: grid 32 x 128. Per thread and k-step A takes TK / bx = 1 load, B TK / by = 4:
+  // the mix is 1 : 4. At 16x16 (grid 64 x 64) A is read twice as often (gridDim.x 64 / 32), B half:
+  // (1 x 2 + 4 x 0.5) / 5 = 0.8 (the H200 measured 0.88 of the 32x8 L2 bytes).
+  const LaunchConfig reference = launch(32, 8, 32, 128);
+  EXPECT_NEAR(cooperative_tile_factor(p, reference, launch(16, 16, 64, 64)), 0.8, 1e-12);
+  // 32x32 (grid 32 x 32): (1 x 1 + 4 x 0.25) / 5 = 0.4 (measured 0.43); 8x32 (grid 128 x 32): 1 (1.0).
+  EXPECT_NEAR(cooperative_tile_factor(p, reference, launch(32, 32, 32, 32)), 0.4, 1e-12);
+  EXPECT_NEAR(cooperative_tile_factor(p, reference, launch(8, 32, 128, 32)), 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(cooperative_tile_factor(AccessPatterns{{load(element(4, 1, 1), 4, 1)}, "x"}, reference,
+                                           launch(16, 16, 64, 64)),
+                   1);
+
+  // The derived L2 reads and loads per warp of the 32x32 launch (as many warps as the reference):
+  // 0.4 x the reference's.
+  KernelProfile k = measured_profile(reference);
+  k.global_load_inst_per_warp = 10;
+  k.mem_inst_per_warp = 11;
+  k.l2_write_bytes_per_warp = 0;
+  k.l2_bytes_per_warp = 1000;
+  const KernelProfile wide = derive_profile_at_launch(thesis_k40_device(), k, p, launch(32, 32, 32, 32));
+  EXPECT_NEAR(*wide.global_load_inst_per_warp, 10 * 0.4, 1e-9);
+  EXPECT_NEAR(*wide.l2_bytes_per_warp, 1000 * 0.4, 1e-6);
+}
+
 TEST(Traffic, SweepListsWhereEachShapesCountersCameFrom) {
   const DeviceProfile d = thesis_k40_device();
   KernelProfile k = measured_profile(launch(32, 8, 64, 64));

@@ -20,8 +20,9 @@
 // loop counters are evaluated at their first value), as if their warps ran in step; reuse across
 // iterations, and L1 capacity, are in the anchor only. Instruction counts per warp are conserved
 // launch-wide (profile_at_launch) except the per-block accesses' (is_per_block_access), which follow
-// the number of blocks; other counts that move with the block size (a tiled GEMM's block-stride
-// tile loads, whose tile follows the block's extent) stay as measured.
+// the number of blocks, and the loop loads of a kernel with cooperative tiles
+// (cooperative_tile_factor), which follow the tiles' replication; other counts that move with the
+// block size stay as measured.
 // DRAM bytes are the kernel's footprint and stay as measured.
 #pragma once
 
@@ -121,6 +122,26 @@ double loop_invariant_load_share(const AccessPatterns& patterns, double global_l
 // legal). Where it stops: a loop of fixed trip count with such an address (each thread of every
 // block walking the same table a fixed number of times) would be read as a block-wide sweep.
 bool is_per_block_access(const MemoryAccess& a);
+
+// A cooperative tile load: a load inside a loop whose address splits the block's linear thread index
+// into a tile row and column (a floor of a thread-index expression: `e / TK`, `e % TK` of
+// `for (e = tid; e < by * TK; e += threads)`) and starts at the block's origin along some grid
+// dimensions (`ctaid.y * ntid.y`). The threads of a block load a tile together; it spans the block's
+// own extent along those origin dimensions and a fixed one along the others (a tiled GEMM's A tile:
+// blockDim.y rows x TK). So each element is loaded once per block along the grid dimensions the
+// address does not start at: A is read gridDim.x times, B gridDim.y times.
+// The origin dimensions of each such load ("y", "x", "xy"); empty when it is not one.
+std::string cooperative_tile_origin(const MemoryAccess& a);
+
+// The factor by which a kernel's loads inside loops change launch-wide between two launches, when
+// its loop loads are cooperative tiles (1 without any): each tile family f (a set O of origin
+// dimensions) moves with prod over d outside O of gridDim.d (its replication), and the families
+// mix at the reference as their per-thread trip counts, prod over d in O of blockDim.d / threads
+// (the tile's extent along its origin dimensions over the block's threads). The fixed extents (TK)
+// are taken equal across the families, and the loop's irregular loads (the unrolled main loop that
+// the address analysis does not follow) as the same tiles.
+double cooperative_tile_factor(const AccessPatterns& patterns, const LaunchConfig& reference,
+                               const LaunchConfig& target);
 
 // One derived counter, for the sweep's and validate's rows.
 struct DerivedCounter {
