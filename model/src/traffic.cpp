@@ -464,7 +464,8 @@ double cooperative_tile_factor(const AccessPatterns& patterns, const LaunchConfi
       if (origin.find(d) != std::string::npos)
         trip *= static_cast<double>(component(reference.block, d));
       else
-        replication *= static_cast<double>(component(target.grid, d)) / static_cast<double>(component(reference.grid, d));
+        replication *= static_cast<double>(std::max(1LL, component(target.grid, d))) /
+                       static_cast<double>(std::max(1LL, component(reference.grid, d)));
     }
     weights += trip;
     moved += trip * replication;
@@ -572,7 +573,8 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
 
   // Per-block accesses (is_per_block_access): profile_at_launch kept their launch-wide count; it
   // follows the number of blocks instead, a factor `blocks` more per warp.
-  const double blocks = static_cast<double>(k.launch.grid.count()) / static_cast<double>(reference.launch.grid.count());
+  const double blocks = static_cast<double>(std::max(1LL, k.launch.grid.count())) /
+                        static_cast<double>(std::max(1LL, reference.launch.grid.count()));
   auto per_block = [&](double share) { return 1 + share * (blocks - 1); };
   // Cooperative tile loads (cooperative_tile_origin): the loop loads' launch-wide count follows the
   // tiles' replication instead of being conserved.
