@@ -41,6 +41,16 @@ bool any_symbol(const AddressPolynomial& address, Predicate p) {
   return false;
 }
 
+// Whether the address holds a value the analysis did not follow ("u:..."), other than, with
+// `loop_counters_allowed`, one joined at a block head ("u:j...": a loop counter).
+bool holds_unfollowed_value(const AddressPolynomial& address, bool loop_counters_allowed) {
+  return any_symbol(address, [&](const std::string& s) {
+    for (std::size_t at = s.find("u:"); at != std::string::npos; at = s.find("u:", at + 1))
+      if (!loop_counters_allowed || at + 2 >= s.size() || s[at + 2] != 'j') return true;
+    return false;
+  });
+}
+
 int warps_per_block(const LaunchConfig& l) {
   return static_cast<int>(std::max<long long>(1, (l.block.count() + kWarpSize - 1) / kWarpSize));
 }
@@ -317,7 +327,8 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
     // trip only, where it may alias what a load outside the loop read (an n-body tile's first bodies
     // are block 0's own); its reuse is the other resident blocks' same trip, so it counts hits
     // against its own earlier sectors only.
-    const bool own_reuse_only = a.loop_depth > 0 && is_per_block_access(a);
+    const bool per_block = is_per_block_access(a);
+    const bool own_reuse_only = a.loop_depth > 0 && per_block;
     std::set<WideAddress> own_seen;
     for (const Dim3& block : blocks) {
       for (int id : compiled.block_symbols)
@@ -352,7 +363,6 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
       }
     }
     const double per_request = static_cast<double>(sectors_sum) / static_cast<double>(requests);
-    const bool per_block = is_per_block_access(a);
     if (is_load(a)) {
       out.regular_load_weight += w;
       load_sectors += w * per_request;
@@ -426,12 +436,7 @@ bool is_per_block_access(const MemoryAccess& a) {
   // "u:j..." is a value joined at a block head (a loop counter). Any other unfollowed "u:" value may
   // hide a thread or block index: the analysis takes a value reloaded from local memory (a spilled
   // global index) as uniform.
-  const bool unfollowed = any_symbol(*a.address, [](const std::string& s) {
-    for (std::size_t at = s.find("u:"); at != std::string::npos; at = s.find("u:", at + 1))
-      if (at + 2 >= s.size() || s[at + 2] != 'j') return true;
-    return false;
-  });
-  if (unfollowed) return false;
+  if (holds_unfollowed_value(*a.address, /*loop_counters_allowed=*/true)) return false;
   if (a.kind == AccessKind::store && a.loop_depth == 0) return !thread && a.address->size() > 0;
   if (a.loop_depth < 1 || !thread) return false;
   return !any_symbol(*a.address, [](const std::string& s) { return mentions_index(s, "ctaid."); });
@@ -475,10 +480,7 @@ double cooperative_tile_factor(const AccessPatterns& patterns, const LaunchConfi
 
 bool is_loop_invariant_load(const MemoryAccess& a) {
   if (!is_load(a) || a.loop_depth < 1 || !a.address || a.opcode.find("STRONG") != std::string::npos) return false;
-  for (const AddressTerm& t : *a.address)
-    for (const std::string& s : t.symbols)
-      if (s.find("u:") != std::string::npos) return false;  // also inside a floor
-  return true;
+  return !holds_unfollowed_value(*a.address, /*loop_counters_allowed=*/false);  // also inside a floor
 }
 
 double loop_invariant_load_share(const AccessPatterns& patterns, double global_load_inst_per_warp) {
