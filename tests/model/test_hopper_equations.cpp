@@ -162,8 +162,11 @@ TEST(HopperEquations, L2MissRatioALoadWaitsFor) {
   EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.5, 262144, 262144), 1);
   // L2 reuse: DRAM supplied a quarter of the requested bytes; the sector ratio 0.2 is the smaller.
   EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.2, 100, 400), 0.25);
-  // The sector ratio is kept where it is the larger (DRAM a third, sectors 0.4).
-  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.4, 100, 300), 0.4);
+  // Sector misses beyond the DRAM share are far-partition L2 hits, not DRAM round trips: the DRAM
+  // share is read even where the sector ratio is the larger (a 4 MB one-block sum: 20 % sector
+  // misses, no DRAM byte, ran at L2 latency).
+  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.4, 100, 300), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.2, 0, 4 << 20), 0);
   // More DRAM bytes than requested (64-byte fetches of 32-byte requests): capped at 1.
   EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.9, 800, 400), 1);
   // No requested bytes counted: the sector ratio.

@@ -17,7 +17,8 @@
 //                                                              count (else lat_dep / ILP)
 //   H.5   AMAT        = (1 - m1) L1 + m1 (1 - m2) L2 + m1 m2 avg_DRAM_lat   (two-level, by the names)
 //         avg_DRAM_lat = DRAM_lat + (lines - 1) x Delta       lines = sectors per request / 4 (eq 4.10)
-//   H.5b  m2 (latency) = max(L2 sector miss ratio, DRAM read bytes / bytes of load sectors missing L1)
+//   H.5b  m2 (latency) = DRAM read bytes / bytes of load sectors missing L1 (where DRAM bytes are
+//         counted; else the L2 sector miss ratio)
 //   H.6   T_mem_lat   = #loads / MLP x batch_lat  (LDG + LDL)   one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
@@ -94,6 +95,14 @@
 //   DRAM latency per iteration where the 50 % sector hit rate priced 500 clocks [naive-loop class,
 //   leave-one-class-out: mean signed error -14.7 % -> -12.4 % (H200), -11.3 % -> -8.5 % (H100);
 //   within 25 %: 74 % -> 83 %, 78 % -> 87 %].
+//   Second reading: the DRAM share alone, no longer the larger of it and the sector miss ratio. The
+//   L2's sector misses are not all DRAM round trips: one block summing 4 MB showed 20 % sector misses
+//   and no DRAM byte, and ran at 28 clocks per load per warp (batches of 12 L2 hits), where the
+//   sector ratio priced nearly every batch at the DRAM latency (+181 %). On Hopper a miss in the near
+//   L2 partition is served by the far one, 30 clocks later (`l2_near_far`), not by DRAM [split
+//   12.2 % -> 11.9 % (H200), 11.8 % -> 11.6 % (H100); leave-one-class-out 13.0 % -> 12.7 %,
+//   12.9 % -> 12.6 %; cross-GPU 12.4 % -> 12.2 % and 11.8 % -> 11.6 %; the H200's latency class
+//   +15.8 % -> +17.0 %, the H100's matvec +19.3 % -> +17.4 %].
 // * H.15: atomics that all add to one word run one after another in the L2, at the measured
 //   same-address rate (float adds 0.27 per clock, integer 0.66, on both GPUs) [reduction class,
 //   leave-one-class-out: mean signed error -41 % -> +4 %, MAPE 57 % -> 12 %; pooled H200
@@ -218,17 +227,19 @@ inline double amat(double l1_lat, double l1_miss, double l2_lat, double l2_miss,
   return (1 - l1_miss) * l1_lat + l1_miss * ((1 - l2_miss) * l2_lat + l2_miss * avg_dram_latency);
 }
 
-// H.5b The L2 miss ratio a load waits for: the larger of the L2's sector miss ratio and the share of
-// the bytes the warps' loads asked of the L2 (their sectors that missed L1) that DRAM supplied. A warp
-// streaming 128-byte lines from DRAM shows a ~50 % L2 sector hit rate (the L2 fetches DRAM in pairs
-// of sectors, and lts__t counts each far-partition access again) while every one of its requests
-// waits for DRAM: a thread-per-column walk down a 128 MiB matrix ran at 740 clocks per iteration on
-// the H200, one DRAM latency (697 + the loop), where the sector miss ratio priced 500. Where the L2
-// serves reuse (stencils: L1-miss bytes three times the DRAM bytes) the two agree. Without counted
-// DRAM bytes: the sector miss ratio.
+// H.5b The L2 miss ratio a load waits for: the share of the bytes the warps' loads asked of the L2
+// (their sectors that missed L1) that DRAM supplied. A warp streaming 128-byte lines from DRAM shows a
+// ~50 % L2 sector hit rate (the L2 fetches DRAM in pairs of sectors, and lts__t counts each
+// far-partition access again) while every one of its requests waits for DRAM: a thread-per-column
+// walk down a 128 MiB matrix ran at 740 clocks per iteration on the H200, one DRAM latency (697 + the
+// loop), where the sector miss ratio priced 500. The other way round, sector misses with no DRAM
+// bytes are far-partition hits: a 4 MB one-block sum (20 % sector misses, 0 DRAM bytes) ran at L2
+// latency. So the DRAM share alone (capped at 1: DRAM fetches pairs of sectors); where the L2 serves
+// reuse (stencils: L1-miss bytes three times the DRAM bytes) it is the sector ratio's reading too.
+// Without counted DRAM bytes or requested bytes: the sector miss ratio.
 inline double l2_latency_miss_ratio(double sector_miss, double dram_read_bytes, double l1_miss_load_bytes) {
   if (!(l1_miss_load_bytes > 0) || !(dram_read_bytes >= 0)) return sector_miss;
-  return std::clamp(std::max(sector_miss, dram_read_bytes / l1_miss_load_bytes), 0.0, 1.0);
+  return std::clamp(dram_read_bytes / l1_miss_load_bytes, 0.0, 1.0);
 }
 
 // H.6 T_mem_lat = #loads / MLP x batch_lat: one warp's round trips, MLP loads in flight at a
