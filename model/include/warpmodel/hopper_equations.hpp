@@ -137,6 +137,16 @@
 //   the H200's latency class +15.8 % -> +14.4 %; a smooth share C / footprint instead did worse
 //   (13.3 %, 13.6 %). Not applied: it reads the timing protocol, not the kernel (times taken after a
 //   cache flush, as Nsight Compute's default, see cold data), and the profile does not say which.
+// * Tried and not kept: partial-line stores at the `global_store_scattered` rate. The stores'
+//   sectors by how many sectors of their line a request writes (SASS, as H.9b for loads), a sector
+//   written alone at e1 = scattered / coalesced sectors per clock (0.58 on the H200) of the L2 write
+//   rate, 2 and 3 between by a per-line plus per-sector cost. Naive transposes moved from -22 % to
+//   +15 % (leave-one-class-out, H200), shared-memory transposes at 256x1 from -2 % to +12 %, and a
+//   spilling kernel from +29 % to +104 % (its L2 writes are mostly local spills, which the store
+//   shares do not describe); pooled 12.7 % -> 14.1 %. The microbenchmark rewrites each lane's
+//   sector in consecutive stores, and the counted L2 writes (lts__t_sectors_op_write, 1.5 per
+//   sector the L1 sends, on every kernel of the sweep) are not in its units: a rate measured on
+//   distinct sectors, applied to the global stores' share of the writes, is what it would take.
 // * H.1b: the counters are averages over the launched warps. A chase of 32 chains launched as one
 //   block of 128 threads runs one working warp; its three others exit at the bounds test, so the
 //   average warp carried a quarter of the chase and the prediction fell by 4x from the 32-thread
