@@ -34,6 +34,7 @@ struct ValidateOptions {
   std::string measure;  // measure on the GPU into this folder, then analyse
   bool quick = false;   // --measure: a few configurations only (a smoke run)
   std::vector<std::string> families;  // --measure: which sweeps (stencil, adi, corpus); empty: all
+  std::string l2 = "cold";  // --measure: L2 flushed before every launch (cold) or as left (warm)
   std::string output;   // default: the measurements' folder
   std::vector<std::string> cross;  // other GPUs' folders: cross-GPU evaluation in both directions
   std::string sass_binary = "/proc/self/exe";  // where the cases' kernels' SASS is read (access patterns)
@@ -491,9 +492,21 @@ int measure(ValidateOptions o) {
   if (!measured("stencil")) plan.stencil_sizes.clear();
   if (!measured("adi")) plan.adi_sizes.clear();
   if (!measured("corpus")) plan.corpus = false;
+  plan.cold_l2 = o.l2 == "cold";
   const fs::path measurements_path = dir / "validation-measurements.json";
   nlohmann::json kept;  // the existing file, when only some families are measured
   if (!o.families.empty() && fs::exists(measurements_path)) kept = read_json_file(measurements_path);
+  // The families kept from the file should share the new ones' cache protocol (files before the
+  // protocol was recorded were warm): say so when they do not.
+  if (!kept.is_null()) {
+    const nlohmann::json* p = kept.contains("provenance") ? &kept["provenance"] : nullptr;
+    const bool kept_cold = p && p->contains("l2_before_each_launch") && (*p)["l2_before_each_launch"].is_string() &&
+                           (*p)["l2_before_each_launch"].get<std::string>().rfind("flushed", 0) == 0;
+    if (kept_cold != plan.cold_l2)
+      std::cerr << "validate: warning: the families kept from " << measurements_path.string() << " were measured with L2 "
+                << (kept_cold ? "flushed before each launch" : "as left by the previous launch")
+                << "; measure them too (--families) so that every case shares one protocol\n";
+  }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   try {
@@ -557,6 +570,11 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "with --measure: only these sweeps (stencil, adi, corpus; comma-separated); the other families' cases "
                   "are kept from the folder's validation-measurements.json")
       ->delimiter(',');
+  cmd->add_option("--l2", o->l2,
+                  "with --measure: cold (default): L2 written back and emptied before every timed and counted launch, "
+                  "as Nsight Compute does by default, so that the timed launches see the cache the counters see; warm: "
+                  "as the previous launch left it")
+      ->check(CLI::IsMember({"cold", "warm"}));
   cmd->add_option("-o,--output", o->output,
                   "folder for validation.{md,csv,tex,json}, validation-held-out.csv and device.json with the fitted "
                   "constants (default: the --from folder)");

@@ -137,6 +137,7 @@ json to_json(const ProfileReport& r) {
             {"passes", c.passes},
             {"max_ranges", c.max_ranges},
             {"l2_flushed_before_each_pass", c.l2_flushed_before_each_pass},
+            {"l2_flushed_before_each_launch", c.l2_flushed_before_each_launch},
             {"timing_runs", c.timing_runs},
             {"metrics", c.metrics},
             {"derived", c.derived},
@@ -194,6 +195,7 @@ ProfileReport profile_report_from_json(const json& j, const std::string& origin)
   r.collection.passes = get_or<std::size_t>(c, "passes", 0);
   r.collection.max_ranges = get_or<std::size_t>(c, "max_ranges", 0);
   r.collection.l2_flushed_before_each_pass = get_or<bool>(c, "l2_flushed_before_each_pass", false);
+  r.collection.l2_flushed_before_each_launch = get_or<bool>(c, "l2_flushed_before_each_launch", false);
   r.collection.timing_runs = get_or<int>(c, "timing_runs", 0);
   r.collection.metrics = get_or<std::vector<std::string>>(c, "metrics", {});
   r.collection.derived = get_or<std::map<std::string, std::string>>(c, "derived", {});

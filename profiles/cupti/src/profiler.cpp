@@ -46,8 +46,9 @@ std::string utc_now() {
 std::string user_range_name(const Workload& w, std::size_t i) { return std::to_string(i) + ":" + w.launch_label(i); }
 
 // The timed runs: every launch `runs` times, each run from restored inputs; durations matched to
-// launches by the external correlation id pushed around each launch.
-void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches) {
+// launches by the external correlation id pushed around each launch. With `cold`, L2 is flushed
+// before each launch (the flush kernel carries no correlation id, so it is not timed).
+void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches, detail::L2Flusher* cold) {
   const std::size_t n = w.launch_count();
   std::vector<detail::KernelActivity> seen;
   {
@@ -56,6 +57,7 @@ void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches) {
       w.restore_inputs();
       support::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (restore)");
       for (std::size_t i = 0; i < n; ++i) {
+        if (cold) cold->flush();
         timer.push(static_cast<std::uint64_t>(r) * n + i + 1);
         w.launch(i);
         timer.pop();
@@ -119,6 +121,10 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   if (o.flush_l2 && replay != ReplayMode::User)
     throw std::invalid_argument(
         "flushing L2 before each pass needs user replay (--replay user): kernel replay runs its passes inside CUPTI");
+  if (o.flush_l2_before_each_launch && (o.mode != RangeMode::User || replay != ReplayMode::User))
+    throw std::invalid_argument(
+        "flushing L2 before each launch needs user ranges and user replay: the flush must run between ranges");
+  const bool flush_passes = o.flush_l2 || o.flush_l2_before_each_launch;
 
   std::vector<ubench::GpuInfo> gpus;
   try {
@@ -165,8 +171,11 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
     report.launches[i].launch_index = i;
     report.launches[i].label = w.launch_label(i);
   }
-  say(o, "timing " + std::to_string(o.timing_runs) + " run(s) with the Activity API");
-  time_launches(w, o.timing_runs, report.launches);
+  std::unique_ptr<detail::L2Flusher> flusher;
+  if (flush_passes) flusher = std::make_unique<detail::L2Flusher>(static_cast<std::size_t>(gpu.l2_cache_bytes));
+  say(o, "timing " + std::to_string(o.timing_runs) + " run(s) with the Activity API" +
+             (o.flush_l2_before_each_launch ? ", L2 flushed before each launch" : ""));
+  time_launches(w, o.timing_runs, report.launches, o.flush_l2_before_each_launch ? flusher.get() : nullptr);
 
   // The Range Profiler.
   std::size_t passes = 0;
@@ -175,17 +184,15 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   say(o, std::to_string(o.plan.collect.size()) + " metrics in " + std::to_string(passes) + " pass(es), " +
              (o.mode == RangeMode::Auto ? "auto range / " : "user range / ") +
              (replay == ReplayMode::Kernel ? "kernel replay" : "user replay") +
-             (o.flush_l2 ? ", L2 flushed before each pass" : ""));
+             (o.flush_l2_before_each_launch ? ", L2 flushed before each launch"
+              : o.flush_l2                  ? ", L2 flushed before each pass"
+                                            : ""));
   std::vector<std::uint8_t> counter_data;
   std::size_t dropped = 0, submitted_passes = 0;
   {
     RangeProfiler rp(ctx);
     counter_data = rp.counter_data_image(o.plan.collect, max_ranges);
     rp.set_config(config, counter_data, o.mode, replay, max_ranges);
-    std::unique_ptr<detail::L2Flusher> flusher;
-    if (o.flush_l2) {
-      flusher = std::make_unique<detail::L2Flusher>(static_cast<std::size_t>(gpu.l2_cache_bytes));
-    }
     // Kernel replay runs every pass inside each launch, so one iteration normally submits all;
     // user replay needs one iteration per pass. Each iteration starts from restored inputs.
     bool all_submitted = false;
@@ -200,6 +207,7 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
         support::cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before a pass)");
         rp.start();
         for (std::size_t i = 0; i < n; ++i) {
+          if (i > 0 && o.flush_l2_before_each_launch) flusher->flush();  // outside the ranges
           if (o.mode == RangeMode::User) rp.push(user_range_name(w, i));
           w.launch(i);
           if (o.mode == RangeMode::User) rp.pop();
@@ -242,7 +250,8 @@ ProfileReport profile(Workload& w, const ProfileOptions& o) {
   report.collection.replay_mode = replay == ReplayMode::Kernel ? "kernel" : "user";
   report.collection.passes = passes;
   report.collection.max_ranges = max_ranges;
-  report.collection.l2_flushed_before_each_pass = o.flush_l2;
+  report.collection.l2_flushed_before_each_pass = flush_passes;
+  report.collection.l2_flushed_before_each_launch = o.flush_l2_before_each_launch;
   report.collection.timing_runs = o.timing_runs;
   report.collection.metrics = o.plan.collect;
   for (const auto& d : o.plan.derived) report.collection.derived[d.name] = d.definition->expression();

@@ -117,7 +117,8 @@ void measure(Context& cx, cupti::Workload& w, const std::vector<json>& labels,
              const std::optional<Dim3>& domain = std::nullopt) {
   cupti::ProfileOptions o;
   o.plan = cx.metrics;
-  o.mode = cupti::RangeMode::Auto;
+  o.mode = cx.plan.cold_l2 ? cupti::RangeMode::User : cupti::RangeMode::Auto;  // user ranges: replay is the user's
+  o.flush_l2_before_each_launch = cx.plan.cold_l2;
   o.timing_runs = cx.plan.timing_runs;
   const cupti::ProfileReport report = cupti::profile(w, o);
   if (cx.gpu_name.empty()) {
@@ -372,8 +373,13 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
                         {"command", command},
                         {"commit", commit_of_sources()},
                         {"binary", binary},
-                        {"metrics", "CUPTI Range Profiler (auto range, kernel replay): model set + profiles/sweep kExtraMetrics + stall reasons (raw in each case's counters)"},
-                        {"duration", "CUPTI Activity API, median of the timed runs"},
+                        {"metrics", std::string("CUPTI Range Profiler (") +
+                                        (plan.cold_l2 ? "user range, user replay, L2 written back and emptied before every launch"
+                                                      : "auto range, kernel replay") +
+                                        "): model set + profiles/sweep kExtraMetrics + stall reasons (raw in each case's counters)"},
+                        {"duration", std::string("CUPTI Activity API, median of the timed runs") +
+                                         (plan.cold_l2 ? ", L2 written back and emptied before every launch" : "")},
+                        {"l2_before_each_launch", plan.cold_l2 ? "flushed (cold, as ncu --cache-control all)" : "as left (warm)"},
                         {"sm_clock_mhz", "NVML, mean of before and after each configuration's profile"},
                         {"wall_seconds", out.seconds}}},
                       {"cases", cx.cases},

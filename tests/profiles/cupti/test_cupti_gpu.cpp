@@ -127,6 +127,36 @@ TEST(CuptiGpu, CopyWithAutoRangesAndUserReplayIsTheKernelAlone) {
   EXPECT_THROW(wc::profile(*w, o), std::invalid_argument);
 }
 
+TEST(CuptiGpu, FlushBeforeEachLaunchMakesEveryLaunchCold) {
+  // Three copies of the same 4 MiB input, which L2 holds. Flushed before each pass only, the second
+  // and third copies find the input in L2 (the validation sweep's warm protocol); flushed before
+  // each launch (ncu's --cache-control all, the sweep's cold protocol), every copy reads it from
+  // DRAM, in the counted passes and in the timed runs alike.
+  constexpr long long n = kN / 16;
+  const double bytes = 4.0 * static_cast<double>(n);
+  auto w = wc::make_copy_workload(n, kBlock, 3);
+  auto o = options(kExact, wc::RangeMode::User);
+  o.flush_l2 = true;
+  const auto warm = wc::profile(*w, o);
+  ASSERT_EQ(warm.launches.size(), 3u);
+  EXPECT_NEAR(warm.launches[0].metrics.at("dram__bytes_read.sum"), bytes, 0.01 * bytes);
+  EXPECT_LT(warm.launches[1].metrics.at("dram__bytes_read.sum"), 0.1 * bytes);
+  EXPECT_FALSE(warm.collection.l2_flushed_before_each_launch);
+  o.flush_l2 = false;
+  o.flush_l2_before_each_launch = true;
+  const auto cold = wc::profile(*w, o);
+  ASSERT_EQ(cold.launches.size(), 3u);
+  EXPECT_TRUE(cold.collection.l2_flushed_before_each_launch);
+  EXPECT_TRUE(cold.collection.l2_flushed_before_each_pass);
+  for (const auto& l : cold.launches) EXPECT_NEAR(l.metrics.at("dram__bytes_read.sum"), bytes, 0.01 * bytes);
+  // The timed runs are cold too: the second copy takes longer than when it found its input in L2.
+  EXPECT_GT(cold.launches[1].duration_ns, warm.launches[1].duration_ns);
+  EXPECT_EQ(w->verify(), "");
+  // Kernel replay cannot flush between a range's passes: refused before any work.
+  o.mode = wc::RangeMode::Auto;
+  EXPECT_THROW(wc::profile(*w, o), std::invalid_argument);
+}
+
 TEST(CuptiGpu, EveryLaunchIsItsOwnRange) {
   for (auto mode : {wc::RangeMode::Auto, wc::RangeMode::User}) {
     auto w = wc::make_copy_workload(kN / 4, kBlock, 3);

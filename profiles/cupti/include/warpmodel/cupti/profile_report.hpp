@@ -75,6 +75,7 @@ struct CollectionInfo {
   std::size_t passes = 0;   // replay passes the configuration needed
   std::size_t max_ranges = 0;
   bool l2_flushed_before_each_pass = false;
+  bool l2_flushed_before_each_launch = false;  // timed runs and passes alike (ncu's --cache-control all)
   int timing_runs = 0;
   std::vector<std::string> metrics;              // Perfworks names collected
   std::map<std::string, std::string> derived;    // nvprof name -> expression

@@ -8,7 +8,8 @@
 //                  auto: AutoRange + KernelReplay (CUPTI replays each kernel, restoring its memory);
 //                  user: UserRange + UserReplay (one range per launch; the whole workload is re-run
 //                        for every pass, after Workload::restore_inputs() and, with flush_l2, an
-//                        L2 write-back flush).
+//                        L2 write-back flush; with flush_l2_before_each_launch, before every
+//                        launch of the timed runs and of every pass).
 #pragma once
 
 #include <cstdint>
@@ -123,6 +124,11 @@ struct ProfileOptions {
   // User replay: before each pass, write L2's dirty lines back and evict every workload line
   // (src/l2_flush.hpp), so every pass starts from the same cache state.
   bool flush_l2 = false;
+  // Before every launch, in the timed runs and in every pass: L2 written back and emptied of the
+  // workload's lines, as Nsight Compute does by default (--cache-control all), so that the timed
+  // launches and the counted ones start from the same cold L2. Needs user ranges and user replay
+  // (the flush runs between the ranges, uncounted). Implies flush_l2.
+  bool flush_l2_before_each_launch = false;
   int device = 0;
   std::string command;         // for provenance
   std::string commit;          // for provenance ("" = the configured commit)

@@ -36,6 +36,11 @@ struct SweepPlan {
   std::size_t corpus_sizes = 0;             // each kernel's first (smallest) sizes only; 0: all
   std::size_t corpus_shapes = 0;            // each kernel's first declared shapes only; 0: all
   int timing_runs = 5;
+  // L2 written back and emptied before every launch, timed or counted (Nsight Compute's default,
+  // --cache-control all): the timed launches then see the cache state the counters see. Off: the
+  // timed runs find in L2 what restoring the inputs and the previous launches left there, while
+  // CUPTI's kernel replay counts each pass after restoring the kernel's memory.
+  bool cold_l2 = true;
 };
 
 struct SweepOutcome {
