@@ -167,14 +167,22 @@
 //   L2 alone: -48 % and -38 %].
 // * Barriers: #sync (BAR, from the ADU pipe counter) enters H.12 linearly, each costing its wave a
 //   fitted barrier_cycles; the microbenchmarks do not measure a barrier yet.
-// What remains (results/<gpu>/validation.md, leave-one-class-out): launches whose data stays in L2
-// between the timed repetitions while CUPTI's replayed passes count it missing (a column-walking
-// GEMV of a 16 MB matrix, +90 to +140 % on the H100; pointer chases whose 4 MB of touched lines stay
-// in L2, +95 %): no counter of the replayed launch tells the two apart; a histogram kept in local
-// memory and indexed by data (-37 to -41 % after H.8b: its L2 and DRAM traffic, each priced alone,
-// overlap less than H.10's maximum says); a block of which 2 warps work while the others wait at a barrier (H.1b
-// does not see them: they stay active); and kernels of a few thousand cycles, whose time is mostly
-// the launch and ramp-up.
+// The sweeps: since 2026-11-27 L2 is emptied before every timed and counted launch (validate
+// --measure --l2 cold, Nsight Compute's default), so a launch's time and its counters see one cache
+// state. Before, the timed runs found in L2 what the previous launch left there while CUPTI's replayed
+// passes counted misses: a column-walking GEMV of a 16 MB matrix was +90 to +140 % on the H100 and
+// pointer chases whose 4 MB of touched lines stayed in L2 +95 %, with no counter to tell the two
+// apart. On the cold sweeps the matvec class is +3 / +4 % (H200 / H100), and the readings above, whose
+// figures were taken on the warm sweeps, were kept as they were.
+// What remains (results/<gpu>/validation.md, leave-one-class-out, the cold sweeps): pointer chases
+// over random lines after the flush, 1,060-1,120 clocks a step on the H200 where the `characterize`
+// DRAM latency (a strided chase, its TLB and DRAM pages warm) is 672 (-29 %); naive GEMMs (-21 % for
+// f32 on the H200, spread +-30 % across shapes) and the FP64 tiled GEMM (-22 %); naive transposes
+// (-21 %, partial-line stores, see the trial below); a histogram kept in local memory and indexed by
+// data (-34 to -37 % after H.8b: its L2 and DRAM traffic, each priced alone, overlap less than H.10's
+// maximum says); a block of which 2 warps work while the others wait at a barrier (H.1b does not see
+// them: they stay active); and kernels of a few thousand cycles, whose time is mostly the launch and
+// ramp-up.
 // The bandwidths are measured (dram read/write, L2 read, shared read); launch_cycles, scale,
 // wave_cycles (the fixed cost of a wave of blocks: launch, ramp-up, drain), barrier_cycles and the
 // turnover exponent a are the only fitted constants (`warpmodel validate`: Eigen least squares on a
