@@ -50,6 +50,7 @@ struct ProfileArgs {
   std::size_t max_ranges = 0;
   int timing_runs = 5;
   bool flush_l2 = false;
+  bool flush_l2_each_launch = false;
   int device = 0;
   std::string output;
   bool launch_only = false;
@@ -149,9 +150,15 @@ int run_application_profile(const ProfileArgs& a);
 
 int run_profile(const ProfileArgs& a) {
   return guarded("profile", [&] {
+    if (a.flush_l2_each_launch && !a.app.empty())
+      throw InputError("--flush-l2-each-launch: for a built-in workload (--kernel) only; an application's launches "
+                       "are its own (run it under ncu, whose --cache-control all flushes before each kernel)");
     if (!a.app.empty()) return run_application_profile(a);
     if (!a.app_options_given.empty())
       throw InputError(support::join(a.app_options_given, ", ") + ": for an application (-- APP) only");
+    if (a.flush_l2_each_launch && (a.range != "user" || a.launch_only))
+      throw InputError("--flush-l2-each-launch: needs --range user (the flush runs between the ranges), and under "
+                       "--launch-only ncu's own --cache-control all does it");
     auto workload = cupti::make_workload(workload_request(a));
     if (a.launch_only) {
       // Under ncu: no collection here (ncu is the CUPTI client), the launches once.
@@ -173,6 +180,7 @@ int run_profile(const ProfileArgs& a) {
     o.max_ranges = a.max_ranges;
     o.timing_runs = a.timing_runs;
     o.flush_l2 = a.flush_l2;
+    o.flush_l2_before_each_launch = a.flush_l2_each_launch;
     o.device = a.device;
     o.command = a.command;
     if (const char* c = std::getenv("WARPMODEL_GIT_COMMIT")) o.commit = c;
@@ -494,6 +502,9 @@ void add_profile_commands(CLI::App& app, Action& action) {
   prof->add_flag("--flush-l2", p->flush_l2,
                  "write L2 back and evict the workload's lines before each replay pass (needs user replay) or "
                  "before the launches (--launch-only)");
+  prof->add_flag("--flush-l2-each-launch", p->flush_l2_each_launch,
+                 "write L2 back and evict the workload's lines before every launch, in the timed runs and in every "
+                 "pass (Nsight Compute's --cache-control all; the protocol of `validate --measure`); needs --range user");
   prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)")->check(at_least(0));
   prof->add_option("-o,--output", p->output, "output prefix (default profile-<kernel>): writes PREFIX.json, PREFIX.csv");
   prof->add_flag("--launch-only", p->launch_only,

@@ -127,6 +127,17 @@ TEST(Cli, NumericOptionsStateTheirBound) {
   }
 }
 
+// The cold protocol's flush runs between user ranges: refused before any GPU work otherwise.
+TEST(Cli, FlushBeforeEachLaunchNeedsUserRanges) {
+  expect_bad_input(run("profile --kernel copy --flush-l2-each-launch"),
+                   "--flush-l2-each-launch: needs --range user");
+  expect_bad_input(run("profile --kernel copy --range user --launch-only --flush-l2-each-launch"),
+                   "--flush-l2-each-launch: needs --range user");
+  expect_bad_input(run("profile --flush-l2-each-launch -- /bin/true"),
+                   "--flush-l2-each-launch: for a built-in workload (--kernel) only");
+  expect_bad_input(run("validate --measure /nonexistent --l2 lukewarm"), "--l2: lukewarm not in {cold,warm}");
+}
+
 TEST(Cli, OutputToUnwritableFolderLeavesNothing) {
   // A regular file where the folder should be: not writable even for root.
   const std::string blocker = write("blocker", "not a folder");
