@@ -147,6 +147,13 @@
 //   sector in consecutive stores, and the counted L2 writes (lts__t_sectors_op_write, 1.5 per
 //   sector the L1 sends, on every kernel of the sweep) are not in its units: a rate measured on
 //   distinct sectors, applied to the global stores' share of the writes, is what it would take.
+// * Tried and not kept: the L2 bytes in the microbenchmarks' units. CUPTI's lts__t_sectors_op_read
+//   and _op_write count 1.5 sectors per sector the L1 sends (misses and stores), on every kernel of
+//   the cold sweeps (a copy, a triad, the transposes: 1.49-1.51; the far partition's copy of a line
+//   counted again), while l2_read and l2_write are the bytes the kernels moved. Dividing the counted
+//   bytes by 1.5 before H.8 moved the H200's leave-one-class-out from 12.5 % to 13.3 % (the H100's
+//   12.2 % to 13.3 %), naive loops to -17 % and transposes to -17 / -21 %: kept as counted, the
+//   fitted scale carrying the factor.
 // * H.1b: the counters are averages over the launched warps. A chase of 32 chains launched as one
 //   block of 128 threads runs one working warp; its three others exit at the bounds test, so the
 //   average warp carried a quarter of the chase and the prediction fell by 4x from the 32-thread
