@@ -183,13 +183,19 @@
 // figures were taken on the warm sweeps, were kept as they were.
 // What remains (results/<gpu>/validation.md, leave-one-class-out, the cold sweeps): pointer chases
 // over random lines after the flush, 1,060-1,120 clocks a step on the H200 where the `characterize`
-// DRAM latency (a strided chase, its TLB and DRAM pages warm) is 672 (-29 %); naive GEMMs (-21 % for
-// f32 on the H200, spread +-30 % across shapes) and the FP64 tiled GEMM (-22 %); naive transposes
-// (-21 %, partial-line stores, see the trial below); a histogram kept in local memory and indexed by
-// data (-34 to -37 % after H.8b: its L2 and DRAM traffic, each priced alone, overlap less than H.10's
-// maximum says); a block of which 2 warps work while the others wait at a barrier (H.1b does not see
-// them: they stay active); and kernels of a few thousand cycles, whose time is mostly the launch and
-// ramp-up.
+// DRAM latency (a strided chase, its TLB and DRAM pages warm) is 672 (-29 %); GEMMs at 256^3, naive
+// (-50 to -68 %) and tiled (-17 to -49 %), while their larger sizes are within about 20 %: every block
+// walks the same rows of B (and the same A) at the same trip of its k loop, so on a cold L2 each trip's
+// new lines are first requested by all blocks at once and every warp waits a DRAM round trip for
+// them, though the counters call those reads L2 hits (hits on a line already being fetched): the
+// naive GEMM ran at 671 clocks per k on the cold sweep and 368 on the warm one (the H200's DRAM and
+// L2 latencies: 672 and 308). A term for it needs the new lines per trip of the loads that blocks
+// share, which the SASS addresses do not give (the unrolled loop's pointer is a loop-carried register);
+// naive transposes (-21 %, partial-line stores, see the trial below); a histogram kept in local
+// memory and indexed by data (-34 to -37 % after H.8b: its L2 and DRAM traffic, each priced alone,
+// overlap less than H.10's maximum says); a block of which 2 warps work while the others wait at a
+// barrier (H.1b does not see them: they stay active); and kernels of a few thousand cycles, whose
+// time is mostly the launch and ramp-up.
 // The bandwidths are measured (dram read/write, L2 read, shared read); launch_cycles, scale,
 // wave_cycles (the fixed cost of a wave of blocks: launch, ramp-up, drain), barrier_cycles and the
 // turnover exponent a are the only fitted constants (`warpmodel validate`: Eigen least squares on a
