@@ -272,6 +272,13 @@ def accuracy_section(validation):
     out = "## Model accuracy\n\n"
     if validation is None:
         return out + MISSING.format(file="validation.json", hint=" (`warpmodel validate --from` writes it)")
+    measured = (validation.get("provenance") or {}).get("measurements") or {}
+    l2 = measured.get("l2_before_each_launch")
+    out += ("Cache state of the measured launches: " +
+            ("L2 written back and emptied before every timed and counted launch (as Nsight Compute measures by "
+             "default)" if isinstance(l2, str) and l2.startswith("flushed")
+             else "L2 as the previous launch left it (a sweep from before the cold protocol)") +
+            " (validation-measurements.json `provenance.l2_before_each_launch`).\n\n")
     summaries = validation.get("summaries", [])
     if summaries:
         out += ("The split's held-out half (validation.json `summaries`; the hopper constants fitted on the "
