@@ -287,11 +287,18 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   }
   // H.6, H.6b: a warp issuing `warp_loads` loads waits for batches of min(MLP, loads) of them.
   const auto mlp_of = [&](double warp_loads) { return std::min(kernel.mlp, std::max(1.0, warp_loads)); };
+  // H.5c: the share of the load sectors that gathers scatter one to a line wait the scattered latency.
+  p.scattered_load_share = 0;
+  if (kernel.access_patterns)
+    p.scattered_load_share =
+        gather_load_sector_share(*kernel.access_patterns, global_loads, kernel.transactions_per_request);
+  const double dram_lat = hopper_eq::scattered_dram_latency(
+      device.dram_latency_cycles, device.dram_scattered_latency_cycles.value_or(0), p.scattered_load_share);
   const auto batch_latency_of = [&](double warp_loads) {
     const double mlp = mlp_of(warp_loads);
     return hopper_eq::batch_latency_with_reuse(mlp, p.reused_load_share, device.l1_hit_latency_cycles,
                                                kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss,
-                                               device.dram_latency_cycles) +
+                                               dram_lat) +
            hopper_eq::batch_departures(mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);
   };
   p.mlp = mlp_of(loads);

@@ -269,6 +269,7 @@ void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
     if (!field) field = positive_at(json::json_pointer(ptr));
   };
   fill(d.fp32_dependent_latency_cycles, "/latency/fp32_fma/warps_1/mean_cycles");
+  fill(d.dram_scattered_latency_cycles, "/latency/global_load_uncoalesced/warps_1/mean_cycles");
   for (const auto& [key, member] : kBandwidthFields)
     fill(d.*member, ("/bandwidth/" + std::string(key) + "/gbs").c_str());
   fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles");
@@ -314,6 +315,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   d.l1_hit_latency_cycles = lat.positive("l1_hit");
   d.l2_hit_latency_cycles = lat.positive("l2_hit");
   d.dram_latency_cycles = lat.positive("dram");
+  d.dram_scattered_latency_cycles = lat.optional_positive("dram_scattered");
   d.departure_delay_coalesced_cycles = lat.positive("departure_delay_coalesced");
   d.departure_delay_uncoalesced_cycles = lat.optional_positive("departure_delay_uncoalesced");
   d.fp32_dependent_latency_cycles = lat.optional_positive("fp32_dependent");
@@ -674,6 +676,7 @@ json to_json(const DeviceProfile& d) {
   if (d.sfu_latency_cycles) lat["sfu"] = *d.sfu_latency_cycles;
   if (d.shared_load_latency_cycles) lat["shared_load"] = *d.shared_load_latency_cycles;
   if (d.departure_delay_uncoalesced_cycles) lat["departure_delay_uncoalesced"] = *d.departure_delay_uncoalesced_cycles;
+  if (d.dram_scattered_latency_cycles) lat["dram_scattered"] = *d.dram_scattered_latency_cycles;
   if (d.fp32_dependent_latency_cycles) lat["fp32_dependent"] = *d.fp32_dependent_latency_cycles;
   if (d.block_dispatch_cycles) lat["block_dispatch"] = *d.block_dispatch_cycles;
   json out = {{"schema", kDeviceSchema},

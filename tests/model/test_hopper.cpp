@@ -261,6 +261,22 @@ TEST(Hopper, GathersReadAtTheRandomSectorRates) {
   EXPECT_DOUBLE_EQ(predict_hopper(round_device(), gather_kernel(true)).t_gather, 0);
 }
 
+// H.5c through predict_hopper: the gathered load's 32 of the 36 sectors wait the measured scattered
+// latency when they miss L2. One batch of the two loads, both miss L1, L2 misses half: the DRAM term
+// of the expected maximum is (1 - 0.5^2) x DRAM_lat'.
+TEST(Hopper, GathersWaitTheScatteredDramLatency) {
+  DeviceProfile d = round_device();
+  const Prediction plain = predict_hopper(d, gather_kernel(true));
+  d.dram_scattered_latency_cycles = 1000;  // against DRAM_lat 600
+  const Prediction scattered = predict_hopper(d, gather_kernel(true));
+  EXPECT_DOUBLE_EQ(scattered.scattered_load_share, 32.0 / 36);
+  EXPECT_NEAR(scattered.batch_latency - plain.batch_latency, 0.75 * (32.0 / 36) * 400, 1e-9);
+  // An irregular load whose address is not from loaded data is not scattered by this rule.
+  const Prediction irregular = predict_hopper(d, gather_kernel(false));
+  EXPECT_DOUBLE_EQ(irregular.scattered_load_share, 0);
+  EXPECT_DOUBLE_EQ(irregular.batch_latency, predict_hopper(round_device(), gather_kernel(false)).batch_latency);
+}
+
 // H.6b through predict_hopper: two loads a warp in one loop, one of them at an address the loop
 // does not move; L1 misses half the loads, L2 misses all of what reaches it.
 KernelProfile reload_kernel(bool invariant) {

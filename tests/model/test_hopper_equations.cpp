@@ -173,6 +173,16 @@ TEST(HopperEquations, L2MissRatioALoadWaitsFor) {
   EXPECT_DOUBLE_EQ(eq::l2_latency_miss_ratio(0.3, 100, 0), 0.3);
 }
 
+TEST(HopperEquations, ScatteredDramLatency) {
+  // H.5c: a quarter of the sectors scattered one to a line, at the H200's measured 1,106 clocks
+  // against a DRAM_lat of 672: 672 + 0.25 x 434.
+  EXPECT_DOUBLE_EQ(eq::scattered_dram_latency(672, 1106, 0.25), 780.5);
+  EXPECT_DOUBLE_EQ(eq::scattered_dram_latency(672, 1106, 1), 1106);
+  EXPECT_DOUBLE_EQ(eq::scattered_dram_latency(672, 1106, 0), 672);
+  EXPECT_DOUBLE_EQ(eq::scattered_dram_latency(672, 1106, 2), 1106);  // a share is at most 1
+  EXPECT_DOUBLE_EQ(eq::scattered_dram_latency(672, 0, 1), 672);      // not measured: DRAM_lat
+}
+
 TEST(HopperEquations, SameAddressAtomics) {
   // H.15: 64 warps on each of 132 SMs, 32 lane adds per warp, 0.25 adds per clock for the GPU.
   EXPECT_DOUBLE_EQ(eq::t_slice_atomics(64 * 132, 32, 0.25), 64 * 132 * 32 * 4.0);

@@ -57,6 +57,10 @@ struct DeviceProfile {
   double dram_latency_cycles = 0;                        // DRAM_lat (Mem_LD in Hong & Kim)
   double departure_delay_coalesced_cycles = 0;           // Delta
   std::optional<double> departure_delay_uncoalesced_cycles;
+  // One warp's chase over 1 GiB with every lane on its own node: a load whose 32 lanes read 32
+  // unrelated lines from DRAM (`characterize`'s global_load_uncoalesced, 1 warp; hopper H.5c).
+  // Absent: such loads wait DRAM_lat.
+  std::optional<double> dram_scattered_latency_cycles;
   // Global-load latency measured with 1, 2, ... warps per block (input of eq 4.25). Optional.
   std::vector<double> global_load_latency_by_warps;
 

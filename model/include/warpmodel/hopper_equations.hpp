@@ -19,6 +19,8 @@
 //         avg_DRAM_lat = DRAM_lat + (lines - 1) x Delta       lines = sectors per request / 4 (eq 4.10)
 //   H.5b  m2 (latency) = DRAM read bytes / bytes of load sectors missing L1 (where DRAM bytes are
 //         counted; else the L2 sector miss ratio)
+//   H.5c  DRAM_lat' = DRAM_lat + s (L_s - DRAM_lat): the share s of load sectors that gathers scatter
+//         one to a line wait L_s, a measured chase with every lane on its own line
 //   H.6   T_mem_lat   = #loads / MLP x batch_lat  (LDG + LDL)   one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
@@ -103,6 +105,17 @@
 //   12.2 % -> 11.9 % (H200), 11.8 % -> 11.6 % (H100); leave-one-class-out 13.0 % -> 12.7 %,
 //   12.9 % -> 12.6 %; cross-GPU 12.4 % -> 12.2 % and 11.8 % -> 11.6 %; the H200's latency class
 //   +15.8 % -> +17.0 %, the H100's matvec +19.3 % -> +17.4 %].
+// * H.5c: a gather's request (SASS: an address computed from loaded data) reads 32 unrelated lines, and
+//   when they miss L2 it waits for the last of them: a chase of 128 chains over 16 MiB and 128 MiB ran
+//   at 1,060-1,120 clocks a step on the cold H200 sweep, where the strided chase of the footprint
+//   curve (DRAM_lat) is 672; `characterize` measures the same request as global_load_uncoalesced
+//   (1 warp, 1 GiB, each lane on its own node): 1,106 clocks on the H200, 1,070 on the H100
+//   [leave-one-class-out 12.5 % -> 12.3 % (H200), 12.2 % -> 12.1 % (H100); the latency class's mean
+//   signed error -16.0 % -> -3.0 % and -13.4 % -> -2.0 %; split 11.2 % -> 11.0 % and 10.9 % -> 10.8 %;
+//   cross-GPU 11.1 % -> 11.0 % and 11.4 % -> 11.3 %]. Regular loads whose requests also put one sector in
+//   each line (the SASS line fill of H.9b: column walks, 8x32 stencils) were tried at L_s too and not
+//   kept: their lines come in address order from neighbouring lanes, and the model then over-predicted
+//   them (matvec +2 % -> +7.5 %, latency -3 % -> +12 %, leave-one-class-out 12.3 % -> 12.9 % on the H200).
 // * H.15: atomics that all add to one word run one after another in the L2, at the measured
 //   same-address rate (float adds 0.27 per clock, integer 0.66, on both GPUs) [reduction class,
 //   leave-one-class-out: mean signed error -41 % -> +4 %, MAPE 57 % -> 12 %; pooled H200
@@ -181,9 +194,9 @@
 // pointer chases whose 4 MB of touched lines stayed in L2 +95 %, with no counter to tell the two
 // apart. On the cold sweeps the matvec class is +3 / +4 % (H200 / H100), and the readings above, whose
 // figures were taken on the warm sweeps, were kept as they were.
-// What remains (results/<gpu>/validation.md, leave-one-class-out, the cold sweeps): pointer chases
-// over random lines after the flush, 1,060-1,120 clocks a step on the H200 where the `characterize`
-// DRAM latency (a strided chase, its TLB and DRAM pages warm) is 672 (-29 %); GEMMs at 256^3, naive
+// What remains (results/<gpu>/validation.md, leave-one-class-out, the cold sweeps): an L1-resident
+// chase of 32 lanes on 32 lines, 66 clocks a step where the L1 hit latency is 34 (-30 %: the request's
+// 32 lines take a wavefront each); GEMMs at 256^3, naive
 // (-50 to -68 %) and tiled (-17 to -49 %), while their larger sizes are within about 20 %: every block
 // walks the same rows of B (and the same A) at the same trip of its k loop, so on a cold L2 each trip's
 // new lines are first requested by all blocks at once and every warp waits a DRAM round trip for
@@ -305,6 +318,16 @@ inline double batch_latency_with_reuse(double batch, double reused_share, double
   const double r = std::clamp(reused_share, 0.0, 1.0);
   if (r >= 1) return l1_lat;
   return batch_latency(batch * (1 - r), l1_lat, std::min(1.0, l1_miss / (1 - r)), l2_lat, l2_miss, dram_lat);
+}
+// H.5c The DRAM latency of the batch's loads when a share s of their sectors are scattered one to a
+// line (the 32 lanes of a request read 32 unrelated lines: a gather, a chase): such a request waits
+// for its last line, L_s, which `characterize` measures as one warp's chase over 1 GiB with every
+// lane on its own node (1,106 clocks on the H200, where the lanes' common node takes 672):
+//   DRAM_lat' = DRAM_lat + s (L_s - DRAM_lat)
+// Without L_s (older profiles): DRAM_lat.
+inline double scattered_dram_latency(double dram_lat, double scattered_lat, double scattered_share) {
+  if (!(scattered_lat > 0)) return dram_lat;
+  return dram_lat + std::clamp(scattered_share, 0.0, 1.0) * (scattered_lat - dram_lat);
 }
 // Only the lines that miss L1 leave the SM and queue for departure (fraction l1_miss of them).
 inline double batch_departures(double batch, double sectors_per_request, double l1_miss, double delta) {

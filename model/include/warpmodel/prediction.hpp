@@ -106,6 +106,7 @@ struct Prediction {
   double l2_scattered_read_bytes = kUnused;  // H.8b: a warp's local reads from L2 that scattered requests carry
   double t_l2_bandwidth = kUnused;        // H.8
   double dram_read_efficiency = kUnused;  // H.9b: the DRAM read rate's share the loads' line segments get
+  double scattered_load_share = kUnused;  // H.5c: load sectors scattered one to a line (gathers)
   double t_dram_bandwidth = kUnused;      // H.9
   double t_block_dispatch = kUnused;      // H.13: the wave's blocks handed to one SM, one after another
   double t_slice_atomics = kUnused;       // H.15: the busiest L2 slice's atomics, one after another
