@@ -499,9 +499,7 @@ int measure(ValidateOptions o) {
   // The families kept from the file should share the new ones' cache protocol (files before the
   // protocol was recorded were warm): say so when they do not.
   if (!kept.is_null()) {
-    const nlohmann::json* p = kept.contains("provenance") ? &kept["provenance"] : nullptr;
-    const bool kept_cold = p && p->contains("l2_before_each_launch") && (*p)["l2_before_each_launch"].is_string() &&
-                           (*p)["l2_before_each_launch"].get<std::string>().rfind("flushed", 0) == 0;
+    const bool kept_cold = sweep::measured_cold(kept);
     if (kept_cold != plan.cold_l2)
       std::cerr << "validate: warning: the families kept from " << measurements_path.string() << " were measured with L2 "
                 << (kept_cold ? "flushed before each launch" : "as left by the previous launch")

@@ -287,7 +287,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   }
   // H.6, H.6b: a warp issuing `warp_loads` loads waits for batches of min(MLP, loads) of them.
   const auto mlp_of = [&](double warp_loads) { return std::min(kernel.mlp, std::max(1.0, warp_loads)); };
-  // H.5c: the share of the load sectors that gathers scatter one to a line wait the scattered latency.
+  // H.5c: the share of the load sectors that gathers scatter one to a line wait the scattered latency
+  // (the same share H.16 prices at the random-sector rates).
   p.scattered_load_share = 0;
   if (kernel.access_patterns)
     p.scattered_load_share =
@@ -308,8 +309,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   // L1 miss ratio; not CUPTI's L2 bytes, which count DRAM fills as well).
   GatherDemand gather;
   if (kernel.access_patterns && rates.dram_random_bytes_per_clock > 0) {
-    const double share = gather_load_sector_share(*kernel.access_patterns, global_loads, kernel.transactions_per_request);
-    gather.sectors_per_warp = share * global_loads * kernel.transactions_per_request * kernel.l1_miss_ratio;
+    gather.sectors_per_warp =
+        p.scattered_load_share * global_loads * kernel.transactions_per_request * kernel.l1_miss_ratio;
     gather.l2_hit_share = 1 - kernel.l2_miss_ratio;
   }
 

@@ -379,13 +379,18 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
                                         "): model set + profiles/sweep kExtraMetrics + stall reasons (raw in each case's counters)"},
                         {"duration", std::string("CUPTI Activity API, median of the timed runs") +
                                          (plan.cold_l2 ? ", L2 written back and emptied before every launch" : "")},
-                        {"l2_before_each_launch", plan.cold_l2 ? "flushed (cold, as ncu --cache-control all)" : "as left (warm)"},
+                        {"l2_before_each_launch", plan.cold_l2 ? kL2Cold : kL2Warm},
                         {"sm_clock_mhz", "NVML, mean of before and after each configuration's profile"},
                         {"wall_seconds", out.seconds}}},
                       {"cases", cx.cases},
                       {"skipped", skipped}};
   out.skipped = cx.skipped;
   return out;
+}
+
+bool measured_cold(const json& measurements) {
+  const json::json_pointer at("/provenance/l2_before_each_launch");
+  return measurements.contains(at) && measurements.at(at).is_string() && measurements.at(at).get<std::string>() == kL2Cold;
 }
 
 json merge_measurements(const json& earlier, const json& fresh, const std::vector<std::string>& families) {

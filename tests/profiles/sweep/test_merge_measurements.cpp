@@ -57,4 +57,15 @@ TEST(MergeMeasurements, SeveralFamiliesAndNoEarlierProvenance) {
   EXPECT_EQ(m.at("provenance").at("earlier_parts"), json::array());
 }
 
+TEST(MergeMeasurements, TheCacheProtocolIsReadFromTheProvenance) {
+  // Files from before the protocol was recorded were warm.
+  EXPECT_FALSE(warpmodel::sweep::measured_cold(earlier_file()));
+  json cold = earlier_file();
+  cold["provenance"]["l2_before_each_launch"] = warpmodel::sweep::kL2Cold;
+  EXPECT_TRUE(warpmodel::sweep::measured_cold(cold));
+  cold["provenance"]["l2_before_each_launch"] = warpmodel::sweep::kL2Warm;
+  EXPECT_FALSE(warpmodel::sweep::measured_cold(cold));
+  EXPECT_FALSE(warpmodel::sweep::measured_cold(json::object()));
+}
+
 }  // namespace

@@ -43,6 +43,13 @@ struct SweepPlan {
   bool cold_l2 = true;
 };
 
+// The measurement file's provenance.l2_before_each_launch: how its launches found L2.
+inline constexpr const char* kL2Cold = "flushed (cold, as ncu --cache-control all)";
+inline constexpr const char* kL2Warm = "as left (warm)";
+// Whether a measurement file (warpmodel.validation-measurements/1) was measured on a cold L2 (files
+// from before the protocol was recorded were warm).
+bool measured_cold(const nlohmann::json& measurements);
+
 struct SweepOutcome {
   nlohmann::json measurements;        // warpmodel.validation-measurements/1
   std::vector<std::string> skipped;   // configurations not measured (cannot launch, or outputs wrong), with the reason
