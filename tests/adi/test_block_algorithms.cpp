@@ -243,6 +243,76 @@ TEST(Fused, StepAgreesWithReference) {
   check_fused<16>(64, 160);  // 10 segments per column
 }
 
+// Variant fused-one-frame on the CPU, with the solver's buffers: the x-sweep as fused's, then the
+// y-sweep (adi_sweep_columns) on the same row-major arrays, writing zeta^{n+1} over zeta^n and
+// q^{n+3/2} over q^{n-1/2}, as GpuSolver does; the wall row of q is never written, so the 0 it
+// holds must survive. Against reference_step, as check_fused.
+template <int kCells>
+void one_frame_step_on_cpu(State<double>& s, const PhysicalParameters& physics) {
+  const int nx = s.nx, ny = s.ny;
+  std::vector<double> zeta_half(s.cells(), std::nan("")), p_next(s.cells(), std::nan(""));
+  const SweepView<double> x_view{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, nx};
+  fused_sweep_on_cpu<kCells>(x_view, nx, ny, sweep_constants<double>(physics, SweepDirection::X), zeta_half, p_next);
+  // The y-sweep's frame: column j is line j, row k is cell k (along_stride nx, line_stride 1).
+  const SweepView<double> y_view{zeta_half.data(), s.bed.data(), s.q_new.data(), s.p.data(), p_next.data(), nx, 1};
+  const int lanes = columns_lanes(ny, kCells, nx);
+  ASSERT_GT(lanes, 0);
+  for (int b = 0; b < nx / lanes; ++b) {
+    std::vector<double> shared(static_cast<std::size_t>(partitioned_shared_elements(ny / kCells, lanes)), std::nan(""));
+    run_block((ny / kCells) * lanes, [&](const HostBlock& block, int t) {
+      adi_sweep_columns<double, kCells>(block, b, t, lanes, ny, nx, y_view, sweep_constants<double>(physics, SweepDirection::Y),
+                                        shared.data(), s.zeta.data(), s.q_old.data());
+    });
+  }
+  s.p = std::move(p_next);
+  std::swap(s.q_old, s.q_new);
+}
+
+template <int kCells>
+void check_one_frame(int nx, int ny) {
+  constexpr int kSteps = 3;
+  State<double> ref = make_hump_state(nx, ny);
+  reference_run(ref, PhysicalParameters{}, 5);
+  State<double> one_frame = ref;
+  for (int step = 0; step < kSteps; ++step) {
+    reference_step(ref, PhysicalParameters{});
+    one_frame_step_on_cpu<kCells>(one_frame, PhysicalParameters{});
+  }
+  const std::pair<const std::vector<double>*, const std::vector<double>*> fields[] = {
+      {&one_frame.zeta, &ref.zeta}, {&one_frame.p, &ref.p}, {&one_frame.q_old, &ref.q_old}, {&one_frame.q_new, &ref.q_new}};
+  const char* names[] = {"zeta", "p", "q_old", "q_new"};
+  for (int f = 0; f < 4; ++f) {
+    const double scale = max_abs(*fields[f].second);
+    ASSERT_GT(scale, 0.0) << names[f];
+    for (std::size_t i = 0; i < fields[f].second->size(); ++i)
+      ASSERT_NEAR((*fields[f].first)[i], (*fields[f].second)[i], 1e-12 * scale)
+          << names[f] << " cell " << i % nx << ", " << i / nx << " (" << nx << " x " << ny << ", " << kCells
+          << " cells per thread)";
+  }
+}
+
+TEST(FusedOneFrame, StepAgreesWithReference) {
+  check_one_frame<8>(64, 64);
+  check_one_frame<16>(64, 64);
+  check_one_frame<8>(96, 64);    // non-square
+  check_one_frame<16>(64, 160);  // 10 segments per column (not a power of two)
+  check_one_frame<8>(32, 96);    // 12 segments per column, 32 columns
+}
+
+// The block shape of the one-frame y-sweep: lanes consecutive columns times the segments of a
+// column within the register-resident block limit, dividing the columns, enough blocks.
+TEST(FusedOneFrame, ColumnsPerBlock) {
+  EXPECT_EQ(columns_lanes(2048, 8, 2048), 2);        // 256 segments x 2 columns = 512 threads
+  EXPECT_EQ(columns_lanes(2048, 16, 2048), 2);       // 128 x 2 = 256
+  EXPECT_EQ(columns_lanes(4096, 8, 4096), 1);        // 512 threads
+  EXPECT_EQ(columns_lanes(8192, 8, 8192), 0);        // 1024 segments
+  EXPECT_EQ(columns_lanes(64, 8, 64), 32);           // at most 32 columns
+  EXPECT_EQ(columns_lanes(64, 8, 96), 32);
+  EXPECT_EQ(columns_lanes(64, 8, 48), 16);           // dividing the 48 columns
+  EXPECT_EQ(columns_lanes(256, 8, 256, 264), 1);     // 2 x 132 blocks wanted: one column a block
+  EXPECT_EQ(columns_lanes(1024, 8, 1024, 264), 2);   // 512 blocks of 2 columns (4 would leave 256)
+}
+
 // The layout fused.hpp promises: segments of a line side by side (thread t is segment t % P of
 // line t / P), every thread's rows kCells + 1 shared elements after its neighbour's (no bank
 // conflicts), at most 256 threads a block unless one line needs more, and the shared memory bound.
