@@ -473,14 +473,14 @@ void add_profile_commands(CLI::App& app, Action& action) {
   CLI::Option* skip = prof->add_option("--launch-skip", p->launch_skip, "APP: let this many matching launches pass first");
   CLI::Option* count = prof->add_option("--launch-count", p->launch_count, "APP: profile at most this many launches");
   prof->add_option("--size", p->size,
-                   "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N or NXxNY (adi; NXxNY: the fused variants), a size label or "
+                   "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N or NXxNY (adi; NXxNY: fused), a size label or "
                    "small/medium/large (corpus)");
   prof->add_option("--block", p->block, "block shape, e.g. 256 or 32x8");
   prof->add_option("--order", p->order, "stencil: spatial order(s): 8, a list 2,4,8 or all");
   prof->add_option("--variant", p->variant,
                    "stencil/adi/corpus: kernel variant(s), a list or all (stencil: naive, readonly, shared, intz, "
                    "intz-reg, intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr, partitioned, "
-                   "partitioned/c16, fused, fused/c16, fused-one-frame, fused-one-frame/c16; "
+                   "partitioned/c16, fused, fused/c16; "
                    "corpus: kernel names, profiles/corpus/README.md)");
   prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x, or sweep-x for fused); default every kernel of a step");
   prof->add_option("--precision", p->precision, "adi: single or double");

@@ -56,8 +56,8 @@ SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n, int partiti
   return c;
 }
 
-// variant, block solver (block-per-line), precision, n, cells per thread (partitioned, fused
-// variants), rows (0: n; fused variants only)
+// variant, block solver (block-per-line), precision, n, cells per thread (partitioned, fused),
+// rows (0: n; fused only)
 using Case = std::tuple<Variant, BlockSolver, Precision, int, int, int>;
 
 class AgainstCpu : public ::testing::TestWithParam<Case> {};
@@ -98,16 +98,13 @@ std::vector<Case> all_cases() {
       cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 16, 0);
       cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 8, 0);
       cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 16, 0);
-      cases.emplace_back(Variant::FusedOneFrame, BlockSolver::CrPcr, p, n, 8, 0);
-      cases.emplace_back(Variant::FusedOneFrame, BlockSolver::CrPcr, p, n, 16, 0);
     }
-  // The fused variants on non-square grids whose sides are not powers of two: 96 x 160 (12 / 20
-  // segments per line) and 224 x 64.
-  for (Precision p : {Precision::Double, Precision::Single})
-    for (Variant v : {Variant::Fused, Variant::FusedOneFrame}) {
-      cases.emplace_back(v, BlockSolver::CrPcr, p, 96, 8, 160);
-      cases.emplace_back(v, BlockSolver::CrPcr, p, 224, 16, 64);
-    }
+  // Fused on non-square grids whose sides are not powers of two: 96 x 160 (12 / 20 segments per
+  // line) and 224 x 64.
+  for (Precision p : {Precision::Double, Precision::Single}) {
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 96, 8, 160);
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 224, 16, 64);
+  }
   return cases;
 }
 
@@ -116,7 +113,6 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string s = variant == Variant::ThreadPerLine   ? "ThreadPerLine"
                   : variant == Variant::Partitioned ? "Partitioned" + std::to_string(cells)
                   : variant == Variant::Fused       ? "Fused" + std::to_string(cells)
-                  : variant == Variant::FusedOneFrame ? "FusedOneFrame" + std::to_string(cells)
                   : solver == BlockSolver::Pcr      ? "BlockPcr"
                                                     : "BlockCrPcr";
   return s + (precision == Precision::Double ? "_double_" : "_single_") + std::to_string(n) +
@@ -127,8 +123,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, AgainstCpu, ::testing::ValuesIn(all_cases()),
 
 // Launching the kernels one by one reproduces step() bit for bit.
 TEST(GpuSolver, SequenceOfLaunchesEqualsStep) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused,
-                    Variant::FusedOneFrame}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
     const SolverConfig c = config_of(v, BlockSolver::CrPcr, Precision::Double, 96);
     GpuSolver a(c), b(c);
     for (int s = 0; s < 3; ++s) {
@@ -155,8 +150,7 @@ TEST(GpuSolver, RestStaysAtRestAndVolumeIsConserved) {
     ASSERT_EQ(r.p[i], 0.0);
     ASSERT_EQ(r.q_new[i], 0.0);
   }
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused,
-                    Variant::FusedOneFrame}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
     GpuSolver g(config_of(v, BlockSolver::Pcr, Precision::Double, 128));
     const State<double> start = make_hump_state(128, 128);
     g.upload(start);
@@ -183,10 +177,6 @@ TEST(GpuSolver, RejectsBadInput) {
   GpuSolver fused(config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 256, 8, 128));
   EXPECT_THROW(fused.launch("solve-x"), std::invalid_argument);  // a fused step has sweep-x, sweep-y
   EXPECT_THROW(fused.upload(make_hump_state(256, 256)), std::invalid_argument);
-  GpuSolver one_frame(config_of(Variant::FusedOneFrame, BlockSolver::CrPcr, Precision::Double, 256, 8, 128));
-  EXPECT_THROW(one_frame.launch("transpose-zeta-x2y"), std::invalid_argument);  // one frame: no transposes
-  EXPECT_THROW(GpuSolver(config_of(Variant::FusedOneFrame, BlockSolver::CrPcr, Precision::Double, 256, 4)),
-               std::invalid_argument);  // 8 or 16 cells per thread
   GpuSolver g(config_of(Variant::ThreadPerLine, BlockSolver::CrPcr, Precision::Single, 64));
   EXPECT_THROW(g.launch("solve-z"), std::invalid_argument);
   EXPECT_THROW(g.launch("sweep-x"), std::invalid_argument);
@@ -194,8 +184,7 @@ TEST(GpuSolver, RejectsBadInput) {
 }
 
 TEST(GpuSolver, KernelInfoIsUsable) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused,
-                    Variant::FusedOneFrame}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
     GpuSolver g(config_of(v, BlockSolver::CrPcr, Precision::Double, 1024));
     const auto infos = g.kernels();
     ASSERT_EQ(infos.size(), g.kernel_sequence().size());
@@ -224,11 +213,6 @@ TEST(GpuSolver, KernelInfoIsUsable) {
       ASSERT_EQ(infos.size(), 6u);
       for (const auto& k : infos)
         EXPECT_DOUBLE_EQ(k.effective_bytes, (k.name.rfind("sweep", 0) == 0 ? 7.0 : 2.0) * 1024 * 1024 * 8) << k.name;
-    }
-    if (v == Variant::FusedOneFrame) {
-      // The two sweeps alone: 14 arrays a step against the 8 a step must move.
-      ASSERT_EQ(infos.size(), 2u);
-      EXPECT_DOUBLE_EQ(g.step_effective_bytes(), 14.0 * 1024 * 1024 * 8);
     }
   }
 }
@@ -273,11 +257,10 @@ TEST(Sanitizer, PartitionedSmall) {
       for (int n : {64, 96}) two_steps_agree(c, n);
 }
 
-// The fused sweeps alone, square and non-square (the cases above with a size of 64 or 96), both
-// fused variants.
+// The fused sweeps alone, square and non-square (the cases above with a size of 64 or 96).
 TEST(Sanitizer, FusedSmall) {
   for (const Case& c : all_cases())
-    if (is_fused(std::get<0>(c)) && (std::get<3>(c) == 64 || std::get<3>(c) == 96)) two_steps_agree(c, std::get<3>(c));
+    if (std::get<0>(c) == Variant::Fused && (std::get<3>(c) == 64 || std::get<3>(c) == 96)) two_steps_agree(c, std::get<3>(c));
 }
 
 }  // namespace

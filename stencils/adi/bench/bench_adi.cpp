@@ -104,7 +104,7 @@ void bm_copy(benchmark::State& state, std::size_t bytes) {
 }
 
 // The variants measured: thread-per-line, block-per-line with both solvers, partitioned with 8 and
-// 16 cells per thread, fused with 8, fused-one-frame with 8 and 16.
+// 16 cells per thread, fused with 8.
 std::vector<SolverConfig> variant_configs() {
   std::vector<SolverConfig> out;
   SolverConfig c;
@@ -124,10 +124,6 @@ std::vector<SolverConfig> variant_configs() {
   // every size and precision measured on the H100 (results/h100-80gb-hbm3/logs/adi-fused/).
   c.variant = Variant::Fused;
   c.partition_cells = 8;
-  out.push_back(c);
-  c.variant = Variant::FusedOneFrame;
-  out.push_back(c);
-  c.partition_cells = 16;
   out.push_back(c);
   return out;
 }
@@ -160,7 +156,7 @@ void register_all() {
         c.n = n;
         c.ny = rows == n ? 0 : rows;
         c.precision = p;
-        if (!validate(c).empty()) continue;  // block-per-line: n <= 1024; non-square: the fused variants
+        if (!validate(c).empty()) continue;  // block-per-line: n <= 1024; non-square: fused
         std::vector<std::string> kernels = {"step"};
         for (const std::string& k : step_kernel_names(c.variant)) kernels.push_back(k);
         const std::string size = rows == n ? std::to_string(n) : std::to_string(n) + "x" + std::to_string(rows);

@@ -254,18 +254,6 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells))
                              n_along, lines, view, constants, reinterpret_cast<T*>(shared_raw), zeta_out, flux_out);
 }
 
-// --- fused-one-frame: the y-sweep on the x-sweep's row-major arrays (fused.hpp) -----------------
-// Block b holds `lanes` consecutive columns, thread t segment t / lanes of column b * lanes +
-// t % lanes; zeta and the flux go to other buffers than the view's.
-template <class T, int kCells>
-__global__ void __launch_bounds__(partitioned_max_threads(kCells))
-    fused_columns_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
-                               T* __restrict__ flux_out, int n_along, int lines, int lanes) {
-  extern __shared__ __align__(16) unsigned char shared_raw[];
-  adi_sweep_columns<T, kCells>(DeviceBlock{}, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), lanes,
-                               n_along, lines, view, constants, reinterpret_cast<T*>(shared_raw), zeta_out, flux_out);
-}
-
 // --- solve, block-per-line (S2): PCR or CR-PCR in shared memory --------------------------------
 // Line-major arrays: cell i of line l at l * n + i; block l, thread i.
 template <class T>

@@ -24,8 +24,6 @@ std::string_view to_string(Variant v) {
       return "partitioned";
     case Variant::Fused:
       return "fused";
-    case Variant::FusedOneFrame:
-      return "fused-one-frame";
   }
   return "?";
 }
@@ -37,7 +35,6 @@ std::optional<Variant> parse_variant(std::string_view s) {
   if (s == "block-per-line") return Variant::BlockPerLine;
   if (s == "partitioned") return Variant::Partitioned;
   if (s == "fused") return Variant::Fused;
-  if (s == "fused-one-frame") return Variant::FusedOneFrame;
   return std::nullopt;
 }
 std::optional<BlockSolver> parse_block_solver(std::string_view s) {
@@ -55,30 +52,21 @@ std::string validate(const SolverConfig& c) {
   if (c.n < 32 || c.n % 32 != 0) return "size " + std::to_string(c.n) + " must be a positive multiple of 32";
   if (c.n > 32768) return "size " + std::to_string(c.n) + " is above 32768 (32-bit indices)";
   if (c.ny != 0 && c.ny != c.n) {
-    if (!is_fused(c.variant))
-      return "a non-square grid (" + std::to_string(c.n) + " x " + std::to_string(c.ny) +
-             ") needs variant fused or fused-one-frame";
+    if (c.variant != Variant::Fused)
+      return "a non-square grid (" + std::to_string(c.n) + " x " + std::to_string(c.ny) + ") needs variant fused";
     if (c.ny < 32 || c.ny % 32 != 0) return "rows " + std::to_string(c.ny) + " must be a positive multiple of 32";
     if (static_cast<long long>(c.n) * c.ny > (1LL << 30)) return "grid above 2^30 cells (32-bit indices)";
   }
-  if (is_fused(c.variant)) {
-    const std::string name(to_string(c.variant));
+  if (c.variant == Variant::Fused) {
     if (c.partition_cells != 8 && c.partition_cells != 16)
-      return name + ": cells per thread must be 8 or 16, not " + std::to_string(c.partition_cells);
+      return "fused: cells per thread must be 8 or 16, not " + std::to_string(c.partition_cells);
     const std::size_t element = c.precision == Precision::Double ? sizeof(double) : sizeof(float);
-    // fused: both sweeps line-major through shared memory; fused-one-frame: the x-sweep so.
-    std::vector<int> staged_lines{c.n};
-    if (c.variant == Variant::Fused) staged_lines.push_back(c.rows());
-    for (const int along : staged_lines)
+    for (const int along : {c.n, c.rows()})
       if (fused_lanes(along, c.partition_cells, along == c.n ? c.rows() : c.n, element, kFusedMaxSharedBytes) == 0)
-        return name + ": a line of " + std::to_string(along) + " cells needs more than " +
+        return "fused: a line of " + std::to_string(along) + " cells needs more than " +
                std::to_string(partitioned_max_threads(c.partition_cells)) + " segments of " +
                std::to_string(c.partition_cells) + " cells or more than " +
                std::to_string(kFusedMaxSharedBytes / 1024) + " KiB of shared memory per block";
-    if (c.variant == Variant::FusedOneFrame && columns_lanes(c.rows(), c.partition_cells, c.n) == 0)
-      return name + ": a column of " + std::to_string(c.rows()) + " cells needs more than " +
-             std::to_string(partitioned_max_threads(c.partition_cells)) + " segments of " +
-             std::to_string(c.partition_cells) + " cells";
   }
   if (c.variant == Variant::BlockPerLine && c.n > 1024)
     return "block-per-line needs one thread per cell: size " + std::to_string(c.n) + " is above 1024";
@@ -98,7 +86,7 @@ std::string validate(const SolverConfig& c) {
 std::string variant_label(const SolverConfig& c) {
   std::string s(to_string(c.variant));
   if (c.variant == Variant::BlockPerLine) s += "/" + std::string(to_string(c.block_solver));
-  if ((c.variant == Variant::Partitioned || is_fused(c.variant)) && c.partition_cells != 8)
+  if ((c.variant == Variant::Partitioned || c.variant == Variant::Fused) && c.partition_cells != 8)
     s += "/c" + std::to_string(c.partition_cells);
   return s;
 }
@@ -116,8 +104,7 @@ const std::vector<Kernel>& kernels_of(Variant v) {
                                              Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
   static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::TransposeZetaX2Y, Kernel::TransposePX2Y,
                                             Kernel::SweepY, Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
-  static const std::vector<Kernel> one_frame = {Kernel::SweepX, Kernel::SweepY};
-  return v == Variant::Fused ? fused : v == Variant::FusedOneFrame ? one_frame : staged;
+  return v == Variant::Fused ? fused : staged;
 }
 
 const char* kernel_name(Kernel k) {
@@ -136,20 +123,19 @@ const std::vector<std::string>& step_kernel_names(Variant v) {
     for (Kernel k : kernels_of(variant)) names.emplace_back(kernel_name(k));
     return names;
   };
-  static const std::vector<std::string> staged = names_of(Variant::ThreadPerLine), fused = names_of(Variant::Fused),
-                                         one_frame = names_of(Variant::FusedOneFrame);
-  return v == Variant::Fused ? fused : v == Variant::FusedOneFrame ? one_frame : staged;
+  static const std::vector<std::string> staged = names_of(Variant::ThreadPerLine), fused = names_of(Variant::Fused);
+  return v == Variant::Fused ? fused : staged;
 }
 
 struct GpuSolver::Impl {
   SolverConfig config;
   int n = 0;   // cells per row (nx)
-  int ny = 0;  // rows (the fused variants may be non-square; the staged ones have ny = n)
+  int ny = 0;  // rows (fused may be non-square; the staged variants have ny = n)
   std::size_t element = 0;
   bool along_major = false;  // thread-per-line: both sweep frames are along-major
   int thomas_lanes = 32;
   int partition_lanes = 1;  // partitioned: lines per block
-  int fused_lanes_x = 1, fused_lanes_y = 1;  // fused variants: lines per block of each sweep
+  int fused_lanes_x = 1, fused_lanes_y = 1;  // fused: lines per block of each sweep
   cudaStream_t stream = nullptr;
   // Frame X holds the arrays as the x-sweep reads them, frame Y as the y-sweep does; a value at
   // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
@@ -161,17 +147,12 @@ struct GpuSolver::Impl {
   // (the thread-per-line kernel addresses them as base + a * n * n).
   gpu::DeviceBuffer coefficient_storage;
   gpu::DeviceBuffer scratch;  // thread-per-line: the eliminated rows c1, d1 (one allocation, c1 first)
-  gpu::DeviceBuffer zeta_x_out, p_x_out, zeta_y_out, q_y_out;  // fused only (one frame: the x pair)
-  // fused-one-frame: every array in frame X only. The x-sweep writes zeta^{n+1/2} and p^{n+1} to
-  // zeta_x_out and p_x_out; the y-sweep reads them with bed_x, q_x_new (q^{n+1/2}) and p_x (p^n)
-  // and writes zeta^{n+1} over zeta_x (zeta^n: no longer read) and q^{n+3/2} over q_x_old
-  // (q^{n-1/2}: not read by the y-sweep); finish_step() rotates p and q as for fused.
+  gpu::DeviceBuffer zeta_x_out, p_x_out, zeta_y_out, q_y_out;  // fused only
   std::size_t max_shared_bytes = kFusedMaxSharedBytes;  // the device's opt-in limit per block
 
   int along_stride() const { return along_major ? n : 1; }
   int line_stride() const { return along_major ? 1 : n; }
   bool fused() const { return config.variant == Variant::Fused; }
-  bool one_frame() const { return config.variant == Variant::FusedOneFrame; }
 
   template <class T>
   gpu::Coefficients<T> coefficients() const {
@@ -217,9 +198,8 @@ struct GpuSolver::Impl {
         const int segments = along / config.partition_cells;
         g.block[0] = static_cast<unsigned>(segments * lanes);
         g.grid[0] = static_cast<unsigned>((x ? ny : n) / lanes);
-        const int elements = one_frame() && !x ? partitioned_shared_elements(segments, lanes)  // the reduced system
-                                               : fused_shared_elements(lanes, along, config.partition_cells);
-        g.dynamic_shared_bytes = static_cast<std::size_t>(elements) * element;
+        g.dynamic_shared_bytes =
+            static_cast<std::size_t>(fused_shared_elements(lanes, along, config.partition_cells)) * element;
         break;
       }
       default: {
@@ -250,12 +230,8 @@ struct GpuSolver::Impl {
                                              : reinterpret_cast<const void*>(&gpu::solve_partitioned_kernel<T, 16>);
         return config.block_solver == BlockSolver::Pcr ? reinterpret_cast<const void*>(&gpu::solve_pcr_kernel<T>)
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
-      case Kernel::SweepY:
-        if (one_frame())
-          return config.partition_cells == 8 ? reinterpret_cast<const void*>(&gpu::fused_columns_sweep_kernel<T, 8>)
-                                             : reinterpret_cast<const void*>(&gpu::fused_columns_sweep_kernel<T, 16>);
-        [[fallthrough]];
       case Kernel::SweepX:
+      case Kernel::SweepY:
         return config.partition_cells == 8 ? reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 8>)
                                            : reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 16>);
       default:
@@ -369,27 +345,15 @@ struct GpuSolver::Impl {
       case Kernel::SweepX:
       case Kernel::SweepY: {
         const bool x = k == Kernel::SweepX;
-        const SweepConstants<T> constants = sweep_constants<T>(ph, x ? SweepDirection::X : SweepDirection::Y);
-        const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
-        if (one_frame() && !x) {
-          // The columns of frame X: cell k of column j at j + k * n (along-major for this sweep).
-          const SweepView<T> view{zeta_x_out.as<T>(), bed_x.as<T>(), q_x_new.as<T>(), p_x.as<T>(), p_x_out.as<T>(), n, 1};
-          if (config.partition_cells == 8)
-            gpu::fused_columns_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(
-                view, constants, zeta_x.as<T>(), q_x_old.as<T>(), along, lines, lanes);
-          else
-            gpu::fused_columns_sweep_kernel<T, 16><<<grid, block, g.dynamic_shared_bytes, stream>>>(
-                view, constants, zeta_x.as<T>(), q_x_old.as<T>(), along, lines, lanes);
-          gpu::check_launch("sweep-y");
-          break;
-        }
         // Both frames line-major (fused.hpp): x: ny rows of n cells; y: n columns of ny cells.
         const SweepView<T> view = x ? SweepView<T>{zeta_x.as<T>(), bed_x.as<T>(), p_x.as<T>(), q_x_old.as<T>(),
                                                    q_x_new.as<T>(), 1, n}
                                     : SweepView<T>{zeta_y.as<T>(), bed_y.as<T>(), q_y.as<T>(), p_y_current.as<T>(),
                                                    p_y_next.as<T>(), 1, ny};
+        const SweepConstants<T> constants = sweep_constants<T>(ph, x ? SweepDirection::X : SweepDirection::Y);
         T* zeta_out = x ? zeta_x_out.as<T>() : zeta_y_out.as<T>();
         T* flux_out = x ? p_x_out.as<T>() : q_y_out.as<T>();
+        const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
         if (config.partition_cells == 8)
           gpu::fused_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
                                                                                         flux_out, along, lines, lanes);
@@ -460,7 +424,6 @@ struct GpuSolver::Impl {
     put<T>(q_x_old, s.q_old, true);
     put<T>(q_x_new, s.q_new, true);
     put<T>(bed_x, s.bed, true);
-    if (one_frame()) return;
     put<T>(zeta_y, s.zeta, false);
     put<T>(q_y, s.q_new, false);
     put<T>(p_y_current, s.p, false);
@@ -490,9 +453,9 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   m.ny = config.rows();
   m.element = config.precision == Precision::Double ? sizeof(double) : sizeof(float);
   // thread-per-line and partitioned: both sweep frames along-major.
-  m.along_major = config.variant != Variant::BlockPerLine && !is_fused(config.variant);
+  m.along_major = config.variant != Variant::BlockPerLine && config.variant != Variant::Fused;
   if (config.variant == Variant::Partitioned) m.partition_lanes = partitioned_lanes(m.n, config.partition_cells);
-  if (is_fused(config.variant)) {
+  if (config.variant == Variant::Fused) {
     int device_index = 0, optin = 0;
     gpu::check(cudaGetDevice(&device_index), "cudaGetDevice");
     gpu::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_index),
@@ -501,9 +464,7 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
     int sms = 0;
     gpu::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index), "cudaDeviceGetAttribute");
     m.fused_lanes_x = fused_lanes(m.n, config.partition_cells, m.ny, m.element, m.max_shared_bytes, 2 * sms);
-    m.fused_lanes_y = config.variant == Variant::FusedOneFrame
-                          ? columns_lanes(m.ny, config.partition_cells, m.n, 2 * sms)
-                          : fused_lanes(m.ny, config.partition_cells, m.n, m.element, m.max_shared_bytes, 2 * sms);
+    m.fused_lanes_y = fused_lanes(m.ny, config.partition_cells, m.n, m.element, m.max_shared_bytes, 2 * sms);
     if (m.fused_lanes_x == 0 || m.fused_lanes_y == 0)
       throw std::invalid_argument("fused: a line does not fit the shared memory of one block on this GPU (" +
                                   std::to_string(optin / 1024) + " KiB)");
@@ -515,21 +476,18 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   while (m.thomas_lanes > 8 && m.n / m.thomas_lanes < sms) m.thomas_lanes /= 2;
   gpu::check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   const std::size_t bytes = static_cast<std::size_t>(m.n) * m.ny * m.element;
-  for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x}) *b = gpu::DeviceBuffer(bytes);
-  if (!m.one_frame())
-    for (gpu::DeviceBuffer* b : {&m.zeta_y, &m.q_y, &m.p_y_current, &m.p_y_next, &m.bed_y}) *b = gpu::DeviceBuffer(bytes);
+  for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y,
+                               &m.p_y_current, &m.p_y_next, &m.bed_y})
+    *b = gpu::DeviceBuffer(bytes);
   if (config.variant == Variant::Fused) {
     for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.p_x_out, &m.zeta_y_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
-  } else if (m.one_frame()) {
-    for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.p_x_out}) *b = gpu::DeviceBuffer(bytes);
   } else {
     m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
   }
   if (config.variant == Variant::ThreadPerLine) m.scratch = gpu::DeviceBuffer(2 * bytes);
   // Kernels above the default 48 KiB of dynamic shared memory must opt in.
-  // (Fused: sweep-x and sweep-y are one function; it gets the larger of their needs. The one-frame
-  // y-sweep holds only the reduced system: at most 7 x 512 elements, within the default.)
-  const Kernel solve = is_fused(config.variant) ? Kernel::SweepX : Kernel::SolveX;
+  // (Fused: sweep-x and sweep-y are one function; it gets the larger of their needs.)
+  const Kernel solve = config.variant == Variant::Fused ? Kernel::SweepX : Kernel::SolveX;
   std::size_t shared_bytes = m.geometry(solve).dynamic_shared_bytes;
   if (config.variant == Variant::Fused)
     shared_bytes = std::max(shared_bytes, m.geometry(Kernel::SweepY).dynamic_shared_bytes);
@@ -581,8 +539,10 @@ void GpuSolver::launch(std::string_view kernel) {
 
 void GpuSolver::finish_step() {
   Impl& m = *impl_;
-  if (m.fused() || m.one_frame()) std::swap(m.p_x, m.p_x_out);  // p^{n+1} (x frame) becomes p^n
-  if (m.fused()) std::swap(m.q_y, m.q_y_out);  // q^{n+3/2} (y frame) becomes the y-sweep's along flux
+  if (m.fused()) {
+    std::swap(m.p_x, m.p_x_out);  // p^{n+1} (x frame) becomes p^n
+    std::swap(m.q_y, m.q_y_out);  // q^{n+3/2} (y frame) becomes the y-sweep's along flux
+  }
   std::swap(m.p_y_current, m.p_y_next);  // p^{n+1} becomes the current p of the y frame
   std::swap(m.q_x_old, m.q_x_new);        // q^{n+1/2} becomes old, q^{n+3/2} new
 }

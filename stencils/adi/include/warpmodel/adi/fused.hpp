@@ -25,6 +25,14 @@
 // frame instead of the four transposes (each sweep storing its flux in both frames, zeta in the
 // other; stores `lines` elements apart) was measured slower on the H100 (2048^2 double: 750 us
 // per step against 592 us; results/h100-80gb-hbm3/logs/adi-fused/), so the transposes stay.
+// Nor did a y-sweep on the x-sweep's own row-major arrays pay (commit 1bac40b, variant
+// fused-one-frame, reverted): columns as lines in the along-major layout, thread (column, segment)
+// building its segment's rows in registers and solving them as the partitioned solve does, no
+// transposes at all. Verified (1e-12 of the CPU after 100 steps), but its y-sweep took 382 us at
+// 2048^2 double on the H200 against 159 us for this one, so the step 542 us against 391
+// (results/h200/logs/adi-one-frame/): a block of the register-resident segments holds only two
+// columns (512 threads of 256 segments), so every load of a warp touches 16 rows (16 L1 wavefronts
+// for 256 bytes), and one column a block at 4096^2 (32 rows a load; the y-sweep 2,576 us).
 #pragma once
 
 #include <cstddef>
@@ -136,68 +144,6 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
     zeta_out[at] = coef[slot];
     flux_out[at] = i < n_along - 1 ? coef[padded + slot] : T(0);  // the east wall
   }
-}
-
-// --- The y-sweep of variant fused-one-frame: no transposes --------------------------------------
-// The arrays stay in the x-sweep's row-major frame (cell (j, k) at j + k * nx). There the y-sweep's
-// lines are the columns, and the frame is along-major for it (view.along_stride = nx,
-// view.line_stride = 1). Thread t is segment t / lanes of column block * lanes + t % lanes, as in
-// the partitioned solve (partitioned.hpp), so one load of a warp reads `lanes` consecutive values
-// of 32 / lanes rows. Each thread builds its own segment's rows in registers (build_cell through
-// the view, no shared staging: the loads of cell j+1 that the build of cell j made are the same
-// addresses) and solves them with adi_segment_partitioned; zeta and the flux go straight to global
-// memory at the cells' own addresses. The flux of a column's last cell is the wall (0) and is not
-// written: the output buffer keeps the 0 every flux array holds there.
-// Why not the line-major fused kernel above on columns: a block would hold `lanes` whole columns
-// of five coefficients in shared memory (80 KiB per column of 2048 doubles), so at most two
-// columns a block, 16 of every 128 bytes of a row used by a load; and the transposes that avoid
-// this moved 4 arrays twice per step (76 us of the 393 us step, 2048^2 double, H200).
-
-// The rows of cells first .. first + kCells - 1 of one line, built from the state on demand.
-template <class T>
-struct BuiltRows {
-  SweepView<T> view;
-  SweepConstants<T> constants;
-  int first;  // the segment's first cell along the line
-  int line;
-  int n_along;
-  int lines;
-  WARPMODEL_ADI_HD CellRows<T> operator()(int j) const {
-    return build_cell(view, first + j, line, n_along, lines, constants);
-  }
-};
-
-// Columns per block of the one-frame y-sweep for lines of n_along cells: the largest power of two
-// with lanes * segments threads within partitioned_max_threads (the register-resident segment),
-// at most 32, dividing `lines`, and leaving at least `min_blocks` blocks. 0: a line needs more
-// threads than one block has.
-inline int columns_lanes(int n_along, int cells, int lines, int min_blocks = 1) {
-  const int segments = n_along / cells;
-  if (segments > partitioned_max_threads(cells)) return 0;
-  int lanes = 1;
-  while (lanes * 2 <= kPartitionedMaxLanes && lanes * 2 * segments <= partitioned_max_threads(cells) &&
-         lines % (lanes * 2) == 0 && lines / (lanes * 2) >= min_blocks)
-    lanes *= 2;
-  return lanes;
-}
-
-// One thread of block `block_index` of the one-frame sweep: `lanes` lines of n_along cells in an
-// along-major view (any strides: view.along_stride between cells, view.line_stride between
-// lines); zeta_out and flux_out addressed like the view. Shared memory: the reduced system,
-// partitioned_shared_elements(n_along / kCells, lanes) elements.
-template <class T, int kCells, class Block>
-WARPMODEL_ADI_HD void adi_sweep_columns(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
-                                        const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
-                                        T* zeta_out, T* flux_out) {
-  const int segments = n_along / kCells;
-  const int lane = t % lanes, segment = t / lanes;
-  const int line = block_index * lanes + lane;
-  const long long first = static_cast<long long>(segment) * kCells * view.along_stride +
-                          static_cast<long long>(line) * view.line_stride;
-  adi_segment_partitioned<T, kCells>(block, segment, segments, SegmentSlots{lane, lanes}, segments * lanes,
-                                     BuiltRows<T>{view, constants, segment * kCells, line, n_along, lines},
-                                     constants.mass_diagonal, shared,
-                                     SegmentOutput<T>{zeta_out, flux_out, first, view.along_stride});
 }
 
 }  // namespace warpmodel::adi

@@ -20,16 +20,14 @@
 //   fused (issue 15): one kernel per sweep builds each cell's rows from the state and runs the
 //     partitioned solve on them at once (fused.hpp): no coefficient arrays. Both sweeps run on
 //     line-major arrays (a block holds whole lines, staged through shared memory), so the y-sweep
-//     runs on transposed arrays and four transposes carry zeta and the new fluxes between the frames.
-//   fused-one-frame (issue 15): the x-sweep of fused, and a y-sweep on the same row-major arrays
-//     (adi_sweep_columns in fused.hpp: consecutive threads on consecutive columns, each thread
-//     building its segment's rows in registers): one frame, no transposes.
-//   fused and fused-one-frame are the only variants with non-square grids (n cells per row, ny rows).
+//     runs on transposed arrays and four transposes carry zeta and the new fluxes between the
+//     frames (fused.hpp says why, and what was measured without them). The only variant with
+//     non-square grids (n cells per row, ny rows).
 //
 // A step launches, in this order (kernel_sequence()):
 //   build-x, solve-x, transpose-zeta-x2y, transpose-p-x2y, build-y, solve-y, transpose-zeta-y2x,
 //   transpose-q-y2x (fused: sweep-x, transpose-zeta-x2y, transpose-p-x2y, sweep-y,
-//   transpose-zeta-y2x, transpose-q-y2x; fused-one-frame: sweep-x, sweep-y)
+//   transpose-zeta-y2x, transpose-q-y2x)
 // then rotates buffers (finish_step()). Every kernel is idempotent given its inputs, so one kernel
 // may be launched repeatedly; launching the sequence and then finish_step() is exactly step().
 #pragma once
@@ -46,18 +44,14 @@
 
 namespace warpmodel::adi {
 
-enum class Variant { ThreadPerLine, BlockPerLine, Partitioned, Fused, FusedOneFrame };
-
-// fused and fused-one-frame: rows built inside the sweep, 8 or 16 cells per thread, non-square grids.
-constexpr bool is_fused(Variant v) { return v == Variant::Fused || v == Variant::FusedOneFrame; }
+enum class Variant { ThreadPerLine, BlockPerLine, Partitioned, Fused };
 enum class BlockSolver { Pcr, CrPcr };
 enum class Precision { Double, Single };
 
 std::string_view to_string(Variant v);
 std::string_view to_string(BlockSolver s);
 std::string_view to_string(Precision p);
-// "thread-per-line", "block-per-line", "partitioned", "fused", "fused-one-frame"
-std::optional<Variant> parse_variant(std::string_view s);
+std::optional<Variant> parse_variant(std::string_view s);  // "thread-per-line", "block-per-line", "partitioned", "fused"
 std::optional<BlockSolver> parse_block_solver(std::string_view s);  // "pcr", "cr-pcr"
 std::optional<Precision> parse_precision(std::string_view s);       // "double", "single"
 
@@ -65,9 +59,9 @@ struct SolverConfig {
   Variant variant = Variant::ThreadPerLine;
   BlockSolver block_solver = BlockSolver::CrPcr;  // block-per-line only
   Precision precision = Precision::Double;
-  int partition_cells = 8;  // partitioned and the fused variants: cells per thread, 8 or 16
+  int partition_cells = 8;  // partitioned and fused: cells per thread, 8 or 16
   int n = 256;  // cells per row (per side of a square grid); a multiple of 32; block-per-line: n <= 1024
-  int ny = 0;   // rows, a multiple of 32; 0: n (square). Only the fused variants take ny != n.
+  int ny = 0;   // rows, a multiple of 32; 0: n (square). Only fused takes ny != n.
   PhysicalParameters physics{};
 
   int rows() const { return ny == 0 ? n : ny; }
@@ -77,7 +71,7 @@ struct SolverConfig {
 std::string validate(const SolverConfig& config);
 
 // Short name of a configuration, e.g. "thread-per-line", "block-per-line/cr-pcr", "partitioned"
-// (8 cells per thread), "partitioned/c16", "fused", "fused/c16", "fused-one-frame".
+// (8 cells per thread), "partitioned/c16", "fused", "fused/c16".
 std::string variant_label(const SolverConfig& config);
 
 struct LaunchGeometry {
