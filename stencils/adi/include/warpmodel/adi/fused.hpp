@@ -113,23 +113,15 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
   T* coef = shared;  // dma, amo, bmo, cmo, dmo
   T* reduced = shared + 5 * padded;
 
-  // A. Build, coalesced: cells t, t + T, ... (kCells of them; every thread the same count).
-  // Software-pipelined: the loads of the next cell are issued before the arithmetic of this one,
-  // so each trip waits for the longer of the two instead of their sum. Unrolling this loop (all
-  // loads in flight at once) gained nothing in double and cost a third in single on the H100
-  // (registers).
-  const auto stencil_of = [&](int c) {
-    const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
-    const int l = line0 + lane;
-    return load_cell_stencil<T>(CellWindow<T>::at(view, i, l), i, l, n_along, lines);
-  };
-  CellStencil<T> next = stencil_of(t);
+  // A. Build, coalesced: cells t, t + T, ... (kCells of them). Unrolling this loop (all loads in
+  // flight at once) gained nothing in double and cost a third in single on the H100 (registers).
+  // Software pipelining (the next cell's loads issued before this cell's arithmetic, commit
+  // 4b6355b) gained nothing in double and cost 6 % in single on the H200
+  // (results/h200/logs/adi-fused-pipelined/): the loads' latency is not what bounds this loop.
   for (int c = t; c < cells; c += threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
     const int l = line0 + lane;
-    const CellStencil<T> stencil = next;
-    if (c + threads < cells) next = stencil_of(c + threads);
-    const CellRows<T> rows = cell_rows(stencil, i, n_along, l > 0, constants);
+    const CellRows<T> rows = build_cell(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants);
     const int at = fused_slot<kCells>(c);
     coef[at] = rows.dma;
     coef[padded + at] = rows.amo;
