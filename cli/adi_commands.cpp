@@ -195,11 +195,11 @@ void add_adi_commands(CLI::App& app, Action& action) {
   c->add_option("--steps", args->steps, "time steps (default 100)")->check(at_least(1));
   c->add_option("--variant", args->variant,
                 "thread-per-line (S1, Thomas), block-per-line (S2), partitioned (many threads per line) or fused "
-                "(build and partitioned solve in one kernel per sweep, no transposes)")
+                "(build and partitioned solve in one kernel per sweep, no coefficient arrays)")
       ->check(CLI::IsMember({"thread-per-line", "block-per-line", "partitioned", "fused"}));
   c->add_option("--partition-cells", args->partition_cells,
-                "partitioned and fused: cells per thread, 8 or 16 (default 8)")
-      ->check(CLI::IsMember({8, 16}));
+                "partitioned: cells per thread, 8 or 16; fused: 4, 8 or 16 (default 8)")
+      ->check(CLI::IsMember({4, 8, 16}));
   c->add_option("--solver", args->solver, "block-per-line solver: pcr or cr-pcr (default cr-pcr)")
       ->check(CLI::IsMember({"pcr", "cr-pcr"}));
   c->add_option("--precision", args->precision, "double or single")->check(CLI::IsMember({"double", "single"}));

@@ -480,7 +480,7 @@ void add_profile_commands(CLI::App& app, Action& action) {
   prof->add_option("--variant", p->variant,
                    "stencil/adi/corpus: kernel variant(s), a list or all (stencil: naive, readonly, shared, intz, "
                    "intz-reg, intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr, partitioned, "
-                   "partitioned/c16, fused, fused/c16; "
+                   "partitioned/c16, fused, fused/c4, fused/c16; "
                    "corpus: kernel names, profiles/corpus/README.md)");
   prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x, or sweep-x for fused); default every kernel of a step");
   prof->add_option("--precision", p->precision, "adi: single or double");

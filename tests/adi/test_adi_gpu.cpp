@@ -98,12 +98,14 @@ std::vector<Case> all_cases() {
       cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 16, 0);
       cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 8, 0);
       cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 16, 0);
+      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 4, 0);
     }
   // Fused on non-square grids whose sides are not powers of two: 96 x 160 (12 / 20 segments per
   // line) and 224 x 64.
   for (Precision p : {Precision::Double, Precision::Single}) {
     cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 96, 8, 160);
     cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 224, 16, 64);
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 160, 4, 96);  // 40 / 24 segments
   }
   return cases;
 }

@@ -241,6 +241,7 @@ TEST(Fused, StepAgreesWithReference) {
   check_fused<16>(64, 64);
   check_fused<8>(96, 64);    // non-square, 12 segments (not a power of two) per row
   check_fused<16>(64, 160);  // 10 segments per column
+  check_fused<4>(64, 96);    // 16 / 24 segments per line
 }
 
 // The layout fused.hpp promises: segments of a line side by side (thread t is segment t % P of

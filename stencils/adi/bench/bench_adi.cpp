@@ -125,6 +125,8 @@ std::vector<SolverConfig> variant_configs() {
   c.variant = Variant::Fused;
   c.partition_cells = 8;
   out.push_back(c);
+  c.partition_cells = 4;  // twice the threads per line: for grids of a wave or a few
+  out.push_back(c);
   return out;
 }
 

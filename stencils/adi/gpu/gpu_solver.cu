@@ -58,8 +58,8 @@ std::string validate(const SolverConfig& c) {
     if (static_cast<long long>(c.n) * c.ny > (1LL << 30)) return "grid above 2^30 cells (32-bit indices)";
   }
   if (c.variant == Variant::Fused) {
-    if (c.partition_cells != 8 && c.partition_cells != 16)
-      return "fused: cells per thread must be 8 or 16, not " + std::to_string(c.partition_cells);
+    if (c.partition_cells != 4 && c.partition_cells != 8 && c.partition_cells != 16)
+      return "fused: cells per thread must be 4, 8 or 16, not " + std::to_string(c.partition_cells);
     const std::size_t element = c.precision == Precision::Double ? sizeof(double) : sizeof(float);
     for (const int along : {c.n, c.rows()})
       if (fused_lanes(along, c.partition_cells, along == c.n ? c.rows() : c.n, element, kFusedMaxSharedBytes) == 0)
@@ -232,8 +232,9 @@ struct GpuSolver::Impl {
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
       case Kernel::SweepX:
       case Kernel::SweepY:
-        return config.partition_cells == 8 ? reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 8>)
-                                           : reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 16>);
+        return config.partition_cells == 4   ? reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 4>)
+               : config.partition_cells == 8 ? reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 8>)
+                                             : reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 16>);
       default:
         return reinterpret_cast<const void*>(&gpu::transpose_kernel<T>);
     }
@@ -354,7 +355,10 @@ struct GpuSolver::Impl {
         T* zeta_out = x ? zeta_x_out.as<T>() : zeta_y_out.as<T>();
         T* flux_out = x ? p_x_out.as<T>() : q_y_out.as<T>();
         const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
-        if (config.partition_cells == 8)
+        if (config.partition_cells == 4)
+          gpu::fused_sweep_kernel<T, 4><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
+                                                                                        flux_out, along, lines, lanes);
+        else if (config.partition_cells == 8)
           gpu::fused_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
                                                                                         flux_out, along, lines, lanes);
         else
