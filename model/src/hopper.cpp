@@ -340,12 +340,15 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   // H.1b: a launch that runs in one wave, and whose measured active warps per SM (CUPTI's achieved
   // occupancy) stay under the wave's resident warps: the warps that exit early leave the work to the
   // others, so the wave runs `working` warps, each carrying the resident warps' share of the work
-  // (totals conserved; hopper_equations.hpp says why only one wave).
+  // (totals conserved; hopper_equations.hpp says why only one wave). H.1c: less the warps waiting at
+  // a barrier (the stall reasons' barrier share).
   const bool one_wave = split.full_waves + (split.last_wave_blocks > 0 ? 1 : 0) <= 1;
   const auto wave = [&](double resident_warps, double sms, double blocks_per_sm) {
     double working = resident_warps;
     if (one_wave && kernel.launch.active_warps_per_sm)
       working = std::clamp(*kernel.launch.active_warps_per_sm, std::min(1.0, resident_warps), resident_warps);
+    if (one_wave && kernel.launch.barrier_wait_share)
+      working = hopper_eq::warps_not_at_barrier(working, *kernel.launch.barrier_wait_share);
     if (one_wave) p.working_warps_per_sm = working;  // several waves: not read (kUnused)
     const double f = resident_warps / working;
     // The working warp's batches: up to MLP of its f-fold loads.

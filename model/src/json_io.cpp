@@ -4,6 +4,7 @@
 
 #include "warpmodel/support/text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -420,6 +421,8 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   launch.ignore("active_warps_per_sm");
   if (launch.has("active_warps_per_sm"))
     k.launch.active_warps_per_sm = launch.number("active_warps_per_sm", 0, true, 64, "a number of warps in (0, 64]");
+  if (launch.has("barrier_wait_share"))
+    k.launch.barrier_wait_share = launch.number("barrier_wait_share", 0, false, 1, "a share in [0, 1]");
   k.launch.total_warps = launch.optional_positive("total_warps");
   k.launch.domain = launch.optional_dim3("domain");
   launch.finish();
@@ -573,6 +576,10 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
         c.profile.sources["memory.local_load_sectors_per_request"] =
             std::string("cupti: ") + counter_rules::kLocalLoadSectors + " / " + counter_rules::kLocalLoadRequests +
             " (the case's counters)";
+      }
+      if (const auto share = counter_rules::barrier_wait_share(total); share && !c.profile.launch.barrier_wait_share) {
+        c.profile.launch.barrier_wait_share = std::clamp(share->total, 0.0, 1.0);
+        c.profile.sources["launch.barrier_wait_share"] = "cupti: " + share->expression + " (the case's counters)";
       }
       if (auto wavefronts = per_warp(counter_rules::kL1Wavefronts); wavefronts && !c.profile.l1_wavefronts_per_warp) {
         c.profile.l1_wavefronts_per_warp = *wavefronts;
@@ -737,6 +744,7 @@ json to_json(const KernelProfile& k) {
                  {"registers_per_thread", k.launch.registers_per_thread},
                  {"shared_memory_per_block_bytes", k.launch.shared_memory_per_block_bytes}};
   if (k.launch.active_warps_per_sm) launch["active_warps_per_sm"] = *k.launch.active_warps_per_sm;
+  if (k.launch.barrier_wait_share) launch["barrier_wait_share"] = *k.launch.barrier_wait_share;
   if (k.launch.total_warps) launch["total_warps"] = *k.launch.total_warps;
   if (k.launch.domain) launch["domain"] = dim3_json(*k.launch.domain);
   json par = {{"mlp", k.mlp}};

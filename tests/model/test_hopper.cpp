@@ -393,6 +393,33 @@ TEST(Hopper, OneWaveLaunchRunsItsMeasuredWorkingWarps) {
   EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).working_warps_per_sm, 1);
 }
 
+// H.1c: the one-block sum of the corpus: a block of 32 warps in which 2 sum while 30 wait at the
+// barrier (CUPTI: barrier share 0.94); achieved occupancy counts the waiting warps as active.
+TEST(Hopper, WarpsWaitingAtABarrierCarryNoneOfTheWork) {
+  EXPECT_DOUBLE_EQ(hopper_eq::warps_not_at_barrier(32, 0.9375), 2);
+  EXPECT_DOUBLE_EQ(hopper_eq::warps_not_at_barrier(32, 0), 32);
+  EXPECT_DOUBLE_EQ(hopper_eq::warps_not_at_barrier(32, 1), 1) << "at least one warp works";
+  EXPECT_DOUBLE_EQ(hopper_eq::warps_not_at_barrier(0.5, 0.5), 0.5) << "never more than the working warps";
+  KernelProfile k = round_kernel();
+  k.launch.grid = {1, 1, 1};
+  k.launch.block = {1024, 1, 1};
+  k.inst_per_warp = 25;
+  k.mem_inst_per_warp = 1;
+  k.global_load_inst_per_warp = 1;
+  k.mlp = 1;
+  k.launch.active_warps_per_sm = 32;
+  const Prediction active = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(active.working_warps_per_sm, 32);
+  k.launch.barrier_wait_share = 0.9375;
+  const Prediction p = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(p.working_warps_per_sm, 2);
+  EXPECT_DOUBLE_EQ(p.t_schedule, 16 * active.t_schedule) << "each working warp runs 16 warps' share";
+  EXPECT_GT(p.cycles, active.cycles);
+  // Over several waves the share is not read (as H.1b's occupancy).
+  k.launch.grid = {10000, 1, 1};
+  EXPECT_TRUE(std::isnan(predict_hopper(round_device(), k).working_warps_per_sm)) << "kUnused";
+}
+
 // H.9b through predict_hopper: a 2D copy out[y][x] = in[y][x] at 8x32 reads and writes one sector of
 // each of 4 lines a request; at 32x8 whole lines. DRAM-bound with measured bytes.
 KernelProfile copy_2d(long long bx, long long by) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "round_profiles.hpp"
+#include "warpmodel/counter_rules.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
@@ -258,6 +259,34 @@ TEST(ValidationJson, CasesRoundTripAndErrorsNameTheField) {
   }
   j["cases"] = nlohmann::json::array();
   EXPECT_THROW(validation_cases_from_json(j, "m.json"), InputError);
+}
+
+// validate reads launch.barrier_wait_share from a case's raw counters when its stored profile lacks
+// it (sweeps measured before the field): the barrier reason over the sum of the reasons present.
+TEST(ValidationJson, BarrierShareComesFromTheCasesStallReasons) {
+  const auto cases = synthetic_cases(100, 1, 0);
+  nlohmann::json j = {{"schema", kValidationSchema}, {"provenance", {{"gpu", "test"}}}, {"cases", nlohmann::json::array()}};
+  j["cases"].push_back(to_json(cases[0]));
+  j["cases"].push_back(to_json(cases[1]));
+  const auto stall = [](const char* reason) { return counter_rules::stall_metric(reason); };
+  j["cases"][0]["counters"] = {{stall("barrier"), 15.0}, {stall("selected"), 1.0}, {stall("long_scoreboard"), 0.5},
+                               {stall("wait"), 0.5}, {"unrelated.sum", 7.0}};
+  j["cases"][1]["counters"] = {{stall("long_scoreboard"), 3.0}, {stall("selected"), 1.0}};  // no barrier reason
+  const auto back = validation_cases_from_json(j, "m.json");
+  ASSERT_TRUE(back[0].profile.launch.barrier_wait_share.has_value());
+  EXPECT_DOUBLE_EQ(*back[0].profile.launch.barrier_wait_share, 15.0 / 17.0);
+  EXPECT_NE(back[0].profile.sources.at("launch.barrier_wait_share").find("stalled_barrier"), std::string::npos);
+  EXPECT_FALSE(back[1].profile.launch.barrier_wait_share.has_value());
+  // A stored share is kept; one out of [0, 1] is refused with the field's name.
+  j["cases"][0]["profile"]["launch"]["barrier_wait_share"] = 0.25;
+  EXPECT_DOUBLE_EQ(*validation_cases_from_json(j, "m.json")[0].profile.launch.barrier_wait_share, 0.25);
+  j["cases"][0]["profile"]["launch"]["barrier_wait_share"] = 1.5;
+  try {
+    validation_cases_from_json(j, "m.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("barrier_wait_share"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Report, LatexEscapesAndValidationTablesRender) {

@@ -31,6 +31,32 @@ inline constexpr const char* kL1AtomSectors = "l1tex__t_sectors_pipe_lsu_mem_glo
 inline constexpr const char* kBusiestSliceRedSectors = "lts__t_sectors_op_red.max";
 inline constexpr const char* kBusiestSliceAtomSectors = "lts__t_sectors_op_atom.max";
 
+// CUPTI's warp stall reasons, each counted as smsp__average_warps_issue_stalled_<reason>_per_issue_
+// active.ratio: the warps in that state per cycle in which the sub-partition issued. A resident warp
+// is in one state each cycle ("selected": the one issuing), so their sum is the resident warps per
+// issue-active cycle. The 16 reasons the validation sweep collects on sm_90 (every launch of both
+// GPUs' sweeps has all 16); the metric set "stalls" asks for the same.
+inline constexpr const char* kStallReasons[] = {
+    "long_scoreboard", "barrier", "short_scoreboard", "wait",  "math_pipe_throttle", "lg_throttle",
+    "mio_throttle",    "not_selected", "selected",     "drain", "membar",             "no_instruction",
+    "dispatch_stall",  "tex_throttle", "branch_resolving", "sleeping"};
+inline std::string stall_metric(const std::string& reason) {
+  return "smsp__average_warps_issue_stalled_" + reason + "_per_issue_active.ratio";
+}
+
+// The share of the resident warps' cycles spent waiting at a barrier: the barrier reason over the
+// sum of all reasons present; absent without the barrier and the selected reasons (a profile that
+// did not ask for the stall reasons).
+inline std::optional<Derived> barrier_wait_share(const Lookup& counter) {
+  const auto barrier = counter(stall_metric("barrier")), selected = counter(stall_metric("selected"));
+  if (!barrier || !selected) return std::nullopt;
+  double all = 0;
+  for (const char* reason : kStallReasons) all += counter(stall_metric(reason)).value_or(0);
+  if (!(all > 0)) return std::nullopt;
+  return Derived{*barrier / all, stall_metric("barrier") + " / (the sum of the smsp__average_warps_issue_stalled_"
+                                                          "<reason>_per_issue_active.ratio present)"};
+}
+
 // The L2 traffic of the kernel's own requests: (read + write + atom + red sectors) x 32 B; absent
 // without the read and write sectors. (lts__t_bytes.sum also counts L2 activity that is not the
 // kernel's: a one-block kernel touching 12 KB showed 1.4 MB on the H100; it is the fallback.)

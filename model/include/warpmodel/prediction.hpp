@@ -94,7 +94,7 @@ struct Prediction {
   double full_waves = kUnused;            // H.1: waves with N warps on every active SM
   double last_wave_warps_per_sm = kUnused;  // H.1: warps on the busiest SM of the partial wave (0: none)
   double last_wave_sms = kUnused;         // H.1: SMs the partial wave occupies
-  double working_warps_per_sm = kUnused;  // H.1b: warps per SM that carry a one-wave launch's work (unset over several waves)
+  double working_warps_per_sm = kUnused;  // H.1b-c: warps per SM that carry a one-wave launch's work (unset over several waves)
   double t_issue = kUnused;               // H.2
   double stall_cycles_per_inst = kUnused;  // H.4: clocks one warp waits after each instruction
   double t_sfu = kUnused;                 // H.3

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "warpmodel/counter_rules.hpp"
 #include "warpmodel/support/text.hpp"
 
 namespace warpmodel::cupti {
@@ -220,6 +221,12 @@ std::vector<LegacyMetric> build_legacy_table() {
   return t;
 }
 
+std::vector<std::string> stall_metrics() {
+  std::vector<std::string> v;
+  for (const char* r : counter_rules::kStallReasons) v.push_back(counter_rules::stall_metric(r));
+  return v;
+}
+
 std::vector<MetricSet> build_sets() {
   return {
       {"model",
@@ -287,6 +294,10 @@ std::vector<MetricSet> build_sets() {
            "lts__t_sectors_op_red.max",
            "lts__t_sectors_op_atom.max",
        }},
+      {"stalls",
+       "the warps in each stall state per issue-active cycle (the 16 reasons of sm_90): hopper H.1c reads the "
+       "barrier share (launch.barrier_wait_share); add it to model for launches with __syncthreads",
+       stall_metrics()},
       {"seed-003",
        "the nvprof metrics read in the FWI 2D profiling study (../shared/notes/003-fwi2d-profiling.md), translated; "
        "stall reasons as nvprof named them",

@@ -501,6 +501,13 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     if (auto x = first_of(m, {name.c_str()})) return x->value;
     return std::nullopt;
   };
+  // The warps waiting at a barrier (hopper H.1c), when the profile has the stall reasons.
+  if (const auto share = counter_rules::barrier_wait_share(lookup)) {
+    k.launch.barrier_wait_share = std::clamp(share->total, 0.0, 1.0);
+    src["launch.barrier_wait_share"] = cupti(share->expression, *k.launch.barrier_wait_share);
+  } else if (c) {
+    src["launch.barrier_wait_share"] = "not set: no stall reasons among the counters (--metrics model,stalls)";
+  }
   if (const auto l2 = counter_rules::l2_request_bytes(lookup)) {
     k.l2_bytes_per_warp = l2->total / warps;
     src["memory.l2_bytes_per_warp"] = cupti(l2->expression, *k.l2_bytes_per_warp);

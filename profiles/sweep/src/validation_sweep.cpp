@@ -15,6 +15,7 @@
 #include "warpmodel/corpus/corpus.hpp"
 #include "warpmodel/corpus/workload.hpp"
 #include "warpmodel/cupti/profiler.hpp"
+#include "warpmodel/counter_rules.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/tools.hpp"
@@ -83,15 +84,10 @@ const std::vector<std::string> kCandidateMetrics = {
     // crowds onto), for terms beyond the atomics' H.15.
     "lts__t_sectors.sum",                                "lts__t_sectors.max",
 };
-const std::vector<std::string> kStallReasons = {"long_scoreboard", "barrier",      "short_scoreboard", "wait",
-                                                "math_pipe_throttle", "lg_throttle", "mio_throttle",  "not_selected",
-                                                "selected",        "drain",        "membar",           "no_instruction",
-                                                "dispatch_stall",  "tex_throttle", "branch_resolving", "sleeping"};
-
 std::vector<std::string> sweep_metrics() {
   std::vector<std::string> request{"model"};
   request.insert(request.end(), kCandidateMetrics.begin(), kCandidateMetrics.end());
-  for (const auto& r : kStallReasons) request.push_back("smsp__average_warps_issue_stalled_" + r + "_per_issue_active.ratio");
+  for (const char* r : counter_rules::kStallReasons) request.push_back(counter_rules::stall_metric(r));
   return request;
 }
 

@@ -167,6 +167,17 @@ TEST(KernelProfileMerge, MissingCountersFallBackToStaticAndSaySo) {
   EXPECT_NE(k.sources.at("memory.l1_miss_ratio").find("static estimate"), std::string::npos);
   EXPECT_FALSE(k.launch.active_warps_per_sm.has_value());
   EXPECT_NE(k.sources.at("launch.active_warps_per_sm").find("occupancy calculator"), std::string::npos);
+  EXPECT_FALSE(k.launch.barrier_wait_share.has_value());
+  EXPECT_NE(k.sources.at("launch.barrier_wait_share").find("--metrics model,stalls"), std::string::npos);
+  // With the stall reasons (metric set "stalls"): the barrier's share of the warps' states.
+  json stalled = partial;
+  stalled["smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"] = 6.0;
+  stalled["smsp__average_warps_issue_stalled_selected_per_issue_active.ratio"] = 1.0;
+  stalled["smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"] = 1.0;
+  const KernelProfile s = merge(counters_from_json(counters_json(stalled), "counters.json"));
+  ASSERT_TRUE(s.launch.barrier_wait_share.has_value());
+  EXPECT_DOUBLE_EQ(*s.launch.barrier_wait_share, 0.75);  // 6 / (6 + 1 + 1)
+  EXPECT_DOUBLE_EQ(*kernel_from_json(to_json(s), "round trip").launch.barrier_wait_share, 0.75);
   EXPECT_DOUBLE_EQ(k.shared_inst_per_warp, 0);  // static: the kernel has no LDS/STS
   EXPECT_FALSE(k.l2_bytes_per_warp.has_value());
   EXPECT_FALSE(k.dram_bytes_per_warp.has_value());

@@ -23,7 +23,7 @@ class MetricNameError : public std::runtime_error {
 };
 
 struct MetricSet {
-  std::string name;         // "model", "seed-003", "seed-002"
+  std::string name;         // "model", "stalls", "seed-003", "seed-002"
   std::string description;  // one line: where the list comes from
   std::vector<std::string> metrics;  // Perfworks names or legacy nvprof names from the table
 };
