@@ -352,17 +352,23 @@ TEST(Hopper, ScatteredLocalReadsGoAtTheRandomL2Rate) {
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (192 / 32.0 + 64 / 32.0));
 }
 
+// One block of `threads` threads, each warp averaging 25 instructions and one global load.
+KernelProfile one_block_kernel(long long threads) {
+  KernelProfile k = round_kernel();
+  k.launch.grid = {1, 1, 1};
+  k.launch.block = {threads, 1, 1};
+  k.inst_per_warp = 25;
+  k.mem_inst_per_warp = 1;
+  k.global_load_inst_per_warp = 1;
+  k.mlp = 1;
+  return k;
+}
+
 // H.1b: one block of 4 warps of which one works (a chase of 32 chains in a 128-thread block): the
 // counters' per-warp averages are a quarter of the working warp's, and CUPTI's achieved occupancy
 // says 1 warp was active.
 TEST(Hopper, OneWaveLaunchRunsItsMeasuredWorkingWarps) {
-  KernelProfile k = round_kernel();
-  k.launch.grid = {1, 1, 1};
-  k.launch.block = {128, 1, 1};
-  k.inst_per_warp = 25;  // the working warp's 100, averaged over 4
-  k.mem_inst_per_warp = 1;
-  k.global_load_inst_per_warp = 1;
-  k.mlp = 1;
+  KernelProfile k = one_block_kernel(128);  // the working warp's 100 instructions, averaged over 4
   const Prediction averaged = predict_hopper(round_device(), k);
   EXPECT_DOUBLE_EQ(averaged.working_warps_per_sm, 4);
   k.launch.active_warps_per_sm = 1;
@@ -400,13 +406,7 @@ TEST(Hopper, WarpsWaitingAtABarrierCarryNoneOfTheWork) {
   EXPECT_DOUBLE_EQ(hopper_eq::warps_not_at_barrier(32, 0), 32);
   EXPECT_DOUBLE_EQ(hopper_eq::warps_not_at_barrier(32, 1), 1) << "at least one warp works";
   EXPECT_DOUBLE_EQ(hopper_eq::warps_not_at_barrier(0.5, 0.5), 0.5) << "never more than the working warps";
-  KernelProfile k = round_kernel();
-  k.launch.grid = {1, 1, 1};
-  k.launch.block = {1024, 1, 1};
-  k.inst_per_warp = 25;
-  k.mem_inst_per_warp = 1;
-  k.global_load_inst_per_warp = 1;
-  k.mlp = 1;
+  KernelProfile k = one_block_kernel(1024);
   k.launch.active_warps_per_sm = 32;
   const Prediction active = predict_hopper(round_device(), k);
   EXPECT_DOUBLE_EQ(active.working_warps_per_sm, 32);
