@@ -25,7 +25,7 @@ struct LaunchConfig {
   // CUPTI). When absent N comes from the occupancy calculator.
   std::optional<double> active_warps_per_sm;
   // The share of the resident warps' cycles spent waiting at a barrier (CUPTI's stall reasons:
-  // stalled_barrier over the sum of all reasons), in [0, 1]. Read by hopper H.1b: in a one-wave
+  // stalled_barrier over the sum of all reasons), in [0, 1]. Read by hopper H.1c: in a one-wave
   // launch a warp that waits at a barrier carries none of the work while it waits.
   std::optional<double> barrier_wait_share;
   // #total_warps forced from outside: the warps that do useful work rather than all launched
