@@ -4,7 +4,6 @@
 
 #include "warpmodel/support/text.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -578,7 +577,7 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
             " (the case's counters)";
       }
       if (const auto share = counter_rules::barrier_wait_share(total); share && !c.profile.launch.barrier_wait_share) {
-        c.profile.launch.barrier_wait_share = std::clamp(share->total, 0.0, 1.0);
+        c.profile.launch.barrier_wait_share = share->total;
         c.profile.sources["launch.barrier_wait_share"] = "cupti: " + share->expression + " (the case's counters)";
       }
       if (auto wavefronts = per_warp(counter_rules::kL1Wavefronts); wavefronts && !c.profile.l1_wavefronts_per_warp) {

@@ -3,6 +3,7 @@
 // `validate`'s reader of sweeps measured before the profile carried these fields (json_io.cpp).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -45,15 +46,15 @@ inline std::string stall_metric(const std::string& reason) {
 }
 
 // The share of the resident warps' cycles spent waiting at a barrier: the barrier reason over the
-// sum of all reasons present; absent without the barrier and the selected reasons (a profile that
-// did not ask for the stall reasons).
+// sum of all reasons present, in [0, 1]; absent without the barrier and the selected reasons (a
+// profile that did not ask for the stall reasons).
 inline std::optional<Derived> barrier_wait_share(const Lookup& counter) {
   const auto barrier = counter(stall_metric("barrier")), selected = counter(stall_metric("selected"));
   if (!barrier || !selected) return std::nullopt;
   double all = 0;
   for (const char* reason : kStallReasons) all += counter(stall_metric(reason)).value_or(0);
   if (!(all > 0)) return std::nullopt;
-  return Derived{*barrier / all, stall_metric("barrier") + " / (the sum of the smsp__average_warps_issue_stalled_"
+  return Derived{std::clamp(*barrier / all, 0.0, 1.0), stall_metric("barrier") + " / (the sum of the smsp__average_warps_issue_stalled_"
                                                           "<reason>_per_issue_active.ratio present)"};
 }
 

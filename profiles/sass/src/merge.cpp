@@ -503,7 +503,7 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   };
   // The warps waiting at a barrier (hopper H.1c), when the profile has the stall reasons.
   if (const auto share = counter_rules::barrier_wait_share(lookup)) {
-    k.launch.barrier_wait_share = std::clamp(share->total, 0.0, 1.0);
+    k.launch.barrier_wait_share = share->total;
     src["launch.barrier_wait_share"] = cupti(share->expression, *k.launch.barrier_wait_share);
   } else if (c) {
     src["launch.barrier_wait_share"] = "not set: no stall reasons among the counters (--metrics model,stalls)";
