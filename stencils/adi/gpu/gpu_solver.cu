@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "adi_kernels.cuh"
@@ -111,6 +112,21 @@ const char* kernel_name(Kernel k) {
   static const char* const names[] = {"build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y", "build-y",
                                       "solve-y", "transpose-zeta-y2x", "transpose-q-y2x", "sweep-x", "sweep-y"};
   return names[static_cast<int>(k)];
+}
+
+// Calls f(std::integral_constant<int, C>{}) with the fused variant's cells per thread C (4, 8 or 16,
+// the values validate() allows): the one place where the runtime choice becomes the kernel's
+// template argument, for both the attribute query and the launch.
+template <class F>
+decltype(auto) with_fused_cells(int cells, F&& f) {
+  switch (cells) {
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    default:
+      return f(std::integral_constant<int, 16>{});
+  }
 }
 
 }  // namespace
@@ -232,9 +248,9 @@ struct GpuSolver::Impl {
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
       case Kernel::SweepX:
       case Kernel::SweepY:
-        return config.partition_cells == 4   ? reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 4>)
-               : config.partition_cells == 8 ? reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 8>)
-                                             : reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, 16>);
+        return with_fused_cells(config.partition_cells, [](auto cells) {
+          return reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, decltype(cells)::value>);
+        });
       default:
         return reinterpret_cast<const void*>(&gpu::transpose_kernel<T>);
     }
@@ -355,15 +371,10 @@ struct GpuSolver::Impl {
         T* zeta_out = x ? zeta_x_out.as<T>() : zeta_y_out.as<T>();
         T* flux_out = x ? p_x_out.as<T>() : q_y_out.as<T>();
         const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
-        if (config.partition_cells == 4)
-          gpu::fused_sweep_kernel<T, 4><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
-                                                                                        flux_out, along, lines, lanes);
-        else if (config.partition_cells == 8)
-          gpu::fused_sweep_kernel<T, 8><<<grid, block, g.dynamic_shared_bytes, stream>>>(view, constants, zeta_out,
-                                                                                        flux_out, along, lines, lanes);
-        else
-          gpu::fused_sweep_kernel<T, 16><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+        with_fused_cells(config.partition_cells, [&](auto cells) {
+          gpu::fused_sweep_kernel<T, decltype(cells)::value><<<grid, block, g.dynamic_shared_bytes, stream>>>(
               view, constants, zeta_out, flux_out, along, lines, lanes);
+        });
         gpu::check_launch(x ? "sweep-x" : "sweep-y");
         break;
       }
