@@ -285,6 +285,17 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     p.reused_load_share =
         loop_invariant_load_share(*kernel.access_patterns, global_loads) * global_loads / loads;
   }
+  // H.5d: in a one-wave launch, the loads that walk to a new line every iteration (SASS) miss L1
+  // whatever the counters say, and wait DRAM as often as any of their concurrent sharers does (H.6c).
+  const hopper_eq::WaveSplit waves_of_launch =
+      hopper_eq::split_waves(static_cast<double>(occ.total_blocks), occ.resident_blocks_per_sm, occ.active_sms);
+  const bool launch_in_one_wave = waves_of_launch.full_waves + (waves_of_launch.last_wave_blocks > 0 ? 1 : 0) <= 1;
+  hopper_eq::WalkingLoads walking;
+  if (kernel.access_patterns && launch_in_one_wave && loads > 0) {
+    const LineWalkingLoads found = line_walking_loads(*kernel.access_patterns, kernel.launch, global_loads);
+    walking = {found.share * global_loads / loads, found.concurrent_sharers};
+  }
+  p.line_walking_load_share = walking.share;
   // H.6, H.6b: a warp issuing `warp_loads` loads waits for batches of min(MLP, loads) of them.
   const auto mlp_of = [&](double warp_loads) { return std::min(kernel.mlp, std::max(1.0, warp_loads)); };
   // H.5c: the share of the load sectors that gathers scatter one to a line wait the scattered latency
@@ -297,9 +308,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
       device.dram_latency_cycles, device.dram_scattered_latency_cycles.value_or(0), p.scattered_load_share);
   const auto batch_latency_of = [&](double warp_loads) {
     const double mlp = mlp_of(warp_loads);
-    return hopper_eq::batch_latency_with_reuse(mlp, p.reused_load_share, device.l1_hit_latency_cycles,
-                                               kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss,
-                                               dram_lat) +
+    return hopper_eq::batch_latency_lockstep(mlp, p.reused_load_share, walking, device.l1_hit_latency_cycles,
+                                             kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss, dram_lat) +
            hopper_eq::batch_departures(mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);
   };
   p.mlp = mlp_of(loads);

@@ -47,6 +47,7 @@ constexpr std::array kTerms{
     PredictionTerm{"T_sfu", "T_sfu", "H.3", &P::t_sfu},
     PredictionTerm{"stall_cycles_per_inst", "stall per instruction", "H.4", &P::stall_cycles_per_inst},
     PredictionTerm{"T_schedule", "T_schedule", "H.4", &P::t_schedule},
+    PredictionTerm{"line_walking_load_share", "loads walking lines (lockstep)", "H.5d", &P::line_walking_load_share},
     PredictionTerm{"reused_load_share", "loads reusing one address", "H.6b", &P::reused_load_share},
     PredictionTerm{"batch_latency", "batch latency", "H.6", &P::batch_latency},
     PredictionTerm{"T_mem_latency", "T_mem_latency", "H.6", &P::t_mem_latency},

@@ -487,6 +487,65 @@ double loop_invariant_load_share(const AccessPatterns& patterns, double global_l
   return weighted_load_share(patterns, global_load_inst_per_warp, is_loop_invariant_load);
 }
 
+namespace {
+// Whether a term moves with the thread, the block or a loop (the terms two unrolled copies of one
+// load share); the others are the base: parameters and constants.
+bool is_indexed_term(const AddressTerm& t) {
+  for (const std::string& s : t.symbols)
+    if (mentions_index(s, "tid.") || mentions_index(s, "ctaid.") || s.rfind("u:", 0) == 0) return true;
+  return false;
+}
+// Whether two loads are copies of one load a line or more apart (see line_walking_loads).
+bool copies_a_line_apart(const AddressPolynomial& a, const AddressPolynomial& b) {
+  AddressPolynomial ia, ib;
+  std::map<std::vector<std::string>, long long> base_difference;
+  for (const AddressTerm& t : a) is_indexed_term(t) ? ia.push_back(t) : void(base_difference[t.symbols] += t.coefficient);
+  for (const AddressTerm& t : b) is_indexed_term(t) ? ib.push_back(t) : void(base_difference[t.symbols] -= t.coefficient);
+  if (ia != ib) return false;
+  for (const auto& [symbols, coefficient] : base_difference) {
+    if (coefficient == 0) continue;
+    if (!symbols.empty()) return true;  // a parameter: a pitch, taken as a line or more
+    if (std::llabs(coefficient) >= 128) return true;
+  }
+  return false;
+}
+}  // namespace
+
+LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const LaunchConfig& launch,
+                                    double global_load_inst_per_warp) {
+  const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
+  double all = 0, walking = 0, sharers = 0;
+  const auto& accesses = patterns.accesses;
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    const MemoryAccess& a = accesses[i];
+    if (!is_load(a)) continue;
+    const double w = weight_of(a, trip);
+    all += w;
+    if (a.loop_depth < 1 || !a.address) continue;
+    bool walks = false;
+    for (std::size_t j = 0; j < accesses.size() && !walks; ++j)
+      walks = j != i && is_load(accesses[j]) && accesses[j].loop_depth == a.loop_depth && accesses[j].address &&
+              copies_a_line_apart(*a.address, *accesses[j].address);
+    if (!walks) continue;
+    walking += w;
+    double blocks = 1;
+    const long long grid[3] = {launch.grid.x, launch.grid.y, launch.grid.z};
+    const char* const dims[3] = {"x", "y", "z"};
+    for (int d = 0; d < 3; ++d) {
+      const std::string tid = std::string("tid.") + dims[d], ctaid = std::string("ctaid.") + dims[d];
+      if (!any_symbol(*a.address, [&](const std::string& s) { return mentions_index(s, tid) || mentions_index(s, ctaid); }))
+        blocks *= static_cast<double>(std::max<long long>(1, grid[d]));
+    }
+    sharers += w * blocks;
+  }
+  LineWalkingLoads out;
+  if (all > 0 && walking > 0) {
+    out.share = walking / all;
+    out.concurrent_sharers = sharers / walking;
+  }
+  return out;
+}
+
 double loop_trip_factor(const AccessPatterns& patterns, double global_load_inst_per_warp) {
   std::vector<int> depths;
   for (const MemoryAccess& a : patterns.accesses)

@@ -82,6 +82,26 @@ TEST(HopperEquations, BatchLatencyWithLoopInvariantLoads) {
   EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(4, 0.75, 30, 0.5, 200, 0.5, 600), 200 * 0.5 + 600 * 0.5);
 }
 
+// H.6c: the naive 256^3 matrix product's batch (A[row][k], B[k][col]): half the loads walk lines,
+// counted m1 = 0.125 (in-flight hits), m2 = 0.094 (DRAM bytes over the L1-miss bytes), 16 blocks
+// share each B line. Cold, one sharer's miss is everyone's: a DRAM round trip each iteration, as
+// measured (656 clocks against 672 for DRAM); warm (no DRAM byte): one L2 round trip (363 measured).
+TEST(HopperEquations, BatchWithLineWalkingLoadsWaitsForTheFirstSharersMiss) {
+  const eq::WalkingLoads walking{0.5, 16};
+  EXPECT_DOUBLE_EQ(eq::batch_latency_lockstep(2, 0, walking, 30, 0.125, 200, 0.094, 600), 600);
+  EXPECT_DOUBLE_EQ(eq::batch_latency_lockstep(2, 0, walking, 30, 0.125, 200, 0, 600), 200);
+  // The i.i.d. H.6 reads the counted hits as hits: a quarter of an L2 round trip.
+  EXPECT_LT(eq::batch_latency(2, 30, 0.125, 200, 0.094, 600), 100);
+  // One load a batch, half of them walking: q = 1/2. The other half carry no L1 miss
+  // (m1' = (0.5 - 0.5) / 0.5 = 0); the walking half misses L2 with m2 = 0.5 (one sharer):
+  // P1 = 0.5, P12 = 0.5 + 0.5 x 0.5 = 0.75.
+  EXPECT_DOUBLE_EQ(eq::batch_latency_lockstep(1, 0, {0.5, 1}, 30, 0.5, 200, 0.5, 600), 15 + 50 + 150);
+  // w = 0 is H.6b, and w = r = 0 is H.6.
+  EXPECT_DOUBLE_EQ(eq::batch_latency_lockstep(4, 0.75, {}, 30, 0.5, 200, 0.5, 600),
+                   eq::batch_latency_with_reuse(4, 0.75, 30, 0.5, 200, 0.5, 600));
+  EXPECT_DOUBLE_EQ(eq::batch_latency_lockstep(2, 0, {}, 30, 0.5, 200, 0.25, 600), eq::batch_latency(2, 30, 0.5, 200, 0.25, 600));
+}
+
 // H.9b: rates 600, 800, 1000 for 32-, 64- and 128-byte row segments: efficiencies 0.6, 0.8, 0.9 (3
 // sectors: between 2 and 4), 1. Half the sectors alone in their line, half in whole lines:
 // e = 1 / (0.5 / 0.6 + 0.5 / 1) = 0.75; with a third of the loads irregular (at 1): 1 / (1/3 + 2/3 x 4/3).

@@ -102,6 +102,34 @@ TEST(Traffic, LoopInvariantLoads) {
   EXPECT_DOUBLE_EQ(loop_invariant_load_share(AccessPatterns{{walking}, "t"}, 1), 0);
 }
 
+// H.5d: a naive matrix product's loop, unrolled twice. B[k][col] and B[k+1][col] are a row pitch
+// (a parameter) apart: they walk to a new line each iteration, and every block along y (the address
+// holds no y index) reads the same lines. A[row][k] and A[row][k+1] are 4 bytes apart: the same
+// line. The load of C before the loop is outside it.
+TEST(Traffic, LineWalkingLoadsAreUnrolledCopiesAPitchApart) {
+  const std::string k = "u:j0x2b0:R14";
+  const AddressPolynomial b0 = {{1, {"param:0x218"}}, {4, {"tid.x"}}, {4, {"ctaid.x", "ntid.x"}}, {1, {k}}};
+  AddressPolynomial b1 = b0;
+  b1.push_back({4, {"param:0x22c"}});
+  const AddressPolynomial a0 = {{1, {"param:0x210"}}, {4, {"param:0x230", "tid.y"}}, {1, {"u:j0x2b0:UR8"}}};
+  AddressPolynomial a1 = a0;
+  a1.push_back({4, {}});
+  const LaunchConfig l = launch(16, 16, 16, 16);
+  const AccessPatterns loop{{load(b0, 4, 1), load(a0, 4, 1), load(b1, 4, 1), load(a1, 4, 1)}, "t"};
+  const LineWalkingLoads walking = line_walking_loads(loop, l, 4);
+  EXPECT_DOUBLE_EQ(walking.share, 0.5);
+  EXPECT_DOUBLE_EQ(walking.concurrent_sharers, 16) << "the 16 blocks along y share B's lines";
+  // Outside the loop the copies do not count; a copy 64 bytes away stays in the line.
+  AddressPolynomial a_far = a0;
+  a_far.push_back({128, {}});
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(b0), load(b1)}, "t"}, l, 2).share, 0);
+  a1.back().coefficient = 64;
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(a0, 4, 1), load(a1, 4, 1)}, "t"}, l, 2).share, 0);
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(a0, 4, 1), load(a_far, 4, 1)}, "t"}, l, 2).share, 1);
+  // A load with no copy (a rolled loop) is not recognised.
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(b0, 4, 1)}, "t"}, l, 1).share, 0);
+}
+
 TEST(Traffic, CoalescedRowWalkIsFourSectorsForFloatsAtEveryWarpShape) {
   // 32 consecutive floats: 128 bytes, 4 sectors. 8x32: 4 rows of 8 floats (32 bytes each).
   // 16x16: 2 rows of 16 floats (2 sectors each).

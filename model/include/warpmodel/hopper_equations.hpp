@@ -23,12 +23,16 @@
 //         counted; else the L2 sector miss ratio)
 //   H.5c  DRAM_lat' = DRAM_lat + s (L_s - DRAM_lat): the share s of load sectors that gathers scatter
 //         one to a line wait L_s, a measured chase with every lane on its own line
+//   H.5d  one wave only: a load that walks to a new line every iteration (SASS: unrolled copies a
+//         pitch apart) misses L1 whatever the counters say (its sharers' hits are on a line in
+//         flight), and misses L2 with m2_w = min(1, S m2), S the grid's blocks sharing its lines
 //   H.6   T_mem_lat   = #loads / MLP x batch_lat  (LDG + LDL)   one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures
 //   H.6b  a share r of the loads read an address that stays the same in every iteration of their
 //         loop (SASS): they hit L1, and the batch's other m (1 - r) loads carry all the L1 misses,
 //         m1' = min(1, m1 / (1 - r)), in the expected maximum of H.6
+//   H.6c  the batch with H.5d's walking loads: a batch holds them with q = min(1, m w); see the function
 //   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM), bytes_l1 = 128 x the data
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
@@ -332,11 +336,43 @@ inline double batch_latency(double batch, double l1_lat, double l1_miss, double 
 // both hit with (1 - m1)^2 = 1/4 (m1 = 1/2), pricing 3/4 of a DRAM round trip where every
 // iteration waits for a whole one: that column deviation ran 26-34 % slower than predicted. r = 0 is
 // H.6.
+// H.6c (H.5d) The batch when, besides H.6b's share r, a share w of its loads walk to a new line
+// every iteration (SASS, traffic.hpp line_walking_loads) in a one-wave launch. Such a line is new to
+// the SM in every iteration, and the SM's warps that share it ask for it together: the first misses,
+// the others count L1 hits on a line still in flight, and all wait for it. Likewise the S blocks of
+// the grid that share it, on other SMs, ask the L2 for it together, and all wait for DRAM when one of
+// them misses. So (H.5d) a walking load misses L1 always and L2 with m2_w = min(1, S m2), and the
+// counted L1 misses beyond them belong to the other m (1 - w - r) loads, each missing with
+// m1' = (m1 - w) / (1 - w - r) (in [0, 1]). An unrolled loop's iteration holds its walking loads
+// every time, so a batch holds them with q = min(1, m w), max(1, m w) of them:
+//   P(batch served by L1)       = (1 - q) (1 - m1')^(m (1 - w - r))
+//   P(batch served by L1 or L2) = (1 - m1' m2)^(m (1 - w - r)) ((1 - q) + q (1 - m2_w)^max(1, m w))
+//   batch_lat = L1 P1 + L2 (P12 - P1) + DRAM_lat (1 - P12)
+// A naive 256^3 matrix product on the H200 ran 656 clocks an iteration cold and 363 warm: one DRAM or
+// L2 latency (results/h200/logs/gemm-naive-lockstep/), at counted L1 and L2 hit rates of 88 % and
+// 99 %. w = 0 is H.6b; w = r = 0 is H.6.
+struct WalkingLoads {
+  double share = 0;    // w
+  double sharers = 1;  // S
+};
+inline double batch_latency_lockstep(double batch, double reused_share, WalkingLoads walking, double l1_lat,
+                                     double l1_miss, double l2_lat, double l2_miss, double dram_lat) {
+  const double r = std::clamp(reused_share, 0.0, 1.0);
+  const double w = std::clamp(walking.share, 0.0, 1.0 - r);
+  const double others = 1 - w - r;
+  const double other_l1_miss = others > 0 ? std::clamp((l1_miss - w) / others, 0.0, 1.0) : 0.0;
+  const double walking_l2_miss = std::min(1.0, std::max(1.0, walking.sharers) * l2_miss);
+  const double q = std::min(1.0, batch * w);
+  const double n_others = batch * others;
+  const double served_by_l1 = (1 - q) * std::pow(1 - other_l1_miss, n_others);
+  const double served_by_l1_or_l2 =
+      std::pow(1 - other_l1_miss * l2_miss, n_others) *
+      ((1 - q) + (q > 0 ? q * std::pow(1 - walking_l2_miss, std::max(1.0, batch * w)) : 0.0));
+  return l1_lat * served_by_l1 + l2_lat * (served_by_l1_or_l2 - served_by_l1) + dram_lat * (1 - served_by_l1_or_l2);
+}
 inline double batch_latency_with_reuse(double batch, double reused_share, double l1_lat, double l1_miss, double l2_lat,
                                        double l2_miss, double dram_lat) {
-  const double r = std::clamp(reused_share, 0.0, 1.0);
-  if (r >= 1) return l1_lat;
-  return batch_latency(batch * (1 - r), l1_lat, std::min(1.0, l1_miss / (1 - r)), l2_lat, l2_miss, dram_lat);
+  return batch_latency_lockstep(batch, reused_share, WalkingLoads{}, l1_lat, l1_miss, l2_lat, l2_miss, dram_lat);
 }
 // H.5c The DRAM latency of the batch's loads when a share s of their sectors are scattered one to a
 // line (the 32 lanes of a request read 32 unrelated lines: a gather, a chase): such a request waits

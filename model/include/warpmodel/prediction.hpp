@@ -99,6 +99,7 @@ struct Prediction {
   double stall_cycles_per_inst = kUnused;  // H.4: clocks one warp waits after each instruction
   double t_sfu = kUnused;                 // H.3
   double t_schedule = kUnused;            // H.4: one warp's instructions at the compiler's stall counts
+  double line_walking_load_share = kUnused;  // H.5d: loads that walk to a new line every iteration (one wave)
   double reused_load_share = kUnused;     // H.6b: loads that re-read one address every iteration (hit L1)
   double batch_latency = kUnused;         // H.6: a batch of MLP loads, its slowest and its departures
   double t_mem_latency = kUnused;         // H.6

@@ -98,6 +98,21 @@ inline bool is_gather(const MemoryAccess& a) { return !a.address && a.address_fr
 double gather_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
                                 double transactions_per_request);
 
+// A line-walking load: a load in a loop whose address moves to another 128-byte line in every
+// iteration (B[k][col] of a naive matrix product, walking k). The SASS says so where ptxas unrolled
+// the loop: another copy of the load at the same loop depth (the same thread, block and loop-counter
+// terms) sits a pitch (a term holding a parameter) or at least a line's 128 bytes away. Each
+// iteration asks for lines no earlier iteration touched, so no warp finds them in a cache before the
+// first of their sharers has fetched them (hopper H.5d). A loop left rolled is not recognised.
+// `concurrent_sharers` is, per load, the blocks of the grid that read the same lines: the grid's
+// extent along every dimension the address holds neither the thread nor the block index of.
+struct LineWalkingLoads {
+  double share = 0;               // loop-weighted share of the loads (as loop_invariant_load_share)
+  double concurrent_sharers = 1;  // their loop-weighted mean of the blocks sharing each line
+};
+LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const LaunchConfig& launch,
+                                    double global_load_inst_per_warp);
+
 // A load that reads the same address in every iteration of the loops around it: its address is
 // affine in the thread, block and launch indices and the parameters only (no loop-carried or other
 // unfollowed "u:" value), it sits in a loop, and it may be cached in L1 (not a .STRONG load, which
