@@ -285,13 +285,20 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     p.reused_load_share =
         loop_invariant_load_share(*kernel.access_patterns, global_loads) * global_loads / loads;
   }
+  // H.1: full waves at N warps per SM on every active SM, then the partial wave.
+  const hopper_eq::WaveSplit split =
+      hopper_eq::split_waves(static_cast<double>(occ.total_blocks), occ.resident_blocks_per_sm, occ.active_sms);
+  p.full_waves = split.full_waves;
+  p.last_wave_sms = split.last_wave_sms;
+  p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
+
+  // Whether the launch runs in one wave (H.1b, H.1c, H.5d).
+  const bool one_wave = split.full_waves + (split.last_wave_blocks > 0 ? 1 : 0) <= 1;
+
   // H.5d: in a one-wave launch, the loads that walk to a new line every iteration (SASS) miss L1
   // whatever the counters say, and wait DRAM as often as any of their concurrent sharers does (H.6c).
-  const hopper_eq::WaveSplit waves_of_launch =
-      hopper_eq::split_waves(static_cast<double>(occ.total_blocks), occ.resident_blocks_per_sm, occ.active_sms);
-  const bool launch_in_one_wave = waves_of_launch.full_waves + (waves_of_launch.last_wave_blocks > 0 ? 1 : 0) <= 1;
   hopper_eq::WalkingLoads walking;
-  if (kernel.access_patterns && launch_in_one_wave && loads > 0) {
+  if (kernel.access_patterns && one_wave && loads > 0) {
     const LineWalkingLoads found = line_walking_loads(*kernel.access_patterns, kernel.launch, global_loads);
     walking = {found.share * global_loads / loads, found.concurrent_sharers};
   }
@@ -340,19 +347,11 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     rates.dram_copy_bytes_per_clock *= p.dram_read_efficiency;  // unsplit bytes: taken as reads
   }
 
-  // H.1: full waves at N warps per SM on every active SM, then the partial wave.
-  const hopper_eq::WaveSplit split =
-      hopper_eq::split_waves(static_cast<double>(occ.total_blocks), occ.resident_blocks_per_sm, occ.active_sms);
-  p.full_waves = split.full_waves;
-  p.last_wave_sms = split.last_wave_sms;
-  p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
-
   // H.1b: a launch that runs in one wave, and whose measured active warps per SM (CUPTI's achieved
   // occupancy) stay under the wave's resident warps: the warps that exit early leave the work to the
   // others, so the wave runs `working` warps, each carrying the resident warps' share of the work
   // (totals conserved; hopper_equations.hpp says why only one wave). H.1c: less the warps waiting at
   // a barrier (the stall reasons' barrier share).
-  const bool one_wave = split.full_waves + (split.last_wave_blocks > 0 ? 1 : 0) <= 1;
   const auto wave = [&](double resident_warps, double sms, double blocks_per_sm) {
     double working = resident_warps;
     if (one_wave && kernel.launch.active_warps_per_sm)
