@@ -358,9 +358,29 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   return d;
 }
 
+// An address polynomial, [[8, ["tid.x"]], ...], or null / absent (nullopt).
+std::optional<AddressPolynomial> polynomial_or_null(ObjectReader& a, const char* key) {
+  a.ignore(key);
+  if (!a.has(key)) return std::nullopt;
+  const json& terms = a.at(key);
+  if (!terms.is_array()) a.fail(key, "expected an array of [coefficient, [symbols]] terms or null");
+  AddressPolynomial poly;
+  for (const json& t : terms) {
+    if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_array())
+      a.fail(key, "expected terms [coefficient, [symbols]], got " + describe(t));
+    AddressTerm term{t[0].get<long long>(), {}};
+    for (const json& sym : t[1]) {
+      if (!sym.is_string()) a.fail(key, "expected symbol names, got " + describe(sym));
+      term.symbols.push_back(sym.get<std::string>());
+    }
+    poly.push_back(std::move(term));
+  }
+  return poly;
+}
+
 // "access_patterns": {"source": "...", "accesses": [{"offset": 304, "opcode": "LDG.E.64",
 // "kind": "load", "bytes_per_thread": 8, "loop_depth": 1, "address_from_loaded_data": true (absent: false),
-// "address": [[8, ["tid.x"]], ...] or null}]}
+// "address": [[8, ["tid.x"]], ...] or null, "stride_per_trip": the same or absent}]}
 AccessPatterns access_patterns_from(ObjectReader& r) {
   AccessPatterns p;
   if (r.has("source")) p.source = r.string("source");
@@ -381,23 +401,8 @@ AccessPatterns access_patterns_from(ObjectReader& r) {
     m.bytes_per_thread = a.positive_int("bytes_per_thread");
     m.loop_depth = a.non_negative_int("loop_depth");
     m.address_from_loaded_data = a.boolean_or("address_from_loaded_data", false);
-    a.ignore("address");
-    if (a.has("address")) {
-      const json& terms = a.at("address");
-      if (!terms.is_array()) a.fail("address", "expected an array of [coefficient, [symbols]] terms or null");
-      AddressPolynomial poly;
-      for (const json& t : terms) {
-        if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_array())
-          a.fail("address", "expected terms [coefficient, [symbols]], got " + describe(t));
-        AddressTerm term{t[0].get<long long>(), {}};
-        for (const json& sym : t[1]) {
-          if (!sym.is_string()) a.fail("address", "expected symbol names, got " + describe(sym));
-          term.symbols.push_back(sym.get<std::string>());
-        }
-        poly.push_back(std::move(term));
-      }
-      m.address = std::move(poly);
-    }
+    m.address = polynomial_or_null(a, "address");
+    m.stride_per_trip = polynomial_or_null(a, "stride_per_trip");
     a.finish();
     p.accesses.push_back(std::move(m));
   }
@@ -726,10 +731,13 @@ json to_json(const AccessPatterns& p) {
               {"loop_depth", m.loop_depth},
               {"address", nullptr}};
     if (m.address_from_loaded_data) a["address_from_loaded_data"] = true;  // false when absent (most accesses)
-    if (m.address) {
-      a["address"] = json::array();
-      for (const AddressTerm& t : *m.address) a["address"].push_back(json::array({t.coefficient, t.symbols}));
-    }
+    const auto terms = [](const AddressPolynomial& poly) {
+      json out = json::array();
+      for (const AddressTerm& t : poly) out.push_back(json::array({t.coefficient, t.symbols}));
+      return out;
+    };
+    if (m.address) a["address"] = terms(*m.address);
+    if (m.stride_per_trip) a["stride_per_trip"] = terms(*m.stride_per_trip);  // absent: not known
     accesses.push_back(std::move(a));
   }
   json out = {{"accesses", std::move(accesses)}};

@@ -495,19 +495,30 @@ bool is_indexed_term(const AddressTerm& t) {
     if (mentions_index(s, "tid.") || mentions_index(s, "ctaid.") || s.rfind("u:", 0) == 0) return true;
   return false;
 }
+// Whether a movement of the address (a difference of two addresses) is a line or more: a term that
+// holds a parameter (a pitch) or the launch's sizes (a grid-stride step), or 128 bytes or more.
+bool at_least_a_line(const std::map<std::vector<std::string>, long long>& movement) {
+  for (const auto& [symbols, coefficient] : movement) {
+    if (coefficient == 0) continue;
+    if (!symbols.empty()) return true;
+    if (std::llabs(coefficient) >= 128) return true;
+  }
+  return false;
+}
+// Whether a load moves a line or more in one trip of its loop (the analysis followed the loop).
+bool strides_a_line(const MemoryAccess& a) {
+  if (!a.stride_per_trip) return false;
+  std::map<std::vector<std::string>, long long> movement;
+  for (const AddressTerm& t : *a.stride_per_trip) movement[t.symbols] += t.coefficient;
+  return at_least_a_line(movement);
+}
 // Whether two loads are copies of one load a line or more apart (see line_walking_loads).
 bool copies_a_line_apart(const AddressPolynomial& a, const AddressPolynomial& b) {
   AddressPolynomial ia, ib;
   std::map<std::vector<std::string>, long long> base_difference;
   for (const AddressTerm& t : a) is_indexed_term(t) ? ia.push_back(t) : void(base_difference[t.symbols] += t.coefficient);
   for (const AddressTerm& t : b) is_indexed_term(t) ? ib.push_back(t) : void(base_difference[t.symbols] -= t.coefficient);
-  if (ia != ib) return false;
-  for (const auto& [symbols, coefficient] : base_difference) {
-    if (coefficient == 0) continue;
-    if (!symbols.empty()) return true;  // a parameter: a pitch, taken as a line or more
-    if (std::llabs(coefficient) >= 128) return true;
-  }
-  return false;
+  return ia == ib && at_least_a_line(base_difference);
 }
 }  // namespace
 
@@ -522,7 +533,7 @@ LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const Launch
     const double w = weight_of(a, trip);
     all += w;
     if (a.loop_depth < 1 || !a.address) continue;
-    bool walks = false;
+    bool walks = strides_a_line(a);
     for (std::size_t j = 0; j < accesses.size() && !walks; ++j)
       walks = j != i && is_load(accesses[j]) && accesses[j].loop_depth == a.loop_depth && accesses[j].address &&
               copies_a_line_apart(*a.address, *accesses[j].address);

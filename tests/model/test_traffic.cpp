@@ -126,8 +126,16 @@ TEST(Traffic, LineWalkingLoadsAreUnrolledCopiesAPitchApart) {
   a1.back().coefficient = 64;
   EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(a0, 4, 1), load(a1, 4, 1)}, "t"}, l, 2).share, 0);
   EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(a0, 4, 1), load(a_far, 4, 1)}, "t"}, l, 2).share, 1);
-  // A load with no copy (a rolled loop) is not recognised.
-  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(b0, 4, 1)}, "t"}, l, 1).share, 0);
+  // A load with no copy (a rolled loop) is recognised by its movement per trip, where the analysis
+  // followed the loop: a pitch or 128 bytes walk, 64 bytes stay in the line every other trip.
+  MemoryAccess rolled = load(b0, 4, 1);
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{rolled}, "t"}, l, 1).share, 0) << "movement unknown";
+  rolled.stride_per_trip = AddressPolynomial{{4, {"param:0x22c"}}};
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{rolled}, "t"}, l, 1).share, 1);
+  rolled.stride_per_trip = AddressPolynomial{{128, {}}};
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{rolled}, "t"}, l, 1).share, 1);
+  rolled.stride_per_trip = AddressPolynomial{{64, {}}};
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{rolled}, "t"}, l, 1).share, 0);
 }
 
 TEST(Traffic, CoalescedRowWalkIsFourSectorsForFloatsAtEveryWarpShape) {

@@ -36,6 +36,10 @@ struct MemoryAccess {
   // predicated update, a loop it does not solve) is irregular without this. A warp-uniform loaded
   // offset (a CSR row start in a warp-per-row kernel) can still leave the address affine.
   bool address_from_loaded_data = false;
+  // How far the address moves in one trip of the innermost loop around the access, where the analysis
+  // follows the loop-carried values it holds (each "u:j" term's register gains the same amount on
+  // every back edge); absent when it does not, or outside loops. Read by line_walking_loads (H.5d).
+  std::optional<AddressPolynomial> stride_per_trip;
 };
 
 struct AccessPatterns {

@@ -99,11 +99,14 @@ double gather_load_sector_share(const AccessPatterns& patterns, double global_lo
                                 double transactions_per_request);
 
 // A line-walking load: a load in a loop whose address moves to another 128-byte line in every
-// iteration (B[k][col] of a naive matrix product, walking k). The SASS says so where ptxas unrolled
-// the loop: another copy of the load at the same loop depth (the same thread, block and loop-counter
-// terms) sits a pitch (a term holding a parameter) or at least a line's 128 bytes away. Each
-// iteration asks for lines no earlier iteration touched, so no warp finds them in a cache before the
-// first of their sharers has fetched them (hopper H.5d). A loop left rolled is not recognised.
+// iteration (B[k][col] of a naive matrix product, walking k). The SASS says so in two ways: the
+// address's movement in one trip of its loop (stride_per_trip, where the analysis follows the
+// loop-carried pointer) is a pitch (a term holding a parameter or the launch's sizes) or at least a
+// line's 128 bytes; or, where ptxas unrolled the loop, another copy of the load at the same loop depth
+// (the same thread, block and loop-counter terms) sits that far away. Each iteration asks for lines
+// no earlier iteration touched, so no warp finds them in a cache before the first of their sharers
+// has fetched them (hopper H.5d). A loop whose pointer the analysis does not follow, and that is not
+// unrolled, is not recognised (the tile loads of a tiled GEMM's k loop are not, today).
 // `concurrent_sharers` is, per load, the blocks of the grid that read the same lines: the grid's
 // extent along every dimension the address holds neither the thread nor the block index of.
 struct LineWalkingLoads {

@@ -126,6 +126,10 @@ TEST(AddressAnalysis, LoopsKeepThePerThreadPartAndLoadedAddressesAreIrregular) {
   }
   EXPECT_TRUE(has_tid) << format_address(walk.address);
   EXPECT_TRUE(has_loop_symbol) << format_address(walk.address);
+  // The back edge adds 0x80 to the pointer: the address moves 128 bytes a trip (H.5d reads it).
+  ASSERT_TRUE(walk.stride_per_trip);
+  EXPECT_EQ(format_address(walk.stride_per_trip), "128");
+  EXPECT_FALSE(p.accesses[2].stride_per_trip) << "outside the loop";
   EXPECT_FALSE(walk.address_from_loaded_data);
   EXPECT_FALSE(p.accesses[1].address) << "an address loaded from memory is irregular";
   EXPECT_TRUE(p.accesses[1].address_from_loaded_data) << "x[idx]: the index R5 came from the loop's LDG";
