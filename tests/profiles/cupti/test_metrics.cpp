@@ -8,11 +8,13 @@
 #include <set>
 #include <sstream>
 
+#include "warpmodel/counter_rules.hpp"
 #include "warpmodel/cupti/metrics.hpp"
 #include "warpmodel/cupti/profiler.hpp"
 #include "warpmodel/support/text.hpp"
 
 namespace wc = warpmodel::cupti;
+namespace counter_rules = warpmodel::counter_rules;
 
 namespace {
 
@@ -131,6 +133,16 @@ TEST(MetricSets, ModelHoldsWhatTheModelNeeds) {
         "smsp__inst_executed_pipe_xu.sum", "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
         "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"})
     EXPECT_TRUE(contains(model->metrics, name)) << name;
+  // Every counter the merge rules read (counter_rules.hpp): H.8's L2 sectors, H.7's wavefronts, H.8b's
+  // local sectors, H.15's atomics and busiest slice, H.1c's stall reasons.
+  for (const char* name : {counter_rules::kL2ReadSectors, counter_rules::kL2WriteSectors, counter_rules::kL2AtomSectors,
+                           counter_rules::kL2RedSectors, counter_rules::kL1Wavefronts, counter_rules::kLocalLoads,
+                           counter_rules::kLocalLoadSectors, counter_rules::kLocalLoadRequests,
+                           counter_rules::kL1RedSectors, counter_rules::kL1AtomSectors,
+                           counter_rules::kBusiestSliceRedSectors, counter_rules::kBusiestSliceAtomSectors})
+    EXPECT_TRUE(contains(model->metrics, name)) << name;
+  for (const char* reason : counter_rules::kStallReasons)
+    EXPECT_TRUE(contains(model->metrics, counter_rules::stall_metric(reason))) << reason;
 }
 
 TEST(MetricSets, EverySetResolvesOnGH100WithAPassCount) {
