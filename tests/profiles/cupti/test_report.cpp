@@ -165,6 +165,21 @@ TEST(NcuCompare, CountersByRelativeDifferencePercentagesByPoints) {
   EXPECT_FALSE(wc::to_json(c).at("all_ok").get<bool>());
 }
 
+// The stall reasons are not compared (ncu_compare.hpp: ncu prints them to two decimals, and a ratio per
+// issue-active cycle moves with each process's schedule): named in not_compared, no row, no verdict.
+TEST(NcuCompare, StallReasonsAreListedNotCompared) {
+  auto r = sample_report();
+  const std::string stall = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio";
+  r.launches[0].metrics[stall] = 42.83;
+  const std::string kernel = r.launches[0].kernel;
+  EXPECT_TRUE(wc::is_stall_reason_metric(stall));
+  EXPECT_FALSE(wc::is_stall_reason_metric("smsp__inst_executed.sum"));
+  auto c = wc::compare_with_ncu({r}, {wc::parse_ncu_csv(ncu_csv(32, 12.5, kernel), "ncu").launches});
+  EXPECT_EQ(c.not_compared, std::vector<std::string>{stall});
+  for (const auto& a : c.rows) EXPECT_NE(a.metric, stall);
+  EXPECT_TRUE(c.problems.empty()) << "a stall reason ncu lacks is not a missing column either";
+}
+
 // Issue 14: with >= 3 runs of each tool, a metric's tolerance is max(base, 3 x the larger run-to-run
 // spread), the values compared are each tool's median, and the same rule holds for every metric.
 TEST(NcuCompare, ToleranceFollowsTheToolsMeasuredSpread) {
