@@ -122,6 +122,17 @@
 //   each line (the SASS line fill of H.9b: column walks, 8x32 stencils) were tried at L_s too and not
 //   kept: their lines come in address order from neighbouring lanes, and the model then over-predicted
 //   them (matvec +2 % -> +7.5 %, latency -3 % -> +12 %, leave-one-class-out 12.3 % -> 12.9 % on the H200).
+// * H.5d/H.6c: a one-wave launch whose warps walk the same new lines together waits for the first
+//   sharer's miss, whatever hit rates the counters show: a naive 256^3 GEMM ran 656 clocks an iteration
+//   cold and 363 warm (one DRAM or one L2 latency) at counted L1/L2 hit rates of 88 % / 99 %, and was
+//   predicted at 207 [split 10.9 % -> 10.4 % (H200), 10.6 % -> 10.2 % (H100); leave-one-class-out
+//   12.1 % -> 11.7 %, 11.9 % -> 11.5 %; cross-GPU 10.8 % -> 10.5 %, 11.1 % -> 10.8 %; the naive GEMMs at
+//   256^3 -66 % -> -7 % (f32), -49 % -> -5 % (f64) on the H200, at 512^3 -8 % -> +24 %, +15 % -> +27 %:
+//   there the L2 write rate bounds the wave as closely as the DRAM round trips, and H.11 adds the two].
+//   Applied to one-wave launches only: in later waves the lines the first wave fetched are in L2, and
+//   the counted ratios average the waves. Effective miss ratios fed to the i.i.d. H.6 instead of the
+//   batch composition of H.6c left the 256^3 GEMMs at -24 % (a batch of one A and one B load holds the
+//   walking load every time, not with probability 1 - (1 - w)^2).
 // * H.15: atomics that all add to one word run one after another in the L2, at the measured
 //   same-address rate (float adds 0.27 per clock, integer 0.66, on both GPUs) [reduction class,
 //   leave-one-class-out: mean signed error -41 % -> +4 %, MAPE 57 % -> 12 %; pooled H200
