@@ -506,7 +506,7 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     k.launch.barrier_wait_share = share->total;
     src["launch.barrier_wait_share"] = cupti(share->expression, *k.launch.barrier_wait_share);
   } else if (c) {
-    src["launch.barrier_wait_share"] = "not set: no stall reasons among the counters (--metrics model,stalls)";
+    src["launch.barrier_wait_share"] = "not set: no stall reasons among the counters (the model set holds them: --metrics model)";
   }
   if (const auto l2 = counter_rules::l2_request_bytes(lookup)) {
     k.l2_bytes_per_warp = l2->total / warps;
