@@ -514,11 +514,17 @@ bool strides_a_line(const MemoryAccess& a) {
 }
 // Whether two loads are copies of one load a line or more apart (see line_walking_loads).
 bool copies_a_line_apart(const AddressPolynomial& a, const AddressPolynomial& b) {
-  AddressPolynomial ia, ib;
-  std::map<std::vector<std::string>, long long> base_difference;
-  for (const AddressTerm& t : a) is_indexed_term(t) ? ia.push_back(t) : void(base_difference[t.symbols] += t.coefficient);
-  for (const AddressTerm& t : b) is_indexed_term(t) ? ib.push_back(t) : void(base_difference[t.symbols] -= t.coefficient);
-  return ia == ib && at_least_a_line(base_difference);
+  AddressPolynomial indexed_a, indexed_b;
+  std::map<std::vector<std::string>, long long> base_difference;  // a's base terms minus b's
+  for (const AddressTerm& t : a) {
+    if (is_indexed_term(t)) indexed_a.push_back(t);
+    else base_difference[t.symbols] += t.coefficient;
+  }
+  for (const AddressTerm& t : b) {
+    if (is_indexed_term(t)) indexed_b.push_back(t);
+    else base_difference[t.symbols] -= t.coefficient;
+  }
+  return indexed_a == indexed_b && at_least_a_line(base_difference);
 }
 }  // namespace
 
@@ -539,13 +545,13 @@ LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const Launch
               copies_a_line_apart(*a.address, *accesses[j].address);
     if (!walks) continue;
     walking += w;
+    // The blocks along every grid dimension the address does not index read the same lines.
     double blocks = 1;
-    const long long grid[3] = {launch.grid.x, launch.grid.y, launch.grid.z};
-    const char* const dims[3] = {"x", "y", "z"};
-    for (int d = 0; d < 3; ++d) {
-      const std::string tid = std::string("tid.") + dims[d], ctaid = std::string("ctaid.") + dims[d];
+    const std::pair<const char*, long long> dimensions[] = {{"x", launch.grid.x}, {"y", launch.grid.y}, {"z", launch.grid.z}};
+    for (const auto& [dimension, extent] : dimensions) {
+      const std::string tid = std::string("tid.") + dimension, ctaid = std::string("ctaid.") + dimension;
       if (!any_symbol(*a.address, [&](const std::string& s) { return mentions_index(s, tid) || mentions_index(s, ctaid); }))
-        blocks *= static_cast<double>(std::max<long long>(1, grid[d]));
+        blocks *= static_cast<double>(std::max<long long>(1, extent));
     }
     sharers += w * blocks;
   }
