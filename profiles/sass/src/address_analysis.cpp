@@ -609,6 +609,68 @@ bool address_from_loaded_data(const Instruction& ins, const Tainted& tainted) {
   return false;
 }
 
+// The loop-carried values' trip increments: at a loop head the fixpoint gives a register that a
+// back edge changes the value entry + "u:jHEAD:REG"; what the back edge brings is that plus the
+// register's gain in one trip. A gain that is the same on every back edge, and holds neither a
+// thread index nor a loop-carried value, is that symbol's increment.
+std::map<std::string, Polynomial> loop_increments(const std::vector<Instruction>& code,
+                                                  const std::vector<std::pair<std::size_t, std::size_t>>& blocks,
+                                                  const std::vector<std::vector<std::size_t>>& successors,
+                                                  const std::vector<State>& in, const std::vector<bool>& reached) {
+  std::map<std::string, Polynomial> increments;
+  std::set<std::string> conflicting;
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    if (!reached[k]) continue;
+    State state = in[k];
+    Interpreter interpreter;
+    for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) interpreter.step(code[i], state);
+    for (const std::size_t s : successors[k]) {
+      if (code[blocks[s].first].offset > code[blocks[k].second - 1].offset) continue;  // not a back edge
+      const std::string site = "u:j" + hex(code[blocks[s].first].offset) + ":";
+      for (const auto& [reg, head] : in[s]) {
+        const std::string symbol = site + reg;
+        if (!head.is_poly() || !mentions(head.poly, symbol)) continue;
+        const auto back = state.find(reg);
+        std::optional<Polynomial> gain;
+        if (back != state.end() && back->second.is_poly()) gain = add(back->second.poly, head.poly, -1);
+        bool usable = gain && !thread_dependent(*gain);
+        if (usable)
+          for (const auto& [m, c] : *gain)
+            for (const std::string& sym : m) usable &= sym.rfind("u:", 0) != 0;
+        if (!usable || (increments.count(symbol) && increments[symbol] != *gain)) {
+          conflicting.insert(symbol);
+          continue;
+        }
+        increments[symbol] = *gain;
+      }
+    }
+  }
+  for (const std::string& symbol : conflicting) increments.erase(symbol);
+  return increments;
+}
+
+// The address's movement in one trip of its innermost loop (head `innermost_head`): each of that
+// loop's carried terms times its increment. Unknown (nullopt) when a carried term has no increment
+// or is a product of carried values.
+std::optional<AddressPolynomial> stride_per_trip(const AddressPolynomial& address, std::uint32_t innermost_head,
+                                                 const std::map<std::string, Polynomial>& increments) {
+  const std::string site = "u:j" + hex(innermost_head) + ":";
+  Polynomial stride;
+  for (const AddressTerm& t : address) {
+    for (const std::string& sym : t.symbols) {
+      if (sym.rfind("u:j", 0) != 0) continue;
+      if (t.symbols.size() != 1) return std::nullopt;  // a product: not affine in it
+      if (sym.rfind(site, 0) != 0) continue;            // an outer loop's: constant in this one
+      const auto it = increments.find(sym);
+      if (it == increments.end()) return std::nullopt;
+      stride = add(stride, *multiply(Polynomial{{{}, t.coefficient}}, it->second));
+    }
+  }
+  AddressPolynomial out;
+  for (const auto& [m, c] : stride) out.push_back({c, m});
+  return out;
+}
+
 }  // namespace
 
 AccessPatterns analyse_addresses(const KernelListing& listing) {
@@ -687,60 +749,8 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
   }
   const bool converged = work.empty();
 
-  // The loop-carried values' trip increments: at a loop head the fixpoint gives a register that a
-  // back edge changes the value entry + "u:jHEAD:REG"; what the back edge brings is that plus the
-  // register's gain in one trip. A gain that is the same on every back edge, and holds neither a
-  // thread index nor a loop-carried value, is that symbol's increment.
-  std::map<std::string, Polynomial> increments;
-  std::set<std::string> conflicting;
-  if (converged) {
-    for (std::size_t k = 0; k < blocks.size(); ++k) {
-      if (!reached[k]) continue;
-      State state = in[k];
-      Interpreter interpreter;
-      for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) interpreter.step(code[i], state);
-      for (const std::size_t s : successors[k]) {
-        if (code[blocks[s].first].offset > code[blocks[k].second - 1].offset) continue;  // not a back edge
-        const std::string site = "u:j" + hex(code[blocks[s].first].offset) + ":";
-        for (const auto& [reg, head] : in[s]) {
-          const std::string symbol = site + reg;
-          if (!head.is_poly() || !mentions(head.poly, symbol)) continue;
-          const auto back = state.find(reg);
-          std::optional<Polynomial> gain;
-          if (back != state.end() && back->second.is_poly()) gain = add(back->second.poly, head.poly, -1);
-          bool usable = gain && !thread_dependent(*gain);
-          if (usable)
-            for (const auto& [m, c] : *gain)
-              for (const std::string& sym : m) usable &= sym.rfind("u:", 0) != 0;
-          if (!usable || (increments.count(symbol) && increments[symbol] != *gain)) {
-            conflicting.insert(symbol);
-            continue;
-          }
-          increments[symbol] = *gain;
-        }
-      }
-    }
-  }
-  for (const std::string& symbol : conflicting) increments.erase(symbol);
-  // The address's movement in one trip of its innermost loop: each loop-carried term of that loop's
-  // head times its increment. Unknown when a loop-carried term has no increment.
-  const auto stride_of = [&](const AddressPolynomial& address, std::uint32_t innermost_head) {
-    const std::string site = "u:j" + hex(innermost_head) + ":";
-    Polynomial stride;
-    for (const AddressTerm& t : address) {
-      for (const std::string& sym : t.symbols) {
-        if (sym.rfind("u:j", 0) != 0) continue;
-        if (t.symbols.size() != 1) return std::optional<AddressPolynomial>{};  // a product: not affine in it
-        if (sym.rfind(site, 0) != 0) continue;  // an outer loop's: constant in this one
-        const auto it = increments.find(sym);
-        if (it == increments.end()) return std::optional<AddressPolynomial>{};
-        stride = add(stride, *multiply(Polynomial{{{}, t.coefficient}}, it->second));
-      }
-    }
-    AddressPolynomial out;
-    for (const auto& [m, c] : stride) out.push_back({c, m});
-    return std::optional<AddressPolynomial>{out};
-  };
+  const std::map<std::string, Polynomial> increments =
+      converged ? loop_increments(code, blocks, successors, in, reached) : std::map<std::string, Polynomial>{};
 
   // The taint of loaded data, to a fixpoint (sets only grow: it always converges).
   std::vector<Tainted> taint_in(blocks.size());
@@ -781,7 +791,7 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
           if (!innermost_head || first > *innermost_head) innermost_head = first;
         }
         if (reached[k] && converged) a.address = address_of(ins, interpreter.view(ins, state));
-        if (a.address && innermost_head) a.stride_per_trip = stride_of(*a.address, *innermost_head);
+        if (a.address && innermost_head) a.stride_per_trip = stride_per_trip(*a.address, *innermost_head, increments);
         a.address_from_loaded_data = address_from_loaded_data(ins, taint);
         regular += a.address.has_value();
         data_dependent += a.address_from_loaded_data;
