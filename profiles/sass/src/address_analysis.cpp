@@ -649,18 +649,34 @@ std::map<std::string, Polynomial> loop_increments(const std::vector<Instruction>
   return increments;
 }
 
-// The address's movement in one trip of its innermost loop (head `innermost_head`): each of that
-// loop's carried terms times its increment. Unknown (nullopt) when a carried term has no increment
-// or is a product of carried values.
-std::optional<AddressPolynomial> stride_per_trip(const AddressPolynomial& address, std::uint32_t innermost_head,
+// Where an unfollowed value "u:..." was made: the offset of the block it was joined at ("u:jOFFSET:R"),
+// of the predicated or selecting instruction ("u:pOFFSET:R", "u:sOFFSET:R"), or of the instruction
+// that produced it ("u:OFFSET:R"). None for a constant-bank value ("u:c..."), the same every trip.
+std::optional<std::uint32_t> symbol_site(const std::string& symbol) {
+  std::size_t at = 0;
+  if (symbol.rfind("u:0x", 0) == 0) at = 2;
+  else if (symbol.rfind("u:j0x", 0) == 0 || symbol.rfind("u:p0x", 0) == 0 || symbol.rfind("u:s0x", 0) == 0) at = 3;
+  else return std::nullopt;
+  const std::size_t colon = symbol.find(':', at);
+  if (colon == std::string::npos) return std::nullopt;
+  return static_cast<std::uint32_t>(std::stoul(symbol.substr(at, colon - at), nullptr, 16));
+}
+
+// The address's movement in one trip of its innermost loop [head, latch]: each term carried by that
+// loop's head ("u:jHEAD:R") times its increment. A value made outside the loop is constant in it;
+// one made inside the loop's body may change every trip, so the movement is unknown (nullopt), as it
+// is when a carried term has no increment or is a product of such values.
+std::optional<AddressPolynomial> stride_per_trip(const AddressPolynomial& address,
+                                                 std::pair<std::uint32_t, std::uint32_t> innermost_loop,
                                                  const std::map<std::string, Polynomial>& increments) {
-  const std::string site = "u:j" + hex(innermost_head) + ":";
+  const auto [head, latch] = innermost_loop;
   Polynomial stride;
   for (const AddressTerm& t : address) {
     for (const std::string& sym : t.symbols) {
-      if (sym.rfind("u:j", 0) != 0) continue;
-      if (t.symbols.size() != 1) return std::nullopt;  // a product: not affine in it
-      if (sym.rfind(site, 0) != 0) continue;            // an outer loop's: constant in this one
+      const std::optional<std::uint32_t> site = symbol_site(sym);
+      if (!site || *site < head || *site > latch) continue;  // made outside this loop: constant in it
+      if (t.symbols.size() != 1) return std::nullopt;         // a product: not affine in it
+      if (*site != head || sym.rfind("u:j", 0) != 0) return std::nullopt;  // made in the body
       const auto it = increments.find(sym);
       if (it == increments.end()) return std::nullopt;
       stride = add(stride, *multiply(Polynomial{{{}, t.coefficient}}, it->second));
@@ -784,14 +800,14 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
         a.opcode = ins.opcode;
         a.kind = kind_of(b);
         a.bytes_per_thread = access_bytes(ins);
-        std::optional<std::uint32_t> innermost_head;
-        for (const auto& [first, last] : loops) {
-          if (ins.offset < first || ins.offset > last) continue;
+        std::optional<std::pair<std::uint32_t, std::uint32_t>> innermost_loop;
+        for (const auto& loop : loops) {
+          if (ins.offset < loop.first || ins.offset > loop.second) continue;
           ++a.loop_depth;
-          if (!innermost_head || first > *innermost_head) innermost_head = first;
+          if (!innermost_loop || loop.first > innermost_loop->first) innermost_loop = loop;
         }
         if (reached[k] && converged) a.address = address_of(ins, interpreter.view(ins, state));
-        if (a.address && innermost_head) a.stride_per_trip = stride_per_trip(*a.address, *innermost_head, increments);
+        if (a.address && innermost_loop) a.stride_per_trip = stride_per_trip(*a.address, *innermost_loop, increments);
         a.address_from_loaded_data = address_from_loaded_data(ins, taint);
         regular += a.address.has_value();
         data_dependent += a.address_from_loaded_data;

@@ -142,6 +142,34 @@ TEST(AddressAnalysis, LoopsKeepThePerThreadPartAndLoadedAddressesAreIrregular) {
       << p.source;
 }
 
+// A pointer bumped on one path of the loop's body: the value joined after the branch may move by 0x80
+// or 0x180 in a trip, so the per-trip movement is unknown rather than the head's increment alone.
+const char* kLoopWithABranch = R"(
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0020*/                   IMAD.WIDE R2, R0, 0x4, R2 ;
+        /*0030*/                   MOV R4, RZ ;
+        /*0040*/                   ISETP.NE.AND P0, PT, R4, 0x3, PT ;
+        /*0050*/               @P0 BRA 0x80 ;
+        /*0060*/                   IADD3 R2, P2, R2, 0x100, RZ ;
+        /*0070*/                   IADD3.X R3, RZ, R3, RZ, P2, !PT ;
+        /*0080*/                   LDG.E R5, desc[UR4][R2.64] ;
+        /*0090*/                   IADD3 R2, P0, R2, 0x80, RZ ;
+        /*00a0*/                   IADD3.X R3, RZ, R3, RZ, P0, !PT ;
+        /*00b0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00c0*/                   ISETP.NE.AND P1, PT, R4, 0x10, PT ;
+        /*00d0*/               @P1 BRA 0x40 ;
+        /*00e0*/                   EXIT ;
+)";
+
+TEST(AddressAnalysis, AValueJoinedInsideTheLoopLeavesItsStrideUnknown) {
+  const AccessPatterns p = analyse(kLoopWithABranch);
+  ASSERT_EQ(p.accesses.size(), 1u);
+  EXPECT_EQ(p.accesses[0].loop_depth, 1);
+  ASSERT_TRUE(p.accesses[0].address) << "still affine in the thread index";
+  EXPECT_FALSE(p.accesses[0].stride_per_trip) << format_address(p.accesses[0].stride_per_trip);
+}
+
 // Warp-per-row indexing: warp = tid / 32 by a shift, lane = tid % 32 by a mask; a signed division's
 // rounding (the sign word through LEA.HI) vanishes for a non-negative index.
 const char* kLanes = R"(
