@@ -127,7 +127,7 @@
 //   cold and 363 warm (one DRAM or one L2 latency) at counted L1/L2 hit rates of 88 % / 99 %, and was
 //   predicted at 207 [split 10.9 % -> 10.4 % (H200), 10.6 % -> 10.2 % (H100); leave-one-class-out
 //   12.1 % -> 11.7 %, 11.9 % -> 11.5 %; cross-GPU 10.8 % -> 10.5 %, 11.1 % -> 10.8 %; the naive GEMMs at
-//   256^3 -66 % -> -7 % (f32), -49 % -> -5 % (f64) on the H200, at 512^3 -8 % -> +24 %, +15 % -> +27 %:
+//   256^3 -66 % -> -3 % (f32), -49 % -> +4 % (f64) on the H200, at 512^3 -8 % -> +27 %, +15 % -> +29 %:
 //   there the L2 write rate bounds the wave as closely as the DRAM round trips, and H.11 adds the two].
 //   Applied to one-wave launches only: in later waves the lines the first wave fetched are in L2, and
 //   the counted ratios average the waves. Effective miss ratios fed to the i.i.d. H.6 instead of the
