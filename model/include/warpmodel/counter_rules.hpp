@@ -35,8 +35,8 @@ inline constexpr const char* kBusiestSliceAtomSectors = "lts__t_sectors_op_atom.
 // CUPTI's warp stall reasons, each counted as smsp__average_warps_issue_stalled_<reason>_per_issue_
 // active.ratio: the warps in that state per cycle in which the sub-partition issued. A resident warp
 // is in one state each cycle ("selected": the one issuing), so their sum is the resident warps per
-// issue-active cycle. The 16 reasons the validation sweep collects on sm_90 (every launch of both
-// GPUs' sweeps has all 16); the metric set "stalls" asks for the same.
+// issue-active cycle. The 16 reasons of sm_90 (every launch of both GPUs' validation sweeps has all
+// 16); the metric sets "model" and "stalls" ask for them.
 inline constexpr const char* kStallReasons[] = {
     "long_scoreboard", "barrier", "short_scoreboard", "wait",  "math_pipe_throttle", "lg_throttle",
     "mio_throttle",    "not_selected", "selected",     "drain", "membar",             "no_instruction",

@@ -333,11 +333,14 @@ inline double l2_latency_miss_ratio(double sector_miss, double dram_read_bytes, 
 // loads per plane in batches of 10) ran 17 % slower than predicted. MLP is capped at #loads (a warp
 // cannot overlap more loads than it issues; the thesis's worked example has MLP 17 > 11 memory
 // instructions).
+// The expected slowest of a batch served by L1 with probability h1 and by L1 or L2 with h12.
+inline double expected_slowest(double h1, double h12, double l1_lat, double l2_lat, double dram_lat) {
+  return l1_lat * h1 + l2_lat * (h12 - h1) + dram_lat * (1 - h12);
+}
 inline double batch_latency(double batch, double l1_lat, double l1_miss, double l2_lat, double l2_miss,
                             double dram_lat) {
-  const double h1 = std::pow(1 - l1_miss, batch);
-  const double h12 = std::pow(1 - l1_miss * l2_miss, batch);
-  return l1_lat * h1 + l2_lat * (h12 - h1) + dram_lat * (1 - h12);
+  return expected_slowest(std::pow(1 - l1_miss, batch), std::pow(1 - l1_miss * l2_miss, batch), l1_lat, l2_lat,
+                          dram_lat);
 }
 // H.6b The batch when a share r of its loads re-read an address their loop does not move (an operand
 // ptxas reloads every iteration because a store of the loop may alias it: a naive column standard
@@ -379,7 +382,7 @@ inline double batch_latency_lockstep(double batch, double reused_share, WalkingL
   const double served_by_l1_or_l2 =
       std::pow(1 - other_l1_miss * l2_miss, n_others) *
       ((1 - q) + (q > 0 ? q * std::pow(1 - walking_l2_miss, std::max(1.0, batch * w)) : 0.0));
-  return l1_lat * served_by_l1 + l2_lat * (served_by_l1_or_l2 - served_by_l1) + dram_lat * (1 - served_by_l1_or_l2);
+  return expected_slowest(served_by_l1, served_by_l1_or_l2, l1_lat, l2_lat, dram_lat);
 }
 inline double batch_latency_with_reuse(double batch, double reused_share, double l1_lat, double l1_miss, double l2_lat,
                                        double l2_miss, double dram_lat) {

@@ -226,14 +226,22 @@ std::vector<std::string> stall_metrics() {
   for (const char* r : counter_rules::kStallReasons) v.push_back(counter_rules::stall_metric(r));
   return v;
 }
+// `metrics` followed by the 16 stall reasons.
+std::vector<std::string> with_stall_metrics(std::vector<std::string> metrics) {
+  const std::vector<std::string> stalls = stall_metrics();
+  metrics.insert(metrics.end(), stalls.begin(), stalls.end());
+  return metrics;
+}
 
 std::vector<MetricSet> build_sets() {
-  std::vector<MetricSet> sets = {
+  return {
       {"model",
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
        "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts, local loads' requests and sectors, the 16 stall reasons (hopper H.1c's barrier share)",
-       {
+       // One metric set (issue 12): every counter `predict --model hopper` reads, the stall reasons of
+       // H.1c (launch.barrier_wait_share) among them.
+       with_stall_metrics({
            "smsp__inst_executed.sum",
            "smsp__inst_issued.sum",
            "smsp__warps_launched.sum",
@@ -293,7 +301,7 @@ std::vector<MetricSet> build_sets() {
            // bins, a grid-wide sum) wait on one slice however many slices the GPU has.
            "lts__t_sectors_op_red.max",
            "lts__t_sectors_op_atom.max",
-       }},
+       })},
       {"stalls",
        "the warps in each stall state per issue-active cycle (the 16 reasons of sm_90): hopper H.1c reads the "
        "barrier share (launch.barrier_wait_share); the model set holds them too",
@@ -315,10 +323,6 @@ std::vector<MetricSet> build_sets() {
         "l1_local_store_miss", "l2_read_transactions", "l2_write_transactions", "shared_load", "shared_store",
         "l1_shared_bank_conflict"}},
   };
-  // One metric set (issue 12): `model` holds every counter `predict --model hopper` reads, the stall
-  // reasons of H.1c (launch.barrier_wait_share) among them.
-  for (const std::string& m : stall_metrics()) sets.front().metrics.push_back(m);
-  return sets;
 }
 
 // SASS-patched entries of a set are dropped when the Range Profiler cannot collect them; the set's
@@ -531,7 +535,7 @@ MetricPlan resolve_metrics(const std::vector<std::string>& request,
       if (const MetricSet* s = find_metric_set(item)) names.insert(names.end(), s->metrics.begin(), s->metrics.end());
       else names.push_back(item);
     }
-  if (names.empty()) throw MetricNameError("no metrics requested; name a set (model, seed-003, seed-002) or metrics");
+  if (names.empty()) throw MetricNameError("no metrics requested; name a set (model, stalls, seed-003, seed-002) or metrics");
   for (const auto& name : names) {
     if (const LegacyMetric* l = find_legacy_metric(name)) {
       if (l->is_rejected())

@@ -612,27 +612,24 @@ bool address_from_loaded_data(const Instruction& ins, const Tainted& tainted) {
 // The loop-carried values' trip increments: at a loop head the fixpoint gives a register that a
 // back edge changes the value entry + "u:jHEAD:REG"; what the back edge brings is that plus the
 // register's gain in one trip. A gain that is the same on every back edge, and holds neither a
-// thread index nor a loop-carried value, is that symbol's increment.
-std::map<std::string, Polynomial> loop_increments(const std::vector<Instruction>& code,
-                                                  const std::vector<std::pair<std::size_t, std::size_t>>& blocks,
-                                                  const std::vector<std::vector<std::size_t>>& successors,
-                                                  const std::vector<State>& in, const std::vector<bool>& reached) {
+// thread index nor a loop-carried value, is that symbol's increment; `conflicting` collects the
+// symbols without one (erased from `increments` once every block is seen).
+struct LoopIncrements {
   std::map<std::string, Polynomial> increments;
   std::set<std::string> conflicting;
-  for (std::size_t k = 0; k < blocks.size(); ++k) {
-    if (!reached[k]) continue;
-    State state = in[k];
-    Interpreter interpreter;
-    for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) interpreter.step(code[i], state);
-    for (const std::size_t s : successors[k]) {
-      if (code[blocks[s].first].offset > code[blocks[k].second - 1].offset) continue;  // not a back edge
+  // The back edges out of block [first, last) whose registers leave it as `out` (its state at the end).
+  void record(const std::vector<Instruction>& code, const std::vector<std::pair<std::size_t, std::size_t>>& blocks,
+              const std::vector<std::size_t>& block_successors, std::size_t last, const std::vector<State>& in,
+              const State& out) {
+    for (const std::size_t s : block_successors) {
+      if (code[blocks[s].first].offset > code[last - 1].offset) continue;  // not a back edge
       const std::string site = "u:j" + hex(code[blocks[s].first].offset) + ":";
       for (const auto& [reg, head] : in[s]) {
         const std::string symbol = site + reg;
         if (!head.is_poly() || !mentions(head.poly, symbol)) continue;
-        const auto back = state.find(reg);
+        const auto back = out.find(reg);
         std::optional<Polynomial> gain;
-        if (back != state.end() && back->second.is_poly()) gain = add(back->second.poly, head.poly, -1);
+        if (back != out.end() && back->second.is_poly()) gain = add(back->second.poly, head.poly, -1);
         bool usable = gain && !thread_dependent(*gain);
         if (usable)
           for (const auto& [m, c] : *gain)
@@ -645,9 +642,12 @@ std::map<std::string, Polynomial> loop_increments(const std::vector<Instruction>
       }
     }
   }
-  for (const std::string& symbol : conflicting) increments.erase(symbol);
-  return increments;
-}
+  const std::map<std::string, Polynomial>& settled() {
+    for (const std::string& symbol : conflicting) increments.erase(symbol);
+    conflicting.clear();
+    return increments;
+  }
+};
 
 // Where an unfollowed value "u:..." was made: the offset of the block it was joined at ("u:jOFFSET:R"),
 // of the predicated or selecting instruction ("u:pOFFSET:R", "u:sOFFSET:R"), or of the instruction
@@ -765,9 +765,6 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
   }
   const bool converged = work.empty();
 
-  const std::map<std::string, Polynomial> increments =
-      converged ? loop_increments(code, blocks, successors, in, reached) : std::map<std::string, Polynomial>{};
-
   // The taint of loaded data, to a fixpoint (sets only grow: it always converges).
   std::vector<Tainted> taint_in(blocks.size());
   std::vector<bool> taint_reached(blocks.size(), false);
@@ -785,8 +782,11 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
     }
   }
 
-  // The accesses, with the registers as the fixpoint leaves them.
+  // The accesses, with the registers as the fixpoint leaves them; on the way, the loops' increments
+  // (each block's back edges, from the state it ends with), for the strides once every block is seen.
   int regular = 0, data_dependent = 0;
+  LoopIncrements loop_increments;
+  std::vector<std::optional<std::pair<std::uint32_t, std::uint32_t>>> innermost_loops;  // per access
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     State state = in[k];
     Tainted taint = taint_in[k];
@@ -807,15 +807,21 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
           if (!innermost_loop || loop.first > innermost_loop->first) innermost_loop = loop;
         }
         if (reached[k] && converged) a.address = address_of(ins, interpreter.view(ins, state));
-        if (a.address && innermost_loop) a.stride_per_trip = stride_per_trip(*a.address, *innermost_loop, increments);
         a.address_from_loaded_data = address_from_loaded_data(ins, taint);
         regular += a.address.has_value();
         data_dependent += a.address_from_loaded_data;
         out.accesses.push_back(std::move(a));
+        innermost_loops.push_back(innermost_loop);
       }
       interpreter.step(ins, state);
       taint_step(ins, taint);
     }
+    if (reached[k] && converged) loop_increments.record(code, blocks, successors[k], blocks[k].second, in, state);
+  }
+  const std::map<std::string, Polynomial>& increments = loop_increments.settled();
+  for (std::size_t i = 0; i < out.accesses.size(); ++i) {
+    MemoryAccess& a = out.accesses[i];
+    if (a.address && innermost_loops[i]) a.stride_per_trip = stride_per_trip(*a.address, *innermost_loops[i], increments);
   }
   out.source = "sass address analysis of " + listing.name + ": " + std::to_string(out.accesses.size()) +
                " global accesses, " + std::to_string(regular) + " affine in the thread indices, " +

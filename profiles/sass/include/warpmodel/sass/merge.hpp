@@ -56,7 +56,7 @@
 // |                                       | max_warps_per_sm, max_threads_per_sm / 32 or compute_capability); else      |
 // |                                       | sm__warps_active.avg.per_cycle_active                                       |
 // | launch.barrier_wait_share             | smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio / the sum  |
-// |                                       | of the 16 stall reasons' ratios present (metric set "stalls"); else not set |
+// |                                       | of the 16 stall reasons' ratios present (metric set "model"); else not set  |
 // | launch.grid/block/registers/shared    | the launch record (registers and static shared memory else res-usage)       |
 //
 // Static fields (always from the binary): parallelism.static_instructions and basic_blocks,
