@@ -46,6 +46,11 @@ constexpr int kStoreRegionWords = 1024;
 // Bandwidth kernels: the L2 read/write footprint (resident in L2) and its passes.
 constexpr std::size_t kL2BandwidthBytes = std::size_t(16) << 20;
 constexpr int kL2BandwidthPasses = 256;
+// Scattered-sector writes (hopper H.8c): the same footprint as a 2048 x 2048 float matrix written
+// down its columns; each pass moves 8x (4-byte sectors) to 1x (32-byte) the footprint in sectors.
+constexpr int kL2SectorsWidthFloats = 2048;
+constexpr int kL2SectorsPasses = 64;
+static_assert(std::size_t(kL2SectorsWidthFloats) * kL2SectorsWidthFloats * 4 == kL2BandwidthBytes);
 // Random-sector reads (a gather's traffic): one 4-byte load per 32-byte sector at a hashed sector
 // of the footprint, this many per launch (512 MiB of sectors).
 constexpr std::size_t kRandomReadSamples = std::size_t(1) << 24;

@@ -500,14 +500,18 @@ class Harness {
     // (DRAM state), so the departure series takes 8x the repetitions (u shrinks by sqrt(8)); the
     // median is reported beside the mean; no repetition is dropped.
     const int Rd = 8 * plan_.reps;
-    for (const bool coal : {true, false}) {
-      const std::string name = coal ? "departure_coalesced" : "departure_uncoalesced";
+    using gpu::DepartureLines;
+    for (const DepartureLines placement :
+         {DepartureLines::coalesced, DepartureLines::uncoalesced, DepartureLines::sequential}) {
+      const std::string name = placement == DepartureLines::coalesced     ? "departure_coalesced"
+                               : placement == DepartureLines::uncoalesced ? "departure_uncoalesced"
+                                                                          : "departure_sequential";
       log("departure delay (direct), " + name);
       DepartureFit fit{name, NAN, NAN, NAN, {}, {}, Rd};
       LatencySeries series{name, sass_status(d.name), {}, {}, {}};
       std::vector<double> ks;
       for (int k : d.axes.warps_per_block) {
-        const auto run = gpu::run_departure(coal, k, Rd);
+        const auto run = gpu::run_departure(placement, k, Rd);
         std::vector<double> comp;
         for (int r = 1; r <= Rd; ++r) {
           long long s = run.start[static_cast<std::size_t>(r) * k], e = run.end[static_cast<std::size_t>(r) * k];

@@ -289,17 +289,21 @@ UBENCH_CHASE(cg)
 __device__ __forceinline__ unsigned long long scramble_line(unsigned long long line, unsigned long long mask) {
   return (line * 1031ull) & mask;  // odd multiplier: a bijection on the power-of-two line space
 }
+// lines: 0 = one scrambled line per warp (coalesced), 1 = 32 scrambled lines per warp, one per lane
+// (uncoalesced), 2 = one line per warp, the block's warps on consecutive lines (sequential).
 extern "C" __global__ void ubench_departure(const unsigned* buf, unsigned long long line_mask,
-                                            unsigned long long first_line, int uncoalesced, long long* t_start,
+                                            unsigned long long first_line, int lines, long long* t_start,
                                             long long* t_end, unsigned* sink, int reps) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int nwarps = blockDim.x / 32;
+  const bool uncoalesced = lines == 1, sequential = lines == 2;
   unsigned acc = 0;
 #pragma unroll 1
   for (int r = 0; r <= reps; ++r) {
     const unsigned long long slot = static_cast<unsigned long long>(r) * nwarps + warp;
     const unsigned long long line = uncoalesced ? first_line + slot * 32 + lane : first_line + slot;
-    const unsigned* addr = buf + scramble_line(line, line_mask) * 32 + (uncoalesced ? 0 : lane);
+    const unsigned long long placed = sequential ? line & line_mask : scramble_line(line, line_mask);
+    const unsigned* addr = buf + placed * 32 + (uncoalesced ? 0 : lane);
     __syncthreads();
     const long long t0 = clock64_read();
     unsigned v;
@@ -413,6 +417,25 @@ extern "C" __global__ void ubench_bw_write_rows(float* a, int width, int rows) {
 #pragma unroll 4
   for (std::size_t y = blockIdx.y * blockDim.y + threadIdx.y; y < static_cast<std::size_t>(rows); y += step)
     a[y * width + x] = 1.0f;
+}
+
+// Scattered sectors: a matrix of 2048 x 2048 floats (resident in L2) written down its columns, a
+// warp's 32 lanes as 32 / k rows of k consecutive floats (k = 2^log2_k = 1, 2, 4 or 8: 4 to 32 bytes
+// of a sector), as a naive transpose's warp writes; the warps are dealt column-group fastest, so the
+// next 32 / k warps write the rest of those rows' lines. Every float is written once a pass.
+extern "C" __global__ void ubench_bw_l2_write_sectors(float* a, int log2_k, int passes) {
+  constexpr unsigned kWidth = kL2SectorsWidthFloats, kLog2Width = 11;
+  static_assert(1u << kLog2Width == kWidth);
+  const unsigned lane = threadIdx.x & 31, k = 1u << log2_k;
+  const unsigned row_in_request = lane >> log2_k, column_in_request = lane & (k - 1);
+  const unsigned groups_per_row = kWidth >> log2_k, requests = kWidth * kWidth / 32;  // powers of two
+  const unsigned warps = gridDim.x * blockDim.x / 32;
+  for (unsigned c = (blockIdx.x * blockDim.x + threadIdx.x) / 32; c < requests * passes; c += warps) {
+    const unsigned t = c & (requests - 1);
+    const unsigned group = t & (groups_per_row - 1), row_block = t >> (kLog2Width - log2_k);
+    const unsigned row = row_block * (32u >> log2_k) + row_in_request;
+    a[row * kWidth + group * k + column_in_request] = 1.0f;
+  }
 }
 
 // --- the memory-pipe kernels (issue 12): one signature, launched by symbol (run_timed) ---
@@ -867,15 +890,17 @@ void ChaseBuffer::set_carveout(int percent) {
   check(cudaFuncSetAttribute(ubench_chase_cg, cudaFuncAttributePreferredSharedMemoryCarveout, percent), "carveout");
 }
 
-Departure run_departure(bool coalesced, int warps, int reps) {
+Departure run_departure(DepartureLines placement, int warps, int reps) {
   const auto* buf = static_cast<const unsigned*>(scratch());
   const unsigned long long lines = g_scratch.bytes / 128;
   const std::size_t n = static_cast<std::size_t>(warps) * (reps + 1);
   DevBuf<long long> ts(n), te(n);
   DevBuf<unsigned> sink(static_cast<std::size_t>(warps) * 32);
-  ubench_departure<<<1, warps * 32>>>(buf, lines - 1, g_scratch.next_line, coalesced ? 0 : 1, ts.data(), te.data(), sink.data(), reps);
+  const bool uncoalesced = placement == DepartureLines::uncoalesced;
+  ubench_departure<<<1, warps * 32>>>(buf, lines - 1, g_scratch.next_line, static_cast<int>(placement), ts.data(),
+                                      te.data(), sink.data(), reps);
   sync("departure");
-  g_scratch.next_line += n * (coalesced ? 1 : 32);  // never reuse a line (until the space wraps)
+  g_scratch.next_line += n * (uncoalesced ? 32 : 1);  // never reuse a line (until the space wraps)
   return {ts.download(), te.download()};
 }
 
@@ -938,6 +963,17 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
                                                static_cast<int>(rows_read_rows), sink.data());
         break;
       }
+      case BandwidthKind::l2_write_sectors_4b:
+      case BandwidthKind::l2_write_sectors_8b:
+      case BandwidthKind::l2_write_sectors_16b:
+      case BandwidthKind::l2_write_sectors_32b: {
+        const int log2_k = kind == BandwidthKind::l2_write_sectors_4b    ? 0
+                           : kind == BandwidthKind::l2_write_sectors_8b  ? 1
+                           : kind == BandwidthKind::l2_write_sectors_16b ? 2
+                                                                         : 3;
+        ubench_bw_l2_write_sectors<<<sm_count * 4, 512>>>(reinterpret_cast<float*>(base), log2_k, kL2SectorsPasses);
+        break;
+      }
     }
   };
   switch (kind) {
@@ -955,6 +991,12 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
     case BandwidthKind::dram_write_rows_32b:
     case BandwidthKind::dram_write_rows_64b:
     case BandwidthKind::dram_write_rows_128b: out.bytes = double(rows_read_rows) * kRowsReadWidthFloats * sizeof(float); break;
+    case BandwidthKind::l2_write_sectors_4b:
+    case BandwidthKind::l2_write_sectors_8b:
+    case BandwidthKind::l2_write_sectors_16b:
+    case BandwidthKind::l2_write_sectors_32b:
+      out.bytes = double(kL2SectorsWidthFloats) * kL2SectorsWidthFloats * sizeof(float) * kL2SectorsPasses;
+      break;
   }
   launch();  // warm-up (and, for l2_write, brings the footprint into L2)
   sync("bandwidth warm-up");

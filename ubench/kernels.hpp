@@ -89,12 +89,14 @@ class ChaseBuffer {
 };
 
 // Departure delay, direct: one block of `warps` warps; each rep, after a barrier, every warp issues
-// one load of never-touched lines (coalesced: 1 line of 128 B per warp; uncoalesced: 32 lines per
-// warp, one per lane), consumes it, and reads the clock. Returns [rep][warp] pairs (start, end).
+// one load of never-touched lines (coalesced: 1 line of 128 B per warp at a scrambled place;
+// uncoalesced: 32 scrambled lines per warp, one per lane; sequential: 1 line per warp, the warps'
+// lines consecutive), consumes it, and reads the clock. Returns [rep][warp] pairs (start, end).
 struct Departure {
   std::vector<long long> start, end;
 };
-Departure run_departure(bool coalesced, int warps, int reps);
+enum class DepartureLines { coalesced = 0, uncoalesced = 1, sequential = 2 };  // the kernel's `lines`
+Departure run_departure(DepartureLines placement, int warps, int reps);
 
 // Bandwidth kernels, timed with CUDA events over `reps` launches; returns seconds per launch and
 // the bytes moved by one launch.

@@ -357,6 +357,21 @@ std::vector<Declaration> build() {
     d.push_back(bandwidth_row(std::string("dram_write_rows_") + r.bytes + "b", "ubench_bw_write_rows", r.write,
                               "st.global.f32" + walk, "STG\\.E", 4));
   }
+  // Scattered sectors (hopper H.8c): a naive transpose's store, each request writing 4, 8, 16 or 32
+  // bytes of a sector in each of 32, 16, 8 or 4 lines of a matrix resident in L2; the warps after
+  // it write the rest of those sectors. GB/s of the bytes written (not of the sectors).
+  struct SectorFill {
+    const char* bytes;
+    BandwidthKind kind;
+  };
+  for (const SectorFill& f : {SectorFill{"4", BandwidthKind::l2_write_sectors_4b},
+                              SectorFill{"8", BandwidthKind::l2_write_sectors_8b},
+                              SectorFill{"16", BandwidthKind::l2_write_sectors_16b},
+                              SectorFill{"32", BandwidthKind::l2_write_sectors_32b}})
+    d.push_back(bandwidth_row(std::string("l2_write_sectors_") + f.bytes + "b", "ubench_bw_l2_write_sectors", f.kind,
+                              std::string("st.global.f32 down a column: ") + f.bytes +
+                                  " B of a sector in each of the request's lines, 16 MiB resident in L2, 64 passes",
+                              "STG\\.E", 1));
   d.push_back(bandwidth_row("shared_read", "ubench_bw_shared", BandwidthKind::shared_read,
                             "ld.shared.v4.f32, 32 KiB per block", "LDS\\.128", 8));
 

@@ -43,7 +43,7 @@ json est_json(const Estimate& e, double mhz) {
 // The headline numbers of the profile, from the reduced results.
 struct Headline {
   double l1_hit = NAN, l2_hit = NAN, dram = NAN, dram_u = 0, dram_tlb = NAN;
-  double fp = NAN, sfu = NAN, shared = NAN, delta_coalesced = NAN, delta_uncoalesced = NAN;
+  double fp = NAN, sfu = NAN, shared = NAN, delta_coalesced = NAN, delta_uncoalesced = NAN, delta_sequential = NAN;
   double l1_eq427 = NAN, l2_eq428 = NAN, eq425_coalesced = NAN, eq425_uncoalesced = NAN;
 };
 
@@ -78,6 +78,7 @@ Headline headline(const Results& r) {
   for (const auto& d : r.departure) {
     if (d.name == "departure_coalesced") h.delta_coalesced = d.delta_cycles;
     if (d.name == "departure_uncoalesced") h.delta_uncoalesced = d.delta_cycles;
+    if (d.name == "departure_sequential") h.delta_sequential = d.delta_cycles;
   }
   // Thesis indirect estimates (eqs 4.27, 4.28). No chain of register moves survives ptxas (see
   // ubench.def), so the FP32 add latency stands in for the register latency.
@@ -172,6 +173,7 @@ std::string write_device_json(const Results& r) {
   if (std::isfinite(h.sfu) && h.sfu > 0) latj["sfu"] = h.sfu;
   if (std::isfinite(h.shared) && h.shared > 0) latj["shared_load"] = h.shared;
   if (std::isfinite(h.delta_uncoalesced) && h.delta_uncoalesced > 0) latj["departure_delay_uncoalesced"] = h.delta_uncoalesced;
+  if (std::isfinite(h.delta_sequential) && h.delta_sequential > 0) latj["departure_delay_sequential"] = h.delta_sequential;
   dev["latency_cycles"] = latj;
   if (const auto* g = r.find_latency("global_load")) {
     json series = json::array();
@@ -205,6 +207,8 @@ std::string write_device_json(const Results& r) {
                {"latency_cycles.dram", "ld.global.cg pointer chase, 512 MiB footprint, 1 warp"},
                {"latency_cycles.departure_delay_coalesced", "direct method: completion-time slope over 1..32 warps"},
                {"latency_cycles.departure_delay_uncoalesced", "direct method, 32 lines per request"},
+               {"latency_cycles.departure_delay_sequential",
+                "direct method, one line per warp, the warps' lines consecutive (coalesced: scrambled lines)"},
                {"global_load_latency_by_warps", "ld.global.cg chase, 1 GiB footprint, coalesced, 1..32 warps"},
                {"sm_clock_mhz", "NVML SM clock, mean of before and after the run"}};
   if (!r.clock_before.available) prov["sm_clock_mhz"] = "maximum SM clock from the runtime (NVML unavailable)";
@@ -479,14 +483,21 @@ std::string write_markdown(const Results& r) {
   }
   const DepartureFit* dc = nullptr;
   const DepartureFit* du = nullptr;
-  for (const auto& d : r.departure) (d.name == "departure_coalesced" ? dc : du) = &d;
-  md << "## Departure delay\n\n| method | coalesced [cycles] | uncoalesced [cycles] |\n|---|---|---|\n"
+  const DepartureFit* ds = nullptr;
+  for (const auto& d : r.departure)
+    (d.name == "departure_coalesced" ? dc : d.name == "departure_uncoalesced" ? du : ds) = &d;
+  const auto delta_text = [](const DepartureFit* d) {
+    return d ? fmt(d->delta_cycles, 3) + " ± " + fmt(d->u_cycles, 3) : std::string("-");
+  };
+  md << "## Departure delay\n\nCoalesced: one line per warp at a scrambled place; sequential: one line per warp, "
+        "the warps' lines consecutive; uncoalesced: 32 scrambled lines per warp.\n\n"
+     << "| method | coalesced [cycles] | uncoalesced [cycles] | sequential [cycles] |\n|---|---|---|---|\n"
      << "| thesis eq 4.25 over the 1..32-warp global-load series | " << fmt(h.eq425_coalesced, 3) << " | "
-     << fmt(h.eq425_uncoalesced, 3) << " |\n";
+     << fmt(h.eq425_uncoalesced, 3) << " | - |\n";
   if (dc && du)
-    md << "| direct: completion-time slope, one load per warp, 1..32 warps | " << fmt(dc->delta_cycles, 3) << " ± "
-       << fmt(dc->u_cycles, 3) << " | " << fmt(du->delta_cycles, 3) << " ± " << fmt(du->u_cycles, 3) << " |\n";
-  md << "| K40 (thesis table 4.3) | 3 | - |\n\n";
+    md << "| direct: completion-time slope, one load per warp, 1..32 warps | " << delta_text(dc) << " | "
+       << delta_text(du) << " | " << delta_text(ds) << " |\n";
+  md << "| K40 (thesis table 4.3) | 3 | - | - |\n\n";
   const auto* sc = r.find_latency("departure_coalesced");
   const auto* su = r.find_latency("departure_uncoalesced");
   if (dc && sc && su && sc->by_warps.size() >= 32 && su->by_warps.size() >= 32 && sc->medians.size() >= 32 &&

@@ -250,7 +250,11 @@ constexpr std::pair<const char*, std::optional<double> DeviceProfile::*> kBandwi
     {"dram_read_rows_128b", &DeviceProfile::dram_read_rows_128b_gbs},
     {"dram_write_rows_32b", &DeviceProfile::dram_write_rows_32b_gbs},
     {"dram_write_rows_64b", &DeviceProfile::dram_write_rows_64b_gbs},
-    {"dram_write_rows_128b", &DeviceProfile::dram_write_rows_128b_gbs}};
+    {"dram_write_rows_128b", &DeviceProfile::dram_write_rows_128b_gbs},
+    {"l2_write_sectors_4b", &DeviceProfile::l2_write_sectors_4b_gbs},
+    {"l2_write_sectors_8b", &DeviceProfile::l2_write_sectors_8b_gbs},
+    {"l2_write_sectors_16b", &DeviceProfile::l2_write_sectors_16b_gbs},
+    {"l2_write_sectors_32b", &DeviceProfile::l2_write_sectors_32b_gbs}};
 
 json nan_to_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
@@ -318,6 +322,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   d.dram_scattered_latency_cycles = lat.optional_positive("dram_scattered");
   d.departure_delay_coalesced_cycles = lat.positive("departure_delay_coalesced");
   d.departure_delay_uncoalesced_cycles = lat.optional_positive("departure_delay_uncoalesced");
+  d.departure_delay_sequential_cycles = lat.optional_positive("departure_delay_sequential");
   d.fp32_dependent_latency_cycles = lat.optional_positive("fp32_dependent");
   d.block_dispatch_cycles = lat.optional_positive("block_dispatch");
   lat.finish();
@@ -687,6 +692,7 @@ json to_json(const DeviceProfile& d) {
   if (d.sfu_latency_cycles) lat["sfu"] = *d.sfu_latency_cycles;
   if (d.shared_load_latency_cycles) lat["shared_load"] = *d.shared_load_latency_cycles;
   if (d.departure_delay_uncoalesced_cycles) lat["departure_delay_uncoalesced"] = *d.departure_delay_uncoalesced_cycles;
+  if (d.departure_delay_sequential_cycles) lat["departure_delay_sequential"] = *d.departure_delay_sequential_cycles;
   if (d.dram_scattered_latency_cycles) lat["dram_scattered"] = *d.dram_scattered_latency_cycles;
   if (d.fp32_dependent_latency_cycles) lat["fp32_dependent"] = *d.fp32_dependent_latency_cycles;
   if (d.block_dispatch_cycles) lat["block_dispatch"] = *d.block_dispatch_cycles;

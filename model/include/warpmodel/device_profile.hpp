@@ -57,6 +57,9 @@ struct DeviceProfile {
   double dram_latency_cycles = 0;                        // DRAM_lat (Mem_LD in Hong & Kim)
   double departure_delay_coalesced_cycles = 0;           // Delta
   std::optional<double> departure_delay_uncoalesced_cycles;
+  // The same slope with the warps' lines consecutive instead of scrambled (characterize's
+  // departure_sequential; hopper H.6's departures of regular loads). Absent: Delta.
+  std::optional<double> departure_delay_sequential_cycles;
   // One warp's chase over 1 GiB with every lane on its own node: a load whose 32 lanes read 32
   // unrelated lines from DRAM (`characterize`'s global_load_uncoalesced, 1 warp; hopper H.5c).
   // Absent: such loads wait DRAM_lat.
@@ -88,6 +91,12 @@ struct DeviceProfile {
   std::optional<double> dram_write_rows_32b_gbs;
   std::optional<double> dram_write_rows_64b_gbs;
   std::optional<double> dram_write_rows_128b_gbs;
+  // A store whose request writes 4, 8, 16 or 32 bytes of a sector in each of 32, 16, 8 or 4 lines (a
+  // naive transpose's column), into a matrix resident in L2: GB/s of the bytes written (hopper H.8c).
+  std::optional<double> l2_write_sectors_4b_gbs;
+  std::optional<double> l2_write_sectors_8b_gbs;
+  std::optional<double> l2_write_sectors_16b_gbs;
+  std::optional<double> l2_write_sectors_32b_gbs;
   // Clocks an SM needs per block it is handed (the launch microbenchmark's slope of time over
   // blocks per SM); hopper H.13. Absent on profiles from characterize versions before it.
   std::optional<double> block_dispatch_cycles;
