@@ -29,6 +29,9 @@ struct Rates {
   double slice_atomic_ops_per_clock = 0;  // one L2 slice, for the kernel's atomics; 0: no H.15 term
   double l2_random_bytes_per_clock = 0;   // whole device, 32 B per random sector; 0: no H.16 term
   double dram_random_bytes_per_clock = 0;  // whole device, 32 B per random sector; 0: no H.16 term
+  // Store sectors alone in their line, written 4, 8, 16 or 32 bytes at a time, per clock (whole
+  // device); all 0: no H.8c term.
+  double lone_store_sectors_per_clock[4] = {0, 0, 0, 0};
 };
 
 Rates measured_rates(const DeviceProfile& d) {
@@ -56,6 +59,12 @@ Rates measured_rates(const DeviceProfile& d) {
   if (d.l2_write_bandwidth_gbs)
     r.l2_write_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_write_bandwidth_gbs, d.sm_clock_mhz);
   r.block_dispatch_cycles = d.block_dispatch_cycles.value_or(0);
+  if (d.l2_write_sectors_4b_gbs && d.l2_write_sectors_8b_gbs && d.l2_write_sectors_16b_gbs && d.l2_write_sectors_32b_gbs) {
+    const double gbs[4] = {*d.l2_write_sectors_4b_gbs, *d.l2_write_sectors_8b_gbs, *d.l2_write_sectors_16b_gbs,
+                           *d.l2_write_sectors_32b_gbs};
+    for (int k = 0; k < 4; ++k)
+      r.lone_store_sectors_per_clock[k] = hopper_eq::bytes_per_clock(gbs[k], d.sm_clock_mhz) / (4 << k);
+  }
   if (d.l2_random_read_bandwidth_gbs && d.dram_random_read_bandwidth_gbs) {
     r.l2_random_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_random_read_bandwidth_gbs, d.sm_clock_mhz);
     r.dram_random_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_random_read_bandwidth_gbs, d.sm_clock_mhz);
@@ -137,6 +146,15 @@ struct GatherDemand {
   double l2_hit_share = 0;
 };
 
+// H.8c's demand: the regular stores' sectors per request (SASS, at this launch shape) and the shares
+// of them alone in their line, by the bytes written (4, 8, 16, 32), over all stores (irregular ones
+// count as not alone).
+struct LoneStoreSectors {
+  double sectors_per_request = 0;
+  double share[4] = {0, 0, 0, 0};
+  double total_share() const { return share[0] + share[1] + share[2] + share[3]; }
+};
+
 struct WaveTerms {
   double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0, slice_atomics = 0,
          gather = 0;
@@ -145,20 +163,38 @@ struct WaveTerms {
 };
 
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
-WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& traffic,
+WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& counted,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
-                     const GatherDemand& gather, double n, double sms, double blocks_per_sm) {
+                     const GatherDemand& gather, const LoneStoreSectors& lone, double n, double sms,
+                     double blocks_per_sm) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
   w.sfu = hopper_eq::t_sfu(n, p, k.sfu_inst_per_warp, d.warp_size(), d.sfu_width > 0 ? d.sfu_width : 16);  // H.3
   w.schedule = hopper_eq::t_schedule(k.inst_per_warp, stall_per_inst);                                     // H.4
   w.mem_latency = hopper_eq::t_mem_latency(loads, k.mlp, batch_latency);                                   // H.6
-  w.l1 = hopper_eq::t_bandwidth(n, traffic.l1, r.l1_bytes_per_clock);                                      // H.7
+  w.l1 = hopper_eq::t_bandwidth(n, counted.l1, r.l1_bytes_per_clock);                                      // H.7
   // H.8-H.9: the wave's SMs share the L2 and DRAM bandwidths; one SM cannot draw more through
   // L2 than its own L1 data path moves (a one-block kernel is not given 1/#SMs of the L2).
   const auto l2_share = [&](double device_rate) { return std::min(device_rate / sms, r.l1_bytes_per_clock); };
   const double l2_read_rate = l2_share(r.l2_bytes_per_clock);
+  // H.8c: the store sectors alone in their line leave H.8's written bytes (the same share of the
+  // counted ones) and are priced at their own measured rate.
+  WarpTraffic traffic = counted;
+  double lone_store_time = 0;
+  if (r.lone_store_sectors_per_clock[0] > 0 && lone.total_share() > 0 && k.global_load_inst_per_warp) {
+    const double store_sectors =
+        std::max(0.0, k.mem_inst_per_warp - *k.global_load_inst_per_warp) * lone.sectors_per_request;
+    double sectors_by_fill[4], rates_per_sm[4];
+    for (int f = 0; f < 4; ++f) {
+      sectors_by_fill[f] = store_sectors * lone.share[f];
+      rates_per_sm[f] = r.lone_store_sectors_per_clock[f] / sms;
+    }
+    lone_store_time = hopper_eq::t_lone_store_sectors(n, sectors_by_fill, rates_per_sm);
+    const double moved = traffic.l2_write * lone.total_share();
+    traffic.l2_write -= moved;
+    traffic.l2 -= moved;
+  }
   // H.8: writes at the L2's write rate when it was measured, else every byte at the read rate.
   w.l2 = r.l2_write_bytes_per_clock > 0
              ? hopper_eq::t_l2(n, traffic.l2 - traffic.l2_write, l2_read_rate, traffic.l2_write, l2_share(r.l2_write_bytes_per_clock))
@@ -170,6 +206,7 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                              l2_share(r.l2_random_bytes_per_clock), written,
                                              r.l2_write_bytes_per_clock > 0 ? l2_share(r.l2_write_bytes_per_clock) : 1);
   }
+  w.l2 += lone_store_time;  // H.8c
   // H.9: the wave's SMs share DRAM; an SM draws no more from DRAM than its share of the L2 read rate.
   const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, l2_read_rate); };
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
@@ -264,7 +301,16 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   if (!kernel.global_load_inst_per_warp)
     p.notes.push_back("hopper: no instructions_per_warp.global_load; every memory instruction counted as a load");
   p.stall_cycles_per_inst = stall_per_inst;  // the clocks per instruction H.4 charges
-  p.departure_delay = device.departure_delay_coalesced_cycles;
+  // H.5c, H.6d: the share of the load sectors that gathers scatter one to a line wait the scattered latency
+  // (the same share H.16 prices at the random-sector rates).
+  p.scattered_load_share = 0;
+  if (kernel.access_patterns)
+    p.scattered_load_share =
+        gather_load_sector_share(*kernel.access_patterns, global_loads, kernel.transactions_per_request);
+  // H.6d: the regular loads' lines leave at the sequential departure delay, the gathers' at Delta.
+  p.departure_delay = hopper_eq::departure_delay(device.departure_delay_coalesced_cycles,
+                                                 device.departure_delay_sequential_cycles.value_or(0),
+                                                 p.scattered_load_share);
   p.avg_dram_lat = hopper_eq::avg_dram_lat(device.dram_latency_cycles, kernel.transactions_per_request,
                                            p.departure_delay);  // H.5
   const WarpTraffic traffic = warp_traffic(kernel);
@@ -305,12 +351,6 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.line_walking_load_share = walking.share;
   // H.6, H.6b: a warp issuing `warp_loads` loads waits for batches of min(MLP, loads) of them.
   const auto mlp_of = [&](double warp_loads) { return std::min(kernel.mlp, std::max(1.0, warp_loads)); };
-  // H.5c: the share of the load sectors that gathers scatter one to a line wait the scattered latency
-  // (the same share H.16 prices at the random-sector rates).
-  p.scattered_load_share = 0;
-  if (kernel.access_patterns)
-    p.scattered_load_share =
-        gather_load_sector_share(*kernel.access_patterns, global_loads, kernel.transactions_per_request);
   const double dram_lat = hopper_eq::scattered_dram_latency(
       device.dram_latency_cycles, device.dram_scattered_latency_cycles.value_or(0), p.scattered_load_share);
   const auto batch_latency_of = [&](double warp_loads) {
@@ -331,21 +371,40 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     gather.l2_hit_share = 1 - kernel.l2_miss_ratio;
   }
 
-  // H.9b: the DRAM read rate of the loads' line segments (SASS addresses at this launch's shape).
+  // The loads' and stores' requests at this launch's shape (SASS addresses), for H.9b and H.8c. The
+  // shares are per request: one block's warps tell them (no other block's reuse is needed, and
+  // evaluating every resident block made `validate` 15x slower).
+  const bool rows_measured =
+      device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs && device.dram_read_rows_128b_gbs;
+  const bool lone_stores_measured = rates.lone_store_sectors_per_clock[0] > 0;
+  std::optional<ShapeTraffic> shape;
+  if (kernel.access_patterns && (rows_measured || lone_stores_measured))
+    shape = shape_traffic(*kernel.access_patterns, kernel.launch,
+                          loop_trip_factor(*kernel.access_patterns, global_loads), SmResidency{});
+
+  // H.9b: the DRAM read rate of the loads' line segments.
   p.dram_read_efficiency = 1;
-  if (kernel.access_patterns && device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs &&
-      device.dram_read_rows_128b_gbs) {
-    // The shares are per request: one block's warps tell them (no other block's reuse is needed,
-    // and evaluating every resident block made `validate` 15x slower).
-    const ShapeTraffic shape = shape_traffic(*kernel.access_patterns, kernel.launch,
-                                             loop_trip_factor(*kernel.access_patterns, global_loads), SmResidency{});
-    const double weight = shape.regular_load_weight + shape.irregular_load_weight;
+  if (shape && rows_measured) {
+    const double weight = shape->regular_load_weight + shape->irregular_load_weight;
     p.dram_read_efficiency = hopper_eq::dram_segment_efficiency(
-        shape.load_sectors_by_line_fill, weight > 0 ? shape.regular_load_weight / weight : 0,
+        shape->load_sectors_by_line_fill, weight > 0 ? shape->regular_load_weight / weight : 0,
         *device.dram_read_rows_32b_gbs, *device.dram_read_rows_64b_gbs, *device.dram_read_rows_128b_gbs);
     rates.dram_read_bytes_per_clock *= p.dram_read_efficiency;
     rates.dram_copy_bytes_per_clock *= p.dram_read_efficiency;  // unsplit bytes: taken as reads
   }
+
+  // H.8c: the store sectors alone in their line, as shares of all stores' sectors (irregular stores,
+  // whose addresses are not known, are taken at the regular ones' sectors per request, none alone),
+  // where the SASS's sectors per store request agree with the measured ones.
+  LoneStoreSectors lone;
+  if (shape && lone_stores_measured && shape->store_sectors_per_request > 0 &&
+      hopper_eq::store_addresses_agree(shape->store_sectors_per_request, kernel.store_sectors_per_request)) {
+    const double regular = shape->regular_store_weight / (shape->regular_store_weight + shape->irregular_store_weight);
+    lone.sectors_per_request = shape->store_sectors_per_request;
+    for (int f = 0; f < 4; ++f)
+      lone.share[f] = regular * shape->store_lone_sectors_by_fill[f] / shape->store_sectors_per_request;
+  }
+  p.lone_store_sector_share = lone.total_share();
 
   // H.1b: a launch that runs in one wave, and whose measured active warps per SM (CUPTI's achieved
   // occupancy) stay under the wave's resident warps: the warps that exit early leave the work to the
@@ -365,13 +424,13 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (one_wave) p.mlp = mlp_of(loads * f), p.batch_latency = batch_latency;
     if (f == 1)
       return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,
-                        gather, resident_warps, sms, blocks_per_sm);
+                        gather, lone, resident_warps, sms, blocks_per_sm);
     KernelProfile concentrated = kernel;
     scale_per_warp_counts(concentrated, f);
     GatherDemand concentrated_gather = gather;
     concentrated_gather.sectors_per_warp *= f;
     return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f, batch_latency,
-                      slice_atomics_per_warp * f, concentrated_gather, working, sms, blocks_per_sm);
+                      slice_atomics_per_warp * f, concentrated_gather, lone, working, sms, blocks_per_sm);
   };
   const WaveTerms full = wave(occ.n, occ.active_sms, occ.resident_blocks_per_sm);
   p.t_issue = full.issue;

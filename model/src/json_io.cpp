@@ -484,6 +484,9 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   mem.ignore("local_load_sectors_per_request");
   if (mem.has("local_load_sectors_per_request"))
     k.local_load_sectors_per_request = mem.number("local_load_sectors_per_request", 1, false, 1e6, "a number >= 1");
+  mem.ignore("store_sectors_per_request");
+  if (mem.has("store_sectors_per_request"))
+    k.store_sectors_per_request = mem.number("store_sectors_per_request", 0, false, 1e6, "a number >= 0");
   mem.ignore("atomic_lane_ops_per_warp");
   if (mem.has("atomic_lane_ops_per_warp")) k.atomic_lane_ops_per_warp = mem.non_negative("atomic_lane_ops_per_warp");
   mem.ignore("busiest_slice_atomics_per_warp");
@@ -585,6 +588,13 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
         c.profile.sources["memory.local_load_sectors_per_request"] =
             std::string("cupti: ") + counter_rules::kLocalLoadSectors + " / " + counter_rules::kLocalLoadRequests +
             " (the case's counters)";
+      }
+      if (const auto sectors = total(counter_rules::kGlobalStoreSectors), requests = total(counter_rules::kGlobalStoreRequests);
+          sectors && requests && *requests > 0 && !c.profile.store_sectors_per_request) {
+        c.profile.store_sectors_per_request = *sectors / *requests;
+        c.profile.sources["memory.store_sectors_per_request"] = std::string("cupti: ") +
+                                                                counter_rules::kGlobalStoreSectors + " / " +
+                                                                counter_rules::kGlobalStoreRequests + " (the case's counters)";
       }
       if (const auto share = counter_rules::barrier_wait_share(total); share && !c.profile.launch.barrier_wait_share) {
         c.profile.launch.barrier_wait_share = share->total;
@@ -795,6 +805,7 @@ json to_json(const KernelProfile& k) {
   if (k.l1_wavefronts_per_warp) out["memory"]["l1_wavefronts_per_warp"] = *k.l1_wavefronts_per_warp;
   if (k.local_load_sectors_per_request)
     out["memory"]["local_load_sectors_per_request"] = *k.local_load_sectors_per_request;
+  if (k.store_sectors_per_request) out["memory"]["store_sectors_per_request"] = *k.store_sectors_per_request;
   if (k.atomic_lane_ops_per_warp) out["memory"]["atomic_lane_ops_per_warp"] = *k.atomic_lane_ops_per_warp;
   if (k.busiest_slice_atomics_per_warp)
     out["memory"]["busiest_slice_atomics_per_warp"] = *k.busiest_slice_atomics_per_warp;

@@ -290,6 +290,21 @@ SmResidency sm_residency(const DeviceProfile& device, const LaunchConfig& launch
   return r;
 }
 
+namespace {
+// H.8c: of one store request's sectors (with the bytes it writes in each), those alone in their
+// 128-byte line, counted by those bytes: up to 4, 8, 16 and 32. The map is ordered, so a line's
+// sectors are neighbours.
+void count_lone_store_sectors(const std::map<WideAddress, long long>& bytes_in_sector, long long lone_by_bytes[4]) {
+  for (auto it = bytes_in_sector.begin(); it != bytes_in_sector.end();) {
+    const WideAddress line = it->first / 4;
+    const long long bytes = it->second;
+    int sectors = 0;
+    for (; it != bytes_in_sector.end() && it->first / 4 == line; ++it) ++sectors;
+    if (sectors == 1) ++lone_by_bytes[bytes <= 4 ? 0 : bytes <= 8 ? 1 : bytes <= 16 ? 2 : 3];
+  }
+}
+}  // namespace
+
 ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& launch, double loop_trip,
                            SmResidency residency) {
   ShapeTraffic out;
@@ -323,6 +338,7 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
     const double w = weight_of(a, loop_trip);
     long long sectors_sum = 0, hits = 0, requests = 0;
     long long by_fill[4] = {0, 0, 0, 0};  // load sectors whose line held 1..4 of the request's sectors
+    long long lone_by_bytes[4] = {0, 0, 0, 0};  // store sectors alone in their line, by bytes written
     // A per-block sweep inside a loop (every block reading the same range) is evaluated at its first
     // trip only, where it may alias what a load outside the loop read (an n-body tile's first bodies
     // are block 0's own); its reuse is the other resident blocks' same trip, so it counts hits
@@ -335,16 +351,23 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
         values[id] = static_cast<WideAddress>(component(block, compiled.symbols[id].back()));
       for (const auto& lanes : warps) {
         std::set<WideAddress> warp_sectors;
+        std::map<WideAddress, long long> bytes_in_sector;  // stores: the bytes the request writes in each
         for (const Dim3& t : lanes) {
           for (int id : compiled.thread_symbols)
             values[id] = static_cast<WideAddress>(component(t, compiled.symbols[id].back()));
           update_floors(compiled, values);
           const WideAddress first = evaluate(ca, values);
           const WideAddress last = first + static_cast<WideAddress>(std::max(1, a.bytes_per_thread) - 1);
-          for (WideAddress s = first / kSectorBytes; s <= last / kSectorBytes; ++s) warp_sectors.insert(s);
+          for (WideAddress s = first / kSectorBytes; s <= last / kSectorBytes; ++s) {
+            warp_sectors.insert(s);
+            if (a.kind == AccessKind::store)
+              bytes_in_sector[s] += static_cast<long long>(std::min(last, (s + 1) * kSectorBytes - 1) -
+                                                           std::max(first, s * kSectorBytes) + 1);
+          }
         }
         ++requests;
         sectors_sum += static_cast<long long>(warp_sectors.size());
+        if (a.kind == AccessKind::store) count_lone_store_sectors(bytes_in_sector, lone_by_bytes);
         if (!is_load(a)) continue;
         // The set is ordered: a 128-byte line's sectors (1 to 4 of them) are neighbours.
         for (auto it = warp_sectors.begin(); it != warp_sectors.end();) {
@@ -376,6 +399,8 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
     } else {
       out.regular_store_weight += w;
       store_sectors += w * per_request;
+      for (int k = 0; k < 4; ++k)
+        out.store_lone_sectors_by_fill[k] += w * static_cast<double>(lone_by_bytes[k]) / static_cast<double>(requests);
       // A store outside loops that one thread of a block writes: 1 / warps per block of a warp.
       const double dynamic = per_block && a.loop_depth == 0 ? w / warps_per_block(launch) : w;
       all_store_sectors += dynamic * per_request;
@@ -398,7 +423,10 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
   }
   if (atomics > 0) out.per_block_atomic_share = per_block_atomics / atomics;
   if (out.regular_load_weight > 0) out.load_sectors_per_request = load_sectors / out.regular_load_weight;
-  if (out.regular_store_weight > 0) out.store_sectors_per_request = store_sectors / out.regular_store_weight;
+  if (out.regular_store_weight > 0) {
+    out.store_sectors_per_request = store_sectors / out.regular_store_weight;
+    for (double& lone : out.store_lone_sectors_by_fill) lone /= out.regular_store_weight;
+  }
   if (weighted_load_sectors > 0) {
     out.load_l1_hit_rate = hit_sectors / weighted_load_sectors;
     for (double& share : out.load_sectors_by_line_fill) share /= weighted_load_sectors;
@@ -700,6 +728,15 @@ KernelProfile derive_profile_at_launch(const DeviceProfile& device, const Kernel
     note("memory.l2_bytes_per_warp", before, *k.l2_bytes_per_warp,
          "reads x missed sectors " + format(read_scale) + ", writes x store sectors " + format(write_scale) +
              ", atomics x requests " + format(atomic_requests));
+  }
+  // Sectors per store request: the measured one moved as the regular stores' sectors move.
+  if (k.store_sectors_per_request && r.store_sectors_per_request > 0) {
+    const double before = *k.store_sectors_per_request;
+    k.store_sectors_per_request = anchored_sectors(before, r.store_sectors_per_request, t.store_sectors_per_request,
+                                                   r.regular_store_weight, r.irregular_store_weight);
+    note("memory.store_sectors_per_request", before, *k.store_sectors_per_request,
+         "measured x regular stores' sectors " + format(t.store_sectors_per_request) + " / " +
+             format(r.store_sectors_per_request));
   }
   // L1 wavefronts: the global part follows the load sectors per request.
   if (k.l1_wavefronts_per_warp && sectors_reference > 0) {

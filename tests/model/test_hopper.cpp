@@ -462,6 +462,64 @@ TEST(Hopper, DramRatesFollowTheLineSegmentsOfTheRequests) {
   EXPECT_DOUBLE_EQ(wide.t_dram_bandwidth, 64 * (128 / 32.0 + 128 / 32.0));
 }
 
+// H.8c through predict_hopper: a naive transpose (a row read, a column written) at 32x8 writes 4
+// bytes into each of 32 lines a request; those sectors leave H.8 and go at the 4-byte rate.
+TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
+  DeviceProfile d = round_device();
+  d.l2_write_bandwidth_gbs = 1600;  // 16 B/clk per SM
+  KernelProfile k = round_kernel();
+  k.launch.block = {32, 8, 1};
+  k.mem_inst_per_warp = 2;
+  k.global_load_inst_per_warp = 1;
+  k.l2_bytes_per_warp = 128 + 1536;
+  k.l2_write_bytes_per_warp = 1536;  // 32 sectors counted 1.5 times, as CUPTI does on Hopper
+  k.dram_bytes_per_warp = 0;
+  MemoryAccess row, column;
+  row.opcode = "LDG.E";
+  row.address = AddressPolynomial{{1, {"param:0x210"}}, {4, {"tid.x"}}, {4, {"param:0x220", "tid.y"}}};
+  column.opcode = "STG.E";
+  column.kind = AccessKind::store;
+  column.address = AddressPolynomial{{1, {"param:0x218"}}, {4, {"param:0x220", "tid.x"}}, {4, {"tid.y"}}};
+  k.access_patterns = AccessPatterns{{row, column}, "test"};
+  const Prediction unmeasured = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(unmeasured.t_l2_bandwidth, 64 * (128 / 64.0 + 1536 / 16.0));
+  EXPECT_DOUBLE_EQ(unmeasured.lone_store_sector_share, 0);
+  d.l2_write_sectors_4b_gbs = 400;  // 100 sectors of 4 bytes per clock: 1 per SM
+  d.l2_write_sectors_8b_gbs = 800;
+  d.l2_write_sectors_16b_gbs = 1600;
+  d.l2_write_sectors_32b_gbs = 3200;
+  const Prediction lone = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(lone.lone_store_sector_share, 1);
+  EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 64 * (128 / 64.0 + 32 / 1.0));
+  // CUPTI counting 4 sectors a store request says the SASS misread the column (a stride of 1 at run
+  // time): H.8 as before.
+  k.store_sectors_per_request = 4;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, unmeasured.t_l2_bandwidth);
+  k.store_sectors_per_request = 32;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, lone.t_l2_bandwidth);
+  // The rates, the sequential departure delay and the measured sectors round-trip.
+  d.departure_delay_sequential_cycles = 11.5;
+  const DeviceProfile back = device_from_json(to_json(d), "round-trip");
+  EXPECT_EQ(back.l2_write_sectors_4b_gbs, 400);
+  EXPECT_EQ(back.l2_write_sectors_8b_gbs, 800);
+  EXPECT_EQ(back.l2_write_sectors_16b_gbs, 1600);
+  EXPECT_EQ(back.l2_write_sectors_32b_gbs, 3200);
+  EXPECT_EQ(back.departure_delay_sequential_cycles, 11.5);
+  EXPECT_EQ(kernel_from_json(to_json(k), "round-trip").store_sectors_per_request, 32);
+}
+
+// H.6d through predict_hopper: the batch's lines leave at the sequential delay when it was measured.
+TEST(Hopper, RegularLoadsDepartAtTheSequentialDelay) {
+  DeviceProfile d = round_device();
+  const KernelProfile k = round_kernel();
+  const Prediction scrambled = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(scrambled.departure_delay, d.departure_delay_coalesced_cycles);
+  d.departure_delay_sequential_cycles = d.departure_delay_coalesced_cycles / 2;
+  const Prediction sequential = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(sequential.departure_delay, d.departure_delay_coalesced_cycles / 2);
+  EXPECT_LT(sequential.batch_latency, scrambled.batch_latency);
+}
+
 TEST(Hopper, MeasuredTrafficOverridesTheDerivedOne) {
   KernelProfile k = round_kernel();
   k.dram_bytes_per_warp = 1024;

@@ -222,5 +222,29 @@ TEST(HopperEquations, ScatteredLocalSectorShare) {
   EXPECT_DOUBLE_EQ(hopper_eq::scattered_local_sector_share(20), 0.8);
 }
 
+// H.6d: regular loads leave at the sequential departure delay, gathers at the scrambled one; without
+// a sequential measurement (older profiles) every line at Delta.
+TEST(HopperEquations, RegularLoadsDepartAtTheSequentialDelayGathersAtTheScrambledOne) {
+  EXPECT_DOUBLE_EQ(hopper_eq::departure_delay(22.7, 11.9, 0), 11.9);
+  EXPECT_DOUBLE_EQ(hopper_eq::departure_delay(22.7, 11.9, 1), 22.7);
+  EXPECT_NEAR(hopper_eq::departure_delay(22.7, 11.9, 0.25), 11.9 + 0.25 * 10.8, 1e-12);
+  EXPECT_DOUBLE_EQ(hopper_eq::departure_delay(22.7, 0, 0), 22.7) << "not measured";
+  EXPECT_DOUBLE_EQ(hopper_eq::departure_delay(22.7, 11.9, 2), 22.7) << "the share is clamped to [0, 1]";
+}
+
+// H.8c: each fill's sectors at its own rate; the SASS's lone sectors count only where its sectors per
+// store request are within a third of the measured ones.
+TEST(HopperEquations, LoneStoreSectorsAtTheirOwnRatesWhereTheSassAgreesWithTheCounters) {
+  const double sectors[4] = {32, 0, 8, 0}, rates[4] = {0.25, 0.5, 0.5, 1};
+  EXPECT_DOUBLE_EQ(hopper_eq::t_lone_store_sectors(10, sectors, rates), 10 * (32 / 0.25 + 8 / 0.5));
+  const double unmeasured[4] = {0, 0, 0, 0};
+  EXPECT_DOUBLE_EQ(hopper_eq::t_lone_store_sectors(10, sectors, unmeasured), 0);
+  EXPECT_TRUE(hopper_eq::store_addresses_agree(32, 32.0));
+  EXPECT_TRUE(hopper_eq::store_addresses_agree(32, 25.0));
+  EXPECT_FALSE(hopper_eq::store_addresses_agree(32, 4.0)) << "a runtime stride of 1 the SASS took for a pitch";
+  EXPECT_FALSE(hopper_eq::store_addresses_agree(4, 32.0));
+  EXPECT_TRUE(hopper_eq::store_addresses_agree(32, std::nullopt)) << "nothing measured: the SASS alone";
+}
+
 }  // namespace
 }  // namespace warpmodel

@@ -522,5 +522,36 @@ TEST(Traffic, FormatsAddressesForPeople) {
   EXPECT_EQ(format_address(AddressPolynomial{{4, {"tid.x"}}, {-4, {}}, {1, {"param:0x210"}}}), "4*tid.x - 4 + param:0x210");
 }
 
+// H.8c: a naive transpose's store out[x][y] (x down the pitch, y along the row) writes 4 bytes into
+// each of 32 lines at 32x8, 8 bytes into each of 16 at 16x16, 16 into each of 8 at 8x32; a row
+// store writes whole lines (no sector alone in its line).
+TEST(Traffic, StoreSectorsAloneInTheirLineAreCountedByTheBytesWritten) {
+  MemoryAccess column = load({{1, {"param:0x210"}}, {4, {"param:0x220", "tid.x"}}, {4, {"tid.y"}}});
+  column.kind = AccessKind::store;
+  column.opcode = "STG.E";
+  const auto lone = [&](const MemoryAccess& m, const LaunchConfig& l) {
+    const ShapeTraffic t = shape_traffic(AccessPatterns{{m}, "test"}, l);
+    return std::vector<double>(std::begin(t.store_lone_sectors_by_fill), std::end(t.store_lone_sectors_by_fill));
+  };
+  EXPECT_EQ(lone(column, launch(32, 8)), (std::vector<double>{32, 0, 0, 0}));
+  EXPECT_EQ(lone(column, launch(16, 16)), (std::vector<double>{0, 16, 0, 0}));
+  EXPECT_EQ(lone(column, launch(8, 32)), (std::vector<double>{0, 0, 8, 0}));
+  EXPECT_EQ(lone(column, launch(4, 64)), (std::vector<double>{0, 0, 0, 4})) << "8 lanes fill a sector";
+  MemoryAccess row = column;
+  row.address = element(4, 1, 1);
+  EXPECT_EQ(lone(row, launch(32, 8)), (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(lone(row, launch(8, 32)), (std::vector<double>{0, 0, 0, 4}))
+      << "4 rows of one whole sector each: the 32-byte microbenchmark's request";
+  // A 16-byte store per lane down a column: half a sector alone in each of 32 lines. A load at a
+  // column's addresses is not counted.
+  MemoryAccess wide = column;
+  wide.bytes_per_thread = 16;
+  wide.opcode = "STG.E.128";
+  wide.address = AddressPolynomial{{1, {"param:0x210"}}, {16, {"param:0x220", "tid.x"}}};
+  EXPECT_EQ(lone(wide, launch(32, 8)), (std::vector<double>{0, 0, 32, 0}));
+  column.kind = AccessKind::load;
+  EXPECT_EQ(lone(column, launch(32, 8)), (std::vector<double>{0, 0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace warpmodel

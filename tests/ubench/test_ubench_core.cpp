@@ -295,7 +295,10 @@ Results synthetic_results() {
     r.latency.push_back({level, "valid", {1, 32}, {estimate({30, 31}), estimate({31, 32})}, {}});
   r.memory.dram = estimate({500, 510});
   r.departure.push_back({"departure_coalesced", 1.5, 0.1, 400, {}, {}, 8});
+  r.departure.push_back({"departure_sequential", 0.75, 0.1, 400, {}, {}, 8});
   r.bandwidth.push_back({"l2_write", estimate({9000, 9100}), 4.0e9, std::nullopt, "no published L2 bandwidth"});
+  for (const char* fill : {"l2_write_sectors_4b", "l2_write_sectors_8b", "l2_write_sectors_16b", "l2_write_sectors_32b"})
+    r.bandwidth.push_back({fill, estimate({300, 302}), 1.0e9, std::nullopt, "no published L2 bandwidth"});
   r.launch.measured = true;
   r.launch.empty_kernel_us = 4;
   r.launch.back_to_back_us = 2;
@@ -333,8 +336,14 @@ TEST(Writers, DeviceJsonHasTheModelsPointers) {
   std::set<std::string> keys;
   for (const auto& [k, v] : m.at("throughput").at("fp32_add").items()) keys.insert(k);
   EXPECT_EQ(keys, (std::set<std::string>{"ops_per_clk_per_sm", "u", "n", "spec_ops_per_clk_per_sm", "fraction_of_spec"}));
-  // The model reads the profile unchanged.
+  // The model reads the profile unchanged, the sequential departure delay and the lone-sector write
+  // rates (hopper H.6d, H.8c) among it.
   EXPECT_NO_THROW((void)warpmodel::device_from_json(j, "synthetic"));
+  const warpmodel::DeviceProfile device = warpmodel::device_from_json(j, "synthetic");
+  EXPECT_EQ(device.departure_delay_sequential_cycles, 0.75);
+  EXPECT_EQ(device.l2_write_sectors_4b_gbs, 301);
+  EXPECT_EQ(device.l2_write_sectors_32b_gbs, 301);
+  EXPECT_NE(write_markdown(r).find("| sequential [cycles] |"), std::string::npos);
   // The report has a table per group and the CSV its header.
   const std::string md = write_markdown(r);
   for (const auto& g : throughput_groups()) EXPECT_NE(md.find(g.title), std::string::npos) << g.group;

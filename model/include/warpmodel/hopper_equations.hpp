@@ -33,12 +33,18 @@
 //         loop (SASS): they hit L1, and the batch's other m (1 - r) loads carry all the L1 misses,
 //         m1' = min(1, m1 / (1 - r)), in the expected maximum of H.6
 //   H.6c  the batch with H.5d's walking loads: a batch holds them with q = min(1, m w); see the function
+//   H.6d  Delta = Delta_seq + s (Delta - Delta_seq): the regular loads' lines leave the SM at the
+//         departure delay of consecutive lines (Delta_seq), the share s of gathered sectors (H.5c) at
+//         that of scrambled ones (Delta); H.5 and H.6 use it
 //   H.7   T_l1        = n x bytes_l1 / (L1/shared bytes per clk per SM), bytes_l1 = 128 x the data
 //                       pipe's wavefronts when counted (CUPTI), else the requests' sectors x 32 B
 //   H.8   T_l2        = n x (read bytes / L2 read rate + written bytes / L2 write rate), per SM
 //   H.8b  the local loads' reads from L2 that scattered requests carry (their share from the local
 //         sectors per request, CUPTI) at the L2's random-sector rate, and the same share of the DRAM
 //         reads at the DRAM's random-sector rate
+//   H.8c  + n x sum_f S_f / R_f: the store sectors alone in their line (SASS), S_f per warp written f = 4,
+//         8, 16 or 32 bytes at a time, at their measured rates R_f (l2_write_sectors_<f>b); their share
+//         of the counted written bytes leaves the H.8 sum
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
 //   H.9b  DRAM reads at e x the read rate: e from the shares of load sectors whose line a request
 //         asks 1, 2, 3 or 4 sectors of (SASS addresses), each at its measured row-segment rate
@@ -243,6 +249,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 
 #include "warpmodel/device_profile.hpp"
@@ -398,6 +405,19 @@ inline double scattered_dram_latency(double dram_lat, double scattered_lat, doub
   if (!(scattered_lat > 0)) return dram_lat;
   return dram_lat + std::clamp(scattered_share, 0.0, 1.0) * (scattered_lat - dram_lat);
 }
+// H.6d The departure delay of the batch's lines. `characterize` measures it twice, as the slope of
+// the completion time of one load per warp over 1..32 warps: with each warp's line at a scrambled
+// place (Delta: 22.7 clocks on the H200, 18.8 on the H100) and with the warps' lines consecutive
+// (Delta_seq: 11.9 and 11.6). The lines a regular load's batch waits for are those the SM's warps
+// walk together, neighbours in memory as in the second measurement; a gather's (H.5c share s) are
+// scattered as in the first. So Delta' = Delta_seq + s (Delta - Delta_seq). One block summing
+// 64 x 16,384 floats with 2 warps (each warp the next line) ran at 922 clocks per 16 loads on the
+// H200, where H.6 priced 1,262 with Delta (batches of 11.6 loads). Without Delta_seq (older
+// profiles): Delta.
+inline double departure_delay(double delta_scrambled, double delta_sequential, double gathered_share) {
+  if (!(delta_sequential > 0)) return delta_scrambled;
+  return delta_sequential + std::clamp(gathered_share, 0.0, 1.0) * (delta_scrambled - delta_sequential);
+}
 // Only the lines that miss L1 leave the SM and queue for departure (fraction l1_miss of them).
 inline double batch_departures(double batch, double sectors_per_request, double l1_miss, double delta) {
   const double lines = std::max(1.0, sectors_per_request / 4.0);
@@ -450,6 +470,35 @@ inline double t_bandwidth(double n, double bytes_per_warp, double bytes_per_cloc
 inline double t_l2(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
                    double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
+}
+// H.8c Store sectors alone in their 128-byte line: a warp of a naive transpose at 32x8 writes 4 bytes
+// into each of 32 lines. The L2 takes such sectors at a rate of its own, far below its write rate
+// of whole lines: `characterize` writes a 2048 x 2048 float matrix resident in L2 down its columns,
+// 4, 8, 16 or 32 bytes of a sector in each of a request's lines (l2_write_sectors_<f>b), and on the
+// H200 the sectors went at 69, 90, 82 and 106 G/s where whole lines moved 146 G sectors/s. The
+// transpose at 4096^2, 32x8, wrote its 16.8 M sectors at 68 G/s, where H.8 priced its counted
+// write bytes at 97 G sectors/s (-26 %). So the sectors S_f per warp alone in their line with f
+// bytes written (SASS addresses at the launch shape, times the measured store instructions) take
+//   T = n x sum_f S_f / R_f   (R_f: sectors per clock per SM of the wave)
+// and their share of the counted written bytes leaves H.8 (CUPTI counts every written sector 1.5
+// times on the H200, a lone one as a whole one: the share carries over).
+// The SASS evaluates an address whose stride is a kernel parameter with a large stand-in value (a
+// pitch), so a store at x * stride, stride 1 at run time (the ADI build kernels, one source for the
+// x and y sweeps), looks like a column store: 32 lone sectors a request where CUPTI counts 4. H.8c
+// takes the SASS's lone sectors only where its sectors per store request are within a third of the
+// measured ones (or nothing was measured).
+inline double store_sectors_ratio_limit() { return 4.0 / 3.0; }
+inline bool store_addresses_agree(double sass_sectors_per_request, std::optional<double> measured_sectors_per_request) {
+  if (!measured_sectors_per_request) return true;
+  if (!(*measured_sectors_per_request > 0) || !(sass_sectors_per_request > 0)) return false;
+  const double ratio = sass_sectors_per_request / *measured_sectors_per_request;
+  return ratio <= store_sectors_ratio_limit() && ratio >= 1 / store_sectors_ratio_limit();
+}
+inline double t_lone_store_sectors(double n, const double sectors_per_warp[4], const double sectors_per_clock_per_sm[4]) {
+  double t = 0;
+  for (int f = 0; f < 4; ++f)
+    if (sectors_per_warp[f] > 0 && sectors_per_clock_per_sm[f] > 0) t += n * sectors_per_warp[f] / sectors_per_clock_per_sm[f];
+  return t;
 }
 // H.8b the share of the local loads' sectors that scattered requests carry. Local memory
 // interleaves the threads' words across the warp, so a request whose lanes read the same slot of

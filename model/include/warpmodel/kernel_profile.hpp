@@ -63,6 +63,11 @@ struct KernelProfile {
   // lanes read the same slot of their arrays (a spill) takes 4 sectors, and one whose lanes index
   // their arrays by data scatters over up to 32 (hopper H.8b). Absent without those counters.
   std::optional<double> local_load_sectors_per_request;
+  // Sectors per global-store request (CUPTI l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum /
+  // _requests_..._op_st.sum): 4 for a warp writing one line, 32 for one writing a column. Hopper H.8c
+  // trusts the SASS's picture of the stores only where it agrees with this count. Absent without
+  // those counters.
+  std::optional<double> store_sectors_per_request;
 
   // --- parallelism within a warp ---
   std::optional<double> ilp;               // ILP; when absent, eq 4.26 from the two counts below

@@ -533,6 +533,18 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
           fallback(std::string(counter_rules::kLocalLoadSectors) + ", " + counter_rules::kLocalLoadRequests);
     }
   }
+  {
+    const auto sectors = first_of(m, {counter_rules::kGlobalStoreSectors});
+    const auto requests = first_of(m, {counter_rules::kGlobalStoreRequests});
+    if (sectors && requests && requests->value > 0) {
+      k.store_sectors_per_request = sectors->value / requests->value;
+      src["memory.store_sectors_per_request"] = cupti(sectors->name + " / " + requests->name, *k.store_sectors_per_request);
+    } else {
+      src["memory.store_sectors_per_request"] =
+          std::string("not set: hopper H.8c reads the stores' sectors from the SASS alone") +
+          fallback(std::string(counter_rules::kGlobalStoreSectors) + ", " + counter_rules::kGlobalStoreRequests);
+    }
+  }
   if (auto wavefronts = first_of(m, {counter_rules::kL1Wavefronts})) {
     k.l1_wavefronts_per_warp = per_warp(*wavefronts);
     src["memory.l1_wavefronts_per_warp"] = cupti(wavefronts->name, *k.l1_wavefronts_per_warp);
