@@ -139,6 +139,24 @@
 //   the counted ratios average the waves. Effective miss ratios fed to the i.i.d. H.6 instead of the
 //   batch composition of H.6c left the 256^3 GEMMs at -24 % (a batch of one A and one B load holds the
 //   walking load every time, not with probability 1 - (1 - w)^2).
+// * H.6d: the batch's lines leave at the departure delay of consecutive lines (departure_sequential:
+//   11.9 clocks on the H200, 11.6 on the H100) where the gathers' share leaves at the scrambled lines'
+//   Delta (22.7, 18.8). Measured on a profile re-characterized the same day (which alone moved the
+//   H200's split 10.4 % -> 10.5 %): [split 10.5 % -> 10.4 % (H200), 10.2 % -> 10.1 % (H100);
+//   leave-one-class-out 11.8 % -> 11.7 %, 11.4 % -> 11.3 %; the H200's launch-bound class +19.0 % ->
+//   +14.8 %, its one-block sums being batches of 16 consecutive lines per warp].
+// * H.8c: store sectors alone in their line go at their own measured rate by the bytes written in
+//   each [split 10.4 % -> 10.02 % (H200), 10.1 % -> 9.63 % (H100); leave-one-class-out 11.7 % ->
+//   11.3 %, 11.3 % -> 10.9 %; cross-GPU 10.8 % -> 10.4 %, 10.3 % -> 9.9 %; the naive transposes'
+//   split rows -22 % -> -3 % (H200)]. Without the agreement test (the SASS's sectors per store
+//   request within a third of CUPTI's) the ADI build kernels, whose x stride is a parameter that is 1
+//   at run time, were priced as column stores: ADI +13 % -> +49 %, split 22 %. Tried and not kept:
+//   every lone sector at the 4-byte rate, since the transposes at 8 and 16 bytes a sector ran at
+//   62-70 G sectors/s, the 4-byte rate, not at the microbenchmark's 90 and 82 (whose next warps
+//   write the rest of each line): split 10.02 % -> 9.96 % (H200), 9.63 % -> 9.57 % (H100),
+//   leave-one-class-out unchanged, tiled GEMMs -14.4 % -> -14.6 %. The measured rate of each fill is
+//   kept: it is what the microbenchmarks measured, and picking another rate by 0.06 points of the
+//   split would be fitting the table.
 // * H.15: atomics that all add to one word run one after another in the L2, at the measured
 //   same-address rate (float adds 0.27 per clock, integer 0.66, on both GPUs) [reduction class,
 //   leave-one-class-out: mean signed error -41 % -> +4 %, MAPE 57 % -> 12 %; pooled H200
