@@ -900,7 +900,10 @@ Departure run_departure(DepartureLines placement, int warps, int reps) {
   ubench_departure<<<1, warps * 32>>>(buf, lines - 1, g_scratch.next_line, static_cast<int>(placement), ts.data(),
                                       te.data(), sink.data(), reps);
   sync("departure");
-  g_scratch.next_line += n * (uncoalesced ? 32 : 1);  // never reuse a line (until the space wraps)
+  // Never reuse a line index (until the space wraps). The sequential series places index i at line
+  // i, which a scrambled series may have touched: hundreds of MiB of departure traffic earlier, so
+  // no longer in L2.
+  g_scratch.next_line += n * (uncoalesced ? 32 : 1);
   return {ts.download(), te.download()};
 }
 

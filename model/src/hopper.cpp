@@ -183,6 +183,7 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   WarpTraffic traffic = counted;
   double lone_store_time = 0;
   if (r.lone_store_sectors_per_clock[0] > 0 && lone.total_share() > 0 && k.global_load_inst_per_warp) {
+    // The store instructions: the memory instructions that are not loads (CUPTI's global st).
     const double store_sectors =
         std::max(0.0, k.mem_inst_per_warp - *k.global_load_inst_per_warp) * lone.sectors_per_request;
     double sectors_by_fill[4], rates_per_sm[4];
