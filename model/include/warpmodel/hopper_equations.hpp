@@ -207,7 +207,16 @@
 //   counted again), while l2_read and l2_write are the bytes the kernels moved. Dividing the counted
 //   bytes by 1.5 before H.8 moved the H200's leave-one-class-out from 12.5 % to 13.3 % (the H100's
 //   12.2 % to 13.3 %), naive loops to -17 % and transposes to -17 / -21 %: kept as counted, the
-//   fitted scale carrying the factor.
+//   fitted scale carrying the factor. Tried again with H.8c in place (which prices the transposes'
+//   lone sectors in the microbenchmark's units), dividing the written bytes alone by 1.5: split
+//   10.02 % -> 9.62 % (H200), 9.63 % -> 9.58 % (H100); leave-one-class-out 11.3 % -> 10.6 %,
+//   10.9 % -> 10.6 %; cross-GPU 9.9 / 10.4 % -> 9.8 / 9.8 %; the spilling kernel's +30 % gone. Not
+//   kept: its class (local memory) then shows the per-thread histogram's miss, -16 % / -18 %, which
+//   the spill's +30 % had hidden in the class mean, and the refitted constants move the H200's
+//   launch-bound class to +19.9 %. The histogram's per-thread arrays, larger than the L2, go back
+//   to DRAM a scattered sector at a time (22-24 KB written per warp), which H.9 prices at the
+//   streaming write rate: a random-sector DRAM write rate (not measured yet) is the next step, then
+//   the written bytes in the microbenchmarks' units.
 // * H.1b: the counters are averages over the launched warps. A chase of 32 chains launched as one
 //   block of 128 threads runs one working warp; its three others exit at the bounds test, so the
 //   average warp carried a quarter of the chase and the prediction fell by 4x from the 32-thread
