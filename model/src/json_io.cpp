@@ -582,19 +582,15 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
         c.profile.sources["memory.busiest_slice_atomics_per_warp"] =
             "cupti: (" + busiest->expression + ") / smsp__warps_launched.sum (the case's counters)";
       }
-      if (const auto sectors = total(counter_rules::kLocalLoadSectors), requests = total(counter_rules::kLocalLoadRequests);
-          sectors && requests && *requests > 0 && !c.profile.local_load_sectors_per_request) {
-        c.profile.local_load_sectors_per_request = *sectors / *requests;
-        c.profile.sources["memory.local_load_sectors_per_request"] =
-            std::string("cupti: ") + counter_rules::kLocalLoadSectors + " / " + counter_rules::kLocalLoadRequests +
-            " (the case's counters)";
+      if (const auto local = counter_rules::local_load_sectors_per_request(total);
+          local && !c.profile.local_load_sectors_per_request) {
+        c.profile.local_load_sectors_per_request = local->total;
+        c.profile.sources["memory.local_load_sectors_per_request"] = "cupti: " + local->expression + " (the case's counters)";
       }
-      if (const auto sectors = total(counter_rules::kGlobalStoreSectors), requests = total(counter_rules::kGlobalStoreRequests);
-          sectors && requests && *requests > 0 && !c.profile.store_sectors_per_request) {
-        c.profile.store_sectors_per_request = *sectors / *requests;
-        c.profile.sources["memory.store_sectors_per_request"] = std::string("cupti: ") +
-                                                                counter_rules::kGlobalStoreSectors + " / " +
-                                                                counter_rules::kGlobalStoreRequests + " (the case's counters)";
+      if (const auto stores = counter_rules::store_sectors_per_request(total);
+          stores && !c.profile.store_sectors_per_request) {
+        c.profile.store_sectors_per_request = stores->total;
+        c.profile.sources["memory.store_sectors_per_request"] = "cupti: " + stores->expression + " (the case's counters)";
       }
       if (const auto share = counter_rules::barrier_wait_share(total); share && !c.profile.launch.barrier_wait_share) {
         c.profile.launch.barrier_wait_share = share->total;

@@ -291,16 +291,16 @@ SmResidency sm_residency(const DeviceProfile& device, const LaunchConfig& launch
 }
 
 namespace {
-// H.8c: of one store request's sectors (with the bytes it writes in each), those alone in their
-// 128-byte line, counted by those bytes: up to 4, 8, 16 and 32. The map is ordered, so a line's
-// sectors are neighbours.
-void count_lone_store_sectors(const std::map<WideAddress, long long>& bytes_in_sector, long long lone_by_bytes[4]) {
-  for (auto it = bytes_in_sector.begin(); it != bytes_in_sector.end();) {
-    const WideAddress line = it->first / 4;
-    const long long bytes = it->second;
-    int sectors = 0;
-    for (; it != bytes_in_sector.end() && it->first / 4 == line; ++it) ++sectors;
-    if (sectors == 1) ++lone_by_bytes[bytes <= 4 ? 0 : bytes <= 8 ? 1 : bytes <= 16 ? 2 : 3];
+// Visits one request's sectors line by line: visit(the line's first element, its sectors). The
+// container is ordered by sector, so a 128-byte line's sectors (1 to 4 of them) are neighbours.
+template <class Ordered, class SectorOf, class Visit>
+void for_each_line(const Ordered& sectors, SectorOf sector_of, Visit visit) {
+  for (auto it = sectors.begin(); it != sectors.end();) {
+    const auto first = it;
+    const WideAddress line = sector_of(*it) / 4;
+    int n = 0;
+    for (; it != sectors.end() && sector_of(*it) / 4 == line; ++it) ++n;
+    visit(*first, n);
   }
 }
 }  // namespace
@@ -367,15 +367,16 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
         }
         ++requests;
         sectors_sum += static_cast<long long>(warp_sectors.size());
-        if (a.kind == AccessKind::store) count_lone_store_sectors(bytes_in_sector, lone_by_bytes);
+        // H.8c: the store sectors alone in their line, by the bytes written in them (up to 4, 8, 16, 32).
+        if (a.kind == AccessKind::store)
+          for_each_line(bytes_in_sector, [](const auto& entry) { return entry.first; },
+                        [&](const auto& entry, int n) {
+                          const long long bytes = entry.second;
+                          if (n == 1) ++lone_by_bytes[bytes <= 4 ? 0 : bytes <= 8 ? 1 : bytes <= 16 ? 2 : 3];
+                        });
         if (!is_load(a)) continue;
-        // The set is ordered: a 128-byte line's sectors (1 to 4 of them) are neighbours.
-        for (auto it = warp_sectors.begin(); it != warp_sectors.end();) {
-          const WideAddress line = *it / 4;
-          int n = 0;
-          for (; it != warp_sectors.end() && *it / 4 == line; ++it) ++n;
-          by_fill[n - 1] += n;
-        }
+        for_each_line(warp_sectors, [](WideAddress sector) { return sector; },
+                      [&](WideAddress, int n) { by_fill[n - 1] += n; });
         const std::set<WideAddress>& reused = own_reuse_only ? own_seen : seen;
         for (const WideAddress s : warp_sectors) hits += static_cast<long long>(reused.count(s));
         if (own_reuse_only) own_seen.insert(warp_sectors.begin(), warp_sectors.end());

@@ -99,4 +99,20 @@ inline std::optional<Derived> busiest_slice_atomic_sectors(const Lookup& counter
   return Derived{red.value_or(0) + atom.value_or(0), "lts__t_sectors_op_red.max + lts__t_sectors_op_atom.max"};
 }
 
+// Sectors per request of one kind of access: sectors / requests, absent without either or with no
+// request. Local loads (hopper H.8b: spills 4, data-indexed arrays up to 32) and global stores
+// (H.8c: 4 for a warp writing one line, 32 for a column).
+inline std::optional<Derived> sectors_per_request(const Lookup& counter, const char* sectors_name,
+                                                  const char* requests_name) {
+  const auto sectors = counter(sectors_name), requests = counter(requests_name);
+  if (!sectors || !requests || !(*requests > 0)) return std::nullopt;
+  return Derived{*sectors / *requests, std::string(sectors_name) + " / " + requests_name};
+}
+inline std::optional<Derived> local_load_sectors_per_request(const Lookup& counter) {
+  return sectors_per_request(counter, kLocalLoadSectors, kLocalLoadRequests);
+}
+inline std::optional<Derived> store_sectors_per_request(const Lookup& counter) {
+  return sectors_per_request(counter, kGlobalStoreSectors, kGlobalStoreRequests);
+}
+
 }  // namespace warpmodel::counter_rules

@@ -520,30 +520,21 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   } else {
     src["memory.l2_bytes_per_warp"] = "not set: the model derives it from the requests and l1_miss_ratio";
   }
-  {
-    const auto sectors = first_of(m, {counter_rules::kLocalLoadSectors});
-    const auto requests = first_of(m, {counter_rules::kLocalLoadRequests});
-    if (sectors && requests && requests->value > 0) {
-      k.local_load_sectors_per_request = sectors->value / requests->value;
-      src["memory.local_load_sectors_per_request"] =
-          cupti(sectors->name + " / " + requests->name, *k.local_load_sectors_per_request);
-    } else {
-      src["memory.local_load_sectors_per_request"] =
-          std::string("not set: local loads' L2 reads at the streaming rate (hopper H.8b)") +
-          fallback(std::string(counter_rules::kLocalLoadSectors) + ", " + counter_rules::kLocalLoadRequests);
-    }
+  if (const auto local = counter_rules::local_load_sectors_per_request(lookup)) {
+    k.local_load_sectors_per_request = local->total;
+    src["memory.local_load_sectors_per_request"] = cupti(local->expression, *k.local_load_sectors_per_request);
+  } else {
+    src["memory.local_load_sectors_per_request"] =
+        std::string("not set: local loads' L2 reads at the streaming rate (hopper H.8b)") +
+        fallback(std::string(counter_rules::kLocalLoadSectors) + ", " + counter_rules::kLocalLoadRequests);
   }
-  {
-    const auto sectors = first_of(m, {counter_rules::kGlobalStoreSectors});
-    const auto requests = first_of(m, {counter_rules::kGlobalStoreRequests});
-    if (sectors && requests && requests->value > 0) {
-      k.store_sectors_per_request = sectors->value / requests->value;
-      src["memory.store_sectors_per_request"] = cupti(sectors->name + " / " + requests->name, *k.store_sectors_per_request);
-    } else {
-      src["memory.store_sectors_per_request"] =
-          std::string("not set: hopper H.8c reads the stores' sectors from the SASS alone") +
-          fallback(std::string(counter_rules::kGlobalStoreSectors) + ", " + counter_rules::kGlobalStoreRequests);
-    }
+  if (const auto stores = counter_rules::store_sectors_per_request(lookup)) {
+    k.store_sectors_per_request = stores->total;
+    src["memory.store_sectors_per_request"] = cupti(stores->expression, *k.store_sectors_per_request);
+  } else {
+    src["memory.store_sectors_per_request"] =
+        std::string("not set: hopper H.8c reads the stores' sectors from the SASS alone") +
+        fallback(std::string(counter_rules::kGlobalStoreSectors) + ", " + counter_rules::kGlobalStoreRequests);
   }
   if (auto wavefronts = first_of(m, {counter_rules::kL1Wavefronts})) {
     k.l1_wavefronts_per_warp = per_warp(*wavefronts);
