@@ -394,6 +394,23 @@ extern "C" __global__ void ubench_bw_random_read(const float* __restrict__ a, in
   if (s == 1.2345f) sink[0] = s;
 }
 
+// Random whole sectors written (a data-indexed per-thread array's lines going back to DRAM): the
+// write twin of ubench_bw_random_read. Each group of 8 lanes writes the 8 floats of sector hash(i)
+// of the footprint (the same splitmix64 finalizer), so a request writes 4 whole sectors at 4
+// unrelated places and the L2 evicts whole dirty sectors, never partial ones; `sectors` of them.
+// Back-to-back launches pay the previous launch's dirty lines: the timed rate is the write-back's.
+// Bytes moved: 32 per sector.
+extern "C" __global__ void ubench_bw_random_write(float* a, int log2_sectors, std::size_t sectors) {
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;  // a multiple of 8
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < sectors * 8; i += step) {
+    unsigned long long z = static_cast<unsigned long long>(i >> 3) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    const std::size_t sector = (z ^ (z >> 31)) >> (64 - log2_sectors);
+    a[sector * 8 + (i & 7)] = 1.0f;
+  }
+}
+
 // Row segments: a matrix of `width` floats per row, x across the block's width, y down its height
 // and on down the matrix in steps of the grid's height (a grid of about 8 blocks per SM, one wave at
 // 64 warps per SM, each block looping; one float
@@ -940,6 +957,10 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
         ubench_bw_random_read<<<blocks, threads>>>(reinterpret_cast<const float*>(base), l2_log2_sectors,
                                                    kRandomReadSamples, sink.data());
         break;
+      case BandwidthKind::dram_random_write:
+        ubench_bw_random_write<<<blocks, threads>>>(reinterpret_cast<float*>(base), dram_log2_sectors,
+                                                    kRandomReadSamples);
+        break;
       case BandwidthKind::dram_read_rows_32b:
       case BandwidthKind::dram_read_rows_64b:
       case BandwidthKind::dram_read_rows_128b:
@@ -987,7 +1008,8 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
     case BandwidthKind::l2_write: out.bytes = double(l2_n) * sizeof(float4) * l2_passes; break;
     case BandwidthKind::shared_read: out.bytes = double(sm_count) * 4 * 256 * shared_iters * 8 * sizeof(float4); break;
     case BandwidthKind::dram_random_read:
-    case BandwidthKind::l2_random_read: out.bytes = double(kRandomReadSamples) * 32; break;  // a sector per sample
+    case BandwidthKind::l2_random_read:
+    case BandwidthKind::dram_random_write: out.bytes = double(kRandomReadSamples) * 32; break;  // a sector per sample
     case BandwidthKind::dram_read_rows_32b:
     case BandwidthKind::dram_read_rows_64b:
     case BandwidthKind::dram_read_rows_128b:

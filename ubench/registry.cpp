@@ -340,6 +340,11 @@ std::vector<Declaration> build() {
   d.push_back(bandwidth_row("l2_random_read", "ubench_bw_random_read", BandwidthKind::l2_random_read,
                             "__ldcg(float) at a hashed sector of 16 MiB, resident in L2 (32 B moved per load)",
                             "LDG\\.E\\.STRONG\\.GPU", 1));
+  // Its write twin (hopper H.9c: a data-indexed per-thread array's sectors going back to DRAM): 8
+  // lanes write each hashed sector whole, so the L2 evicts whole sectors; bytes = 32 per sector.
+  d.push_back(bandwidth_row("dram_random_write", "ubench_bw_random_write", BandwidthKind::dram_random_write,
+                            "st.global.f32, 8 lanes writing each of 2^24 hashed sectors of 256 MiB whole (32 B per sector)",
+                            "STG\\.E", 1));
   // Row segments (hopper H.9b): the same bytes from DRAM, each warp taking a 32-, 64- or 128-byte
   // segment of 4, 2 or 1 rows; the neighbouring blocks take the rest of each line. The loop is
   // unrolled 4 times (4 loads or stores, each copy with its exit test).

@@ -37,7 +37,8 @@ enum class BandwidthKind {
   dram_read_rows_32b, dram_read_rows_64b, dram_read_rows_128b,    // row segments of a 2D read (hopper H.9b)
   dram_write_rows_32b, dram_write_rows_64b, dram_write_rows_128b,  // and of a 2D write
   // A store whose request writes 4, 8, 16 or 32 bytes of each of 32, 16, 8 or 4 lines (hopper H.8c)
-  l2_write_sectors_4b, l2_write_sectors_8b, l2_write_sectors_16b, l2_write_sectors_32b
+  l2_write_sectors_4b, l2_write_sectors_8b, l2_write_sectors_16b, l2_write_sectors_32b,
+  dram_random_write  // whole sectors written at random places of 256 MiB (hopper H.9c)
 };
 struct AluKernel {
   int index = 0;  // row of ubench.def

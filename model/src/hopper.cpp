@@ -29,6 +29,7 @@ struct Rates {
   double slice_atomic_ops_per_clock = 0;  // one L2 slice, for the kernel's atomics; 0: no H.15 term
   double l2_random_bytes_per_clock = 0;   // whole device, 32 B per random sector; 0: no H.16 term
   double dram_random_bytes_per_clock = 0;  // whole device, 32 B per random sector; 0: no H.16 term
+  double dram_random_write_bytes_per_clock = 0;  // whole device, 32 B per random sector; 0: no H.9c term
   // Store sectors alone in their line, written 4, 8, 16 or 32 bytes at a time, per clock (whole
   // device); all 0: no H.8c term.
   double lone_store_sectors_per_clock[4] = {0, 0, 0, 0};
@@ -69,6 +70,8 @@ Rates measured_rates(const DeviceProfile& d) {
     r.l2_random_bytes_per_clock = hopper_eq::bytes_per_clock(*d.l2_random_read_bandwidth_gbs, d.sm_clock_mhz);
     r.dram_random_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_random_read_bandwidth_gbs, d.sm_clock_mhz);
   }
+  if (d.dram_random_write_bandwidth_gbs)
+    r.dram_random_write_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_random_write_bandwidth_gbs, d.sm_clock_mhz);
   return r;
 }
 
@@ -79,6 +82,7 @@ Rates measured_rates(const DeviceProfile& d) {
 struct WarpTraffic {
   double l1 = 0, l2 = 0, l2_write = 0, dram_read = 0, dram_write = 0;
   double l2_scattered_read = 0;  // H.8b: local loads' scattered sectors read from L2
+  double dram_scattered_write = 0;  // H.9c: the DRAM writes of local lines dirtied by scattered stores
   bool dram_split = false;
 };
 
@@ -135,6 +139,15 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
     const double local_l2_read = std::clamp(t.l2 - t.l2_write - global_miss_bytes, 0.0, local_bytes);
     t.l2_scattered_read =
         hopper_eq::scattered_local_sector_share(*k.local_load_sectors_per_request) * local_l2_read;
+  }
+  // H.9c: the DRAM writes the global stores do not explain are the local lines' write-backs, of which
+  // the scattered local stores dirtied their share.
+  if (k.local_store_sectors_per_request && t.dram_split) {
+    const double global_store_bytes =
+        std::max(0.0, k.mem_inst_per_warp - k.global_load_inst_per_warp.value_or(k.mem_inst_per_warp)) *
+        k.store_sectors_per_request.value_or(4) * kSectorBytes;
+    t.dram_scattered_write = hopper_eq::scattered_local_sector_share(*k.local_store_sectors_per_request) *
+                             std::max(0.0, t.dram_write - global_store_bytes);
   }
   return t;
 }
@@ -222,6 +235,10 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                                per_sm(r.dram_random_bytes_per_clock), traffic.dram_write,
                                                per_sm(r.dram_write_bytes_per_clock));
   }
+  // H.9c: and the scattered local stores' write-backs at the random-sector DRAM write rate.
+  if (traffic.dram_scattered_write > 0 && r.dram_random_write_bytes_per_clock > 0)
+    w.dram += hopper_eq::t_scattered_writes(n, traffic.dram_scattered_write, per_sm(r.dram_write_bytes_per_clock),
+                                            per_sm(r.dram_random_write_bytes_per_clock));
   w.slice_atomics = hopper_eq::t_slice_atomics(n * sms, slice_atomics_per_warp, r.slice_atomic_ops_per_clock);  // H.15
   w.gather = hopper_eq::t_gather(n, gather.sectors_per_warp, gather.l2_hit_share, r.l2_random_bytes_per_clock / sms,
                                  r.dram_random_bytes_per_clock / sms);  // H.16
@@ -316,6 +333,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
                                            p.departure_delay);  // H.5
   const WarpTraffic traffic = warp_traffic(kernel);
   p.l2_scattered_read_bytes = traffic.l2_scattered_read;  // H.8b (the averaged warp's)
+  p.dram_scattered_write_bytes = traffic.dram_scattered_write;  // H.9c
   // H.5b: the L2 misses a load waits for, from the DRAM bytes when the profile counts them.
   const double l1_miss_load_bytes = kernel.global_load_inst_per_warp.value_or(0) * kernel.transactions_per_request *
                                     kSectorBytes * kernel.l1_miss_ratio;

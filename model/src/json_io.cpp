@@ -245,6 +245,7 @@ constexpr std::pair<const char*, std::optional<double> DeviceProfile::*> kBandwi
     {"l2_write", &DeviceProfile::l2_write_bandwidth_gbs},
     {"dram_random_read", &DeviceProfile::dram_random_read_bandwidth_gbs},
     {"l2_random_read", &DeviceProfile::l2_random_read_bandwidth_gbs},
+    {"dram_random_write", &DeviceProfile::dram_random_write_bandwidth_gbs},
     {"dram_read_rows_32b", &DeviceProfile::dram_read_rows_32b_gbs},
     {"dram_read_rows_64b", &DeviceProfile::dram_read_rows_64b_gbs},
     {"dram_read_rows_128b", &DeviceProfile::dram_read_rows_128b_gbs},
@@ -484,6 +485,9 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   mem.ignore("local_load_sectors_per_request");
   if (mem.has("local_load_sectors_per_request"))
     k.local_load_sectors_per_request = mem.number("local_load_sectors_per_request", 1, false, 1e6, "a number >= 1");
+  mem.ignore("local_store_sectors_per_request");
+  if (mem.has("local_store_sectors_per_request"))
+    k.local_store_sectors_per_request = mem.number("local_store_sectors_per_request", 1, false, 1e6, "a number >= 1");
   mem.ignore("store_sectors_per_request");
   if (mem.has("store_sectors_per_request"))
     k.store_sectors_per_request = mem.number("store_sectors_per_request", 0, false, 1e6, "a number >= 0");
@@ -586,6 +590,11 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
           local && !c.profile.local_load_sectors_per_request) {
         c.profile.local_load_sectors_per_request = local->total;
         c.profile.sources["memory.local_load_sectors_per_request"] = "cupti: " + local->expression + " (the case's counters)";
+      }
+      if (const auto local = counter_rules::local_store_sectors_per_request(total);
+          local && !c.profile.local_store_sectors_per_request) {
+        c.profile.local_store_sectors_per_request = local->total;
+        c.profile.sources["memory.local_store_sectors_per_request"] = "cupti: " + local->expression + " (the case's counters)";
       }
       if (const auto stores = counter_rules::store_sectors_per_request(total);
           stores && !c.profile.store_sectors_per_request) {
@@ -801,6 +810,8 @@ json to_json(const KernelProfile& k) {
   if (k.l1_wavefronts_per_warp) out["memory"]["l1_wavefronts_per_warp"] = *k.l1_wavefronts_per_warp;
   if (k.local_load_sectors_per_request)
     out["memory"]["local_load_sectors_per_request"] = *k.local_load_sectors_per_request;
+  if (k.local_store_sectors_per_request)
+    out["memory"]["local_store_sectors_per_request"] = *k.local_store_sectors_per_request;
   if (k.store_sectors_per_request) out["memory"]["store_sectors_per_request"] = *k.store_sectors_per_request;
   if (k.atomic_lane_ops_per_warp) out["memory"]["atomic_lane_ops_per_warp"] = *k.atomic_lane_ops_per_warp;
   if (k.busiest_slice_atomics_per_warp)

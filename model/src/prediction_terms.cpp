@@ -57,6 +57,8 @@ constexpr std::array kTerms{
     PredictionTerm{"T_l2", "T_l2", "H.8", &P::t_l2_bandwidth},
     PredictionTerm{"scattered_load_share", "loads scattered one to a line", "H.5c", &P::scattered_load_share},
     PredictionTerm{"dram_read_efficiency", "DRAM read efficiency", "H.9b", &P::dram_read_efficiency},
+    PredictionTerm{"dram_scattered_write_bytes", "scattered local write-backs (B/warp)", "H.9c",
+                   &P::dram_scattered_write_bytes},
     PredictionTerm{"T_dram", "T_dram", "H.9", &P::t_dram_bandwidth},
     PredictionTerm{"T_dispatch", "T_dispatch", "H.13", &P::t_block_dispatch},
     PredictionTerm{"T_slice_atomics", "T_slice_atomics", "H.15", &P::t_slice_atomics},

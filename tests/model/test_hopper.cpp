@@ -352,6 +352,37 @@ TEST(Hopper, ScatteredLocalReadsGoAtTheRandomL2Rate) {
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (192 / 32.0 + 64 / 32.0));
 }
 
+// H.9c: 256 B of DRAM a warp, 64 of them written, and no global store: the writes are the local
+// lines' write-backs, and scattered local stores carry (s - 8) 32 / (24 s) of them, at the random
+// write rate (8 B per clock and SM) instead of the streaming one (32).
+TEST(Hopper, ScatteredLocalWriteBacksGoAtTheRandomDramWriteRate) {
+  DeviceProfile d = round_device();
+  d.dram_read_bandwidth_gbs = 3200;
+  d.dram_write_bandwidth_gbs = 3200;
+  d.dram_random_write_bandwidth_gbs = 800;
+  KernelProfile k = round_kernel();
+  k.global_load_inst_per_warp = 4;
+  k.dram_bytes_per_warp = 256;
+  k.dram_write_bytes_per_warp = 64;
+  const double streaming = 64 * (192 / 32.0 + 64 / 32.0);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, streaming) << "no local store sector count: H.9";
+  k.local_store_sectors_per_request = 8;  // a spill or a cleared array: coalesced
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, streaming);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).dram_scattered_write_bytes, 0);
+  k.local_store_sectors_per_request = 32;  // every lane its own sector
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (192 / 32.0 + 64 / 8.0));
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).dram_scattered_write_bytes, 64);
+  k.local_store_sectors_per_request = 20;  // a mix: 0.8 of the sectors scattered
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (192 / 32.0 + 12.8 / 32.0 + 51.2 / 8.0));
+  // Two global stores of a line each (256 B) explain every written byte: nothing moves.
+  KernelProfile stores = k;
+  stores.mem_inst_per_warp = 6;
+  stores.store_sectors_per_request = 4;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, stores).t_dram_bandwidth, streaming);
+  d.dram_random_write_bandwidth_gbs.reset();
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, streaming) << "no measured random write rate";
+}
+
 // One block of `threads` threads, each warp averaging 25 instructions and one global load.
 KernelProfile one_block_kernel(long long threads) {
   KernelProfile k = round_kernel();

@@ -246,5 +246,12 @@ TEST(HopperEquations, LoneStoreSectorsAtTheirOwnRatesWhereTheSassAgreesWithTheCo
   EXPECT_TRUE(hopper_eq::store_addresses_agree(32, std::nullopt)) << "nothing measured: the SASS alone";
 }
 
+// H.9c: the scattered write-backs leave the streaming rate for the random one; nothing without a rate.
+TEST(HopperEquations, ScatteredWriteBacksAtTheRandomWriteRate) {
+  EXPECT_DOUBLE_EQ(hopper_eq::t_scattered_writes(10, 64, 32, 8), 10 * 64 * (1 / 8.0 - 1 / 32.0));
+  EXPECT_DOUBLE_EQ(hopper_eq::t_scattered_writes(10, 0, 32, 8), 0);
+  EXPECT_DOUBLE_EQ(hopper_eq::t_scattered_writes(10, 64, 32, 0), 0) << "not measured";
+}
+
 }  // namespace
 }  // namespace warpmodel

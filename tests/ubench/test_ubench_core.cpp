@@ -299,6 +299,7 @@ Results synthetic_results() {
   r.bandwidth.push_back({"l2_write", estimate({9000, 9100}), 4.0e9, std::nullopt, "no published L2 bandwidth"});
   for (const char* fill : {"l2_write_sectors_4b", "l2_write_sectors_8b", "l2_write_sectors_16b", "l2_write_sectors_32b"})
     r.bandwidth.push_back({fill, estimate({300, 302}), 1.0e9, std::nullopt, "no published L2 bandwidth"});
+  r.bandwidth.push_back({"dram_random_write", estimate({1200, 1210}), 5.4e8, std::nullopt, "no published random-write bandwidth"});
   r.launch.measured = true;
   r.launch.empty_kernel_us = 4;
   r.launch.back_to_back_us = 2;
@@ -319,7 +320,7 @@ TEST(Writers, DeviceJsonHasTheModelsPointers) {
         "/throughput/global_load_coalesced_16b/sectors_per_clk_per_sm", "/throughput/global_load_scattered/requests_per_clk_per_sm",
         "/throughput/global_load_scattered/sectors_per_clk_per_sm", "/throughput/global_store_coalesced/requests_per_clk_per_sm",
         "/throughput/global_store_coalesced/bytes_per_clk_per_sm", "/throughput/global_store_scattered/requests_per_clk_per_sm",
-        "/throughput/global_store_scattered/bytes_per_clk_per_sm", "/bandwidth/l2_write/gbs",
+        "/throughput/global_store_scattered/bytes_per_clk_per_sm", "/bandwidth/l2_write/gbs", "/bandwidth/dram_random_write/gbs",
         "/throughput/global_atomic_same_address/ops_per_clk", "/throughput/global_atomic_same_address_f32/ops_per_clk",
         "/throughput/global_atomic_distinct/ops_per_clk",
         "/throughput/shared_atomic_same_address/ops_per_clk_per_sm", "/throughput/shared_atomic_distinct/ops_per_clk_per_sm",
@@ -343,6 +344,7 @@ TEST(Writers, DeviceJsonHasTheModelsPointers) {
   EXPECT_EQ(device.departure_delay_sequential_cycles, 0.75);
   EXPECT_EQ(device.l2_write_sectors_4b_gbs, 301);
   EXPECT_EQ(device.l2_write_sectors_32b_gbs, 301);
+  EXPECT_EQ(device.dram_random_write_bandwidth_gbs, 1205);  // hopper H.9c
   EXPECT_NE(write_markdown(r).find("| sequential [cycles] |"), std::string::npos);
   // The report has a table per group and the CSV its header.
   const std::string md = write_markdown(r);

@@ -27,6 +27,8 @@ inline constexpr const char* kL1Wavefronts = "l1tex__data_pipe_lsu_wavefronts.su
 inline constexpr const char* kLocalLoads = "smsp__inst_executed_op_local_ld.sum";
 inline constexpr const char* kLocalLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum";
 inline constexpr const char* kLocalLoadRequests = "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum";
+inline constexpr const char* kLocalStoreSectors = "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum";
+inline constexpr const char* kLocalStoreRequests = "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum";
 inline constexpr const char* kGlobalStoreSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 inline constexpr const char* kGlobalStoreRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
 inline constexpr const char* kL1RedSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum";
@@ -100,7 +102,8 @@ inline std::optional<Derived> busiest_slice_atomic_sectors(const Lookup& counter
 }
 
 // Sectors per request of one kind of access: sectors / requests, absent without either or with no
-// request. Local loads (hopper H.8b: spills 4, data-indexed arrays up to 32) and global stores
+// request. Local loads (hopper H.8b: spills 4, data-indexed arrays up to 32), local stores (H.9c,
+// alike) and global stores
 // (H.8c: 4 for a warp writing one line, 32 for a column).
 inline std::optional<Derived> sectors_per_request(const Lookup& counter, const char* sectors_name,
                                                   const char* requests_name) {
@@ -110,6 +113,9 @@ inline std::optional<Derived> sectors_per_request(const Lookup& counter, const c
 }
 inline std::optional<Derived> local_load_sectors_per_request(const Lookup& counter) {
   return sectors_per_request(counter, kLocalLoadSectors, kLocalLoadRequests);
+}
+inline std::optional<Derived> local_store_sectors_per_request(const Lookup& counter) {
+  return sectors_per_request(counter, kLocalStoreSectors, kLocalStoreRequests);
 }
 inline std::optional<Derived> store_sectors_per_request(const Lookup& counter) {
   return sectors_per_request(counter, kGlobalStoreSectors, kGlobalStoreRequests);

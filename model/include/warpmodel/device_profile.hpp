@@ -81,6 +81,9 @@ struct DeviceProfile {
   // over a resident 16 MiB (hopper H.16: the sectors of loads at data-dependent addresses).
   std::optional<double> dram_random_read_bandwidth_gbs;
   std::optional<double> l2_random_read_bandwidth_gbs;
+  // Whole sectors written at random places of 256 MiB, 32 B counted per sector: the write-back of a
+  // data-indexed per-thread array's lines (hopper H.9c). Absent: such writes at the streaming rate.
+  std::optional<double> dram_random_write_bandwidth_gbs;
   // A 2D read whose warps take 32-, 64- or 128-byte segments of rows (blocks 8x32, 16x16, 32x8; the
   // neighbouring blocks read the rest of each line): the DRAM rate by the bytes of a line one request
   // asks for (hopper H.9b).

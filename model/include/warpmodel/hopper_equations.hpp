@@ -48,6 +48,8 @@
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
 //   H.9b  DRAM reads at e x the read rate: e from the shares of load sectors whose line a request
 //         asks 1, 2, 3 or 4 sectors of (SASS addresses), each at its measured row-segment rate
+//   H.9c  the DRAM writes of local lines dirtied by scattered local stores (their share from the local
+//         stores' sectors per request, CUPTI) at the DRAM's random-sector write rate
 //   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9, H.15, H.16)
 //   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2)
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
@@ -552,6 +554,24 @@ inline double t_with_scattered_reads(double n, double read_bytes_per_warp, doubl
   const double scattered = std::min(scattered_bytes_per_warp, read_bytes_per_warp);
   return n * ((read_bytes_per_warp - scattered) / read_bytes_per_clock_per_sm +
               scattered / random_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
+}
+// H.9c The DRAM writes of a local array indexed by data. Its lines, dirtied a lane's sector at a time
+// by stores that scatter over the warp's interleaved arrays (the local stores' sectors per request,
+// read as H.8b reads the loads'), leave the L2 a sector at a time when the arrays outgrow it: a
+// per-thread 64-bin histogram (8 KB a warp, 64 warps on each of 132 SMs: 69 MB) wrote 21-28 KB of
+// DRAM per warp on the H200, at 1.4-1.5 TB/s of DRAM read and write bytes together. So the share of
+// the DRAM writes (those the global stores do not explain) that the scattered stores carry, W_s,
+// moves from H.9's streaming write rate to the random-sector write rate (dram_random_write: whole
+// sectors written at hashed places of 256 MiB, 32 B counted per sector):
+//   T_dram += n x W_s x (1 / random write rate - 1 / write rate)
+// Without the local stores' counters or the rate (older profiles): nothing moves.
+inline double t_scattered_writes(double n, double scattered_write_bytes_per_warp, double write_bytes_per_clock_per_sm,
+                                 double random_write_bytes_per_clock_per_sm) {
+  if (!(scattered_write_bytes_per_warp > 0) || !(random_write_bytes_per_clock_per_sm > 0) ||
+      !(write_bytes_per_clock_per_sm > 0))
+    return 0;
+  return n * scattered_write_bytes_per_warp *
+         (1 / random_write_bytes_per_clock_per_sm - 1 / write_bytes_per_clock_per_sm);
 }
 // H.15 T_slice_atomics = the wave's warps on every SM x the busiest L2 slice's atomic operations per
 // warp / the adds per clock of one slice (the measured same-address rate). The slice that holds a

@@ -63,6 +63,11 @@ struct KernelProfile {
   // lanes read the same slot of their arrays (a spill) takes 4 sectors, and one whose lanes index
   // their arrays by data scatters over up to 32 (hopper H.8b). Absent without those counters.
   std::optional<double> local_load_sectors_per_request;
+  // Sectors per local-store request (CUPTI l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum / _requests_
+  // ..._op_st.sum), read as the loads' count: a spill or a cleared array writes 4 or 8 sectors a
+  // request, an array indexed by data up to 32 (hopper H.9c: the lines such stores dirty go back to
+  // DRAM a sector at a time). Absent without those counters.
+  std::optional<double> local_store_sectors_per_request;
   // Sectors per global-store request (CUPTI l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum /
   // _requests_..._op_st.sum): 4 for a warp writing one line, 32 for one writing a column. Hopper H.8c
   // trusts the SASS's picture of the stores only where it agrees with this count. Absent without

@@ -109,6 +109,7 @@ struct Prediction {
   double t_l2_bandwidth = kUnused;        // H.8
   double dram_read_efficiency = kUnused;  // H.9b: the DRAM read rate's share the loads' line segments get
   double scattered_load_share = kUnused;  // H.5c: load sectors scattered one to a line (gathers)
+  double dram_scattered_write_bytes = kUnused;  // H.9c: a warp's DRAM writes of lines scattered local stores dirtied
   double t_dram_bandwidth = kUnused;      // H.9
   double t_block_dispatch = kUnused;      // H.13: the wave's blocks handed to one SM, one after another
   double t_slice_atomics = kUnused;       // H.15: the busiest L2 slice's atomics, one after another

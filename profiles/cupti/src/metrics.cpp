@@ -238,7 +238,7 @@ std::vector<MetricSet> build_sets() {
       {"model",
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
-       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts, local loads' requests and sectors, the 16 stall reasons (hopper H.1c's barrier share)",
+       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts, local loads' and stores' requests and sectors, the 16 stall reasons (hopper H.1c's barrier share)",
        // One metric set (issue 12): every counter `predict --model hopper` reads, the stall reasons of
        // H.1c (launch.barrier_wait_share) among them.
        with_stall_metrics({
@@ -268,6 +268,10 @@ std::vector<MetricSet> build_sets() {
            // Local loads' sectors per request: spills (4) or data-indexed arrays (up to 32; hopper H.8b).
            "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
            "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+           // And the local stores' (hopper H.9c: a data-indexed array's lines go back to DRAM a
+           // sector at a time).
+           "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+           "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
            // Barriers: BAR.SYNC issues to the ADU pipe on sm_90 (measured: 32 __syncthreads per
            // thread raised smsp__inst_executed_pipe_adu.sum by 33 per warp and left the CBU pipe
            // unchanged); no counter counts BAR alone, the ADU pipe also runs a few other

@@ -528,6 +528,14 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
         std::string("not set: local loads' L2 reads at the streaming rate (hopper H.8b)") +
         fallback(std::string(counter_rules::kLocalLoadSectors) + ", " + counter_rules::kLocalLoadRequests);
   }
+  if (const auto local = counter_rules::local_store_sectors_per_request(lookup)) {
+    k.local_store_sectors_per_request = local->total;
+    src["memory.local_store_sectors_per_request"] = cupti(local->expression, *k.local_store_sectors_per_request);
+  } else {
+    src["memory.local_store_sectors_per_request"] =
+        std::string("not set: local lines go back to DRAM at the streaming write rate (hopper H.9c)") +
+        fallback(std::string(counter_rules::kLocalStoreSectors) + ", " + counter_rules::kLocalStoreRequests);
+  }
   if (const auto stores = counter_rules::store_sectors_per_request(lookup)) {
     k.store_sectors_per_request = stores->total;
     src["memory.store_sectors_per_request"] = cupti(stores->expression, *k.store_sectors_per_request);

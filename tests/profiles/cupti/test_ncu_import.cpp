@@ -122,12 +122,14 @@ TEST(NcuImport, TheRealRawPage) {
   EXPECT_DOUBLE_EQ(r.device.max_sm_clock_mhz, 1980.0);
   EXPECT_EQ(r.collection.range_mode, "ncu");
   EXPECT_TRUE(r.complete);
-  // That run predates the local loads' requests and sectors, the ADU pipe, the async copies, the L2
+  // That run predates the local loads' and stores' requests and sectors, the ADU pipe, the async copies, the L2
   // bytes, the shared wavefronts, the L2's sectors by operation, the LSU wavefronts and the stall
   // reasons in the model set: those are missing, in one line.
   EXPECT_EQ(im.missing_model_metrics,
             (std::vector<std::string>{"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
-                                      "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "smsp__inst_executed_pipe_adu.sum", "smsp__inst_executed_op_ldgsts.sum",
+                                      "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+                                      "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+                                      "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "smsp__inst_executed_pipe_adu.sum", "smsp__inst_executed_op_ldgsts.sum",
                                       "smsp__inst_executed_op_tma_ld.sum", "lts__t_bytes.sum",
                                       "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "lts__t_sectors_op_write.sum",
                                       "l1tex__data_pipe_lsu_wavefronts.sum", "lts__t_sectors_op_read.sum",
@@ -137,7 +139,7 @@ TEST(NcuImport, TheRealRawPage) {
                                       "lts__t_sectors_op_atom.max"}) + with_stall_reasons());
   const std::string line = wc::missing_metrics_warning(im, "ncu-0.csv");
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 0);
-  EXPECT_NE(line.find("lacks 32 of the `model` set's metrics"), std::string::npos) << line;
+  EXPECT_NE(line.find("lacks 34 of the `model` set's metrics"), std::string::npos) << line;
   // It round-trips as warpmodel.profile/1.
   const auto back = wc::profile_report_from_json(wc::to_json(r), "x");
   EXPECT_EQ(back.launches.at(0).kernel, l.kernel);
@@ -172,7 +174,9 @@ TEST(NcuImport, EveryExampleProgramFileMapsEveryLaunch) {
     // LSU wavefronts, the busiest slice's atomic sectors and the stall reasons in the model set.
     EXPECT_EQ(im.missing_model_metrics,
               (std::vector<std::string>{"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
-                                        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "lts__t_sectors_op_write.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
+                                        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+                                        "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+                                        "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "lts__t_sectors_op_write.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
                                         "lts__t_sectors_op_read.sum", "lts__t_sectors_op_atom.sum",
                                         "lts__t_sectors_op_red.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
                                         "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "lts__t_sectors_op_red.max",

@@ -45,6 +45,7 @@
 // | instructions_per_warp.local_load      | smsp__inst_executed_op_local_ld.sum / W; else the SASS's LDL count          |
 // | memory.l1_wavefronts_per_warp         | l1tex__data_pipe_lsu_wavefronts.sum / W; else not set                       |
 // | memory.local_load_sectors_per_request | l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum; else not set |
+// | memory.local_store_sectors_per_request | l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum / l1tex__t_requests_pipe_lsu_mem_local_op_st.sum; else not set |
 // | memory.l2_write_bytes_per_warp        | lts__t_sectors_op_write.sum x 32 / W, beside l2_bytes_per_warp; else not set |
 // | memory.transactions_per_request       | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum |
 // | memory.l1_miss_ratio                  | 1 - l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct / 100; else      |
