@@ -145,7 +145,7 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   if (k.local_store_sectors_per_request && t.dram_split) {
     const double global_store_bytes =
         std::max(0.0, k.mem_inst_per_warp - k.global_load_inst_per_warp.value_or(k.mem_inst_per_warp)) *
-        k.store_sectors_per_request.value_or(4) * kSectorBytes;
+        k.store_sectors_per_request.value_or(4) * kSectorBytes;  // uncounted: a line a store
     t.dram_scattered_write = hopper_eq::scattered_local_sector_share(*k.local_store_sectors_per_request) *
                              std::max(0.0, t.dram_write - global_store_bytes);
   }
