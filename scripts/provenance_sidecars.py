@@ -169,6 +169,16 @@ def adi_run(folder):
                    "characterize_gpu.sh started (idle clock)"})
 
 
+def at_top_level(run):
+    """A run's GPU, driver, CUDA, SM clock (MHz, the mean of the readings before and after, where read),
+    date, commit and command at a sidecar's top level, as validation.provenance.json has them."""
+    clock = run.get("sm_clock_mhz") or {}
+    readings = [c for c in (clock.get("before"), clock.get("after")) if isinstance(c, (int, float)) and c > 0]
+    top = {key: run.get(key) for key in ("gpu", "driver", "cuda", "date", "commit", "command")}
+    top["sm_clock_mhz"] = sum(readings) / len(readings) if readings else None
+    return top
+
+
 def profile_tables(pattern, embed):
     """Sidecars for the CSV tables `warpmodel profile` wrote beside their JSON twins, and with `embed`
     the provenance columns in the CSV too (not for the CUPTI-vs-ncu runs: those CSVs are the test's raw
@@ -179,7 +189,8 @@ def profile_tables(pattern, embed):
         if os.path.exists(twin):
             out = table[:-len(".csv")] + ".provenance.json"
             run = cupti_run(twin)
-            write(out, {"tables": [os.path.basename(table), os.path.basename(twin)], "measurement": run})
+            write(out, dict(at_top_level(run), tables=[os.path.basename(table), os.path.basename(twin)],
+                            measurement=run))
             if embed:
                 embed_in_csv(table, run)
             written.append(out)
