@@ -115,6 +115,12 @@ double slice_atomic_rate(const DeviceProfile& d, const KernelProfile& k) {
   return d.same_address_atomic_ops_per_clock.value_or(0);
 }
 
+// The global store instructions per warp: the memory instructions that are not loads (CUPTI's global
+// st); none where the loads are not counted apart (every memory instruction is then a load).
+double global_store_inst_per_warp(const KernelProfile& k) {
+  return std::max(0.0, k.mem_inst_per_warp - k.global_load_inst_per_warp.value_or(k.mem_inst_per_warp));
+}
+
 WarpTraffic warp_traffic(const KernelProfile& k) {
   WarpTraffic t;
   const double global_bytes = k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
@@ -143,9 +149,8 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
   // H.9c: the DRAM writes the global stores do not explain are the local lines' write-backs, of which
   // the scattered local stores dirtied their share.
   if (k.local_store_sectors_per_request && t.dram_split) {
-    const double global_store_bytes =
-        std::max(0.0, k.mem_inst_per_warp - k.global_load_inst_per_warp.value_or(k.mem_inst_per_warp)) *
-        k.store_sectors_per_request.value_or(4) * kSectorBytes;  // uncounted: a line a store
+    const double global_store_bytes = global_store_inst_per_warp(k) * k.store_sectors_per_request.value_or(4) *
+                                      kSectorBytes;  // uncounted: a line a store
     t.dram_scattered_write = hopper_eq::scattered_local_sector_share(*k.local_store_sectors_per_request) *
                              std::max(0.0, t.dram_write - global_store_bytes);
   }
@@ -196,9 +201,7 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   WarpTraffic traffic = counted;
   double lone_store_time = 0;
   if (r.lone_store_sectors_per_clock[0] > 0 && lone.total_share() > 0 && k.global_load_inst_per_warp) {
-    // The store instructions: the memory instructions that are not loads (CUPTI's global st).
-    const double store_sectors =
-        std::max(0.0, k.mem_inst_per_warp - *k.global_load_inst_per_warp) * lone.sectors_per_request;
+    const double store_sectors = global_store_inst_per_warp(k) * lone.sectors_per_request;
     double sectors_by_fill[4], rates_per_sm[4];
     for (int f = 0; f < 4; ++f) {
       sectors_by_fill[f] = store_sectors * lone.share[f];

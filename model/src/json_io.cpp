@@ -586,21 +586,19 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
         c.profile.sources["memory.busiest_slice_atomics_per_warp"] =
             "cupti: (" + busiest->expression + ") / smsp__warps_launched.sum (the case's counters)";
       }
-      if (const auto local = counter_rules::local_load_sectors_per_request(total);
-          local && !c.profile.local_load_sectors_per_request) {
-        c.profile.local_load_sectors_per_request = local->total;
-        c.profile.sources["memory.local_load_sectors_per_request"] = "cupti: " + local->expression + " (the case's counters)";
-      }
-      if (const auto local = counter_rules::local_store_sectors_per_request(total);
-          local && !c.profile.local_store_sectors_per_request) {
-        c.profile.local_store_sectors_per_request = local->total;
-        c.profile.sources["memory.local_store_sectors_per_request"] = "cupti: " + local->expression + " (the case's counters)";
-      }
-      if (const auto stores = counter_rules::store_sectors_per_request(total);
-          stores && !c.profile.store_sectors_per_request) {
-        c.profile.store_sectors_per_request = stores->total;
-        c.profile.sources["memory.store_sectors_per_request"] = "cupti: " + stores->expression + " (the case's counters)";
-      }
+      // Sectors per request (H.8b, H.9c, H.8c), where the case's profile does not state them.
+      const auto sectors_per_request = [&](std::optional<double>& field, const std::string& name,
+                                           const std::optional<counter_rules::Derived>& ratio) {
+        if (!ratio || field) return;
+        field = ratio->total;
+        c.profile.sources[name] = "cupti: " + ratio->expression + " (the case's counters)";
+      };
+      sectors_per_request(c.profile.local_load_sectors_per_request, "memory.local_load_sectors_per_request",
+                          counter_rules::local_load_sectors_per_request(total));
+      sectors_per_request(c.profile.local_store_sectors_per_request, "memory.local_store_sectors_per_request",
+                          counter_rules::local_store_sectors_per_request(total));
+      sectors_per_request(c.profile.store_sectors_per_request, "memory.store_sectors_per_request",
+                          counter_rules::store_sectors_per_request(total));
       if (const auto share = counter_rules::barrier_wait_share(total); share && !c.profile.launch.barrier_wait_share) {
         c.profile.launch.barrier_wait_share = share->total;
         c.profile.sources["launch.barrier_wait_share"] = "cupti: " + share->expression + " (the case's counters)";

@@ -520,30 +520,30 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   } else {
     src["memory.l2_bytes_per_warp"] = "not set: the model derives it from the requests and l1_miss_ratio";
   }
-  if (const auto local = counter_rules::local_load_sectors_per_request(lookup)) {
-    k.local_load_sectors_per_request = local->total;
-    src["memory.local_load_sectors_per_request"] = cupti(local->expression, *k.local_load_sectors_per_request);
-  } else {
-    src["memory.local_load_sectors_per_request"] =
-        std::string("not set: local loads' L2 reads at the streaming rate (hopper H.8b)") +
-        fallback(std::string(counter_rules::kLocalLoadSectors) + ", " + counter_rules::kLocalLoadRequests);
-  }
-  if (const auto local = counter_rules::local_store_sectors_per_request(lookup)) {
-    k.local_store_sectors_per_request = local->total;
-    src["memory.local_store_sectors_per_request"] = cupti(local->expression, *k.local_store_sectors_per_request);
-  } else {
-    src["memory.local_store_sectors_per_request"] =
-        std::string("not set: local lines go back to DRAM at the streaming write rate (hopper H.9c)") +
-        fallback(std::string(counter_rules::kLocalStoreSectors) + ", " + counter_rules::kLocalStoreRequests);
-  }
-  if (const auto stores = counter_rules::store_sectors_per_request(lookup)) {
-    k.store_sectors_per_request = stores->total;
-    src["memory.store_sectors_per_request"] = cupti(stores->expression, *k.store_sectors_per_request);
-  } else {
-    src["memory.store_sectors_per_request"] =
-        std::string("not set: hopper H.8c reads the stores' sectors from the SASS alone") +
-        fallback(std::string(counter_rules::kGlobalStoreSectors) + ", " + counter_rules::kGlobalStoreRequests);
-  }
+  // Sectors per request of local loads (H.8b), local stores (H.9c) and global stores (H.8c): the
+  // counter rule's ratio, or the source says what the model does without it.
+  const auto sectors_per_request = [&](std::optional<double>& field, const std::string& name,
+                                       const std::optional<counter_rules::Derived>& ratio, const char* not_set,
+                                       const char* sectors, const char* requests) {
+    if (ratio) {
+      field = ratio->total;
+      src[name] = cupti(ratio->expression, *field);
+    } else {
+      src[name] = std::string("not set: ") + not_set + fallback(std::string(sectors) + ", " + requests);
+    }
+  };
+  sectors_per_request(k.local_load_sectors_per_request, "memory.local_load_sectors_per_request",
+                      counter_rules::local_load_sectors_per_request(lookup),
+                      "local loads' L2 reads at the streaming rate (hopper H.8b)", counter_rules::kLocalLoadSectors,
+                      counter_rules::kLocalLoadRequests);
+  sectors_per_request(k.local_store_sectors_per_request, "memory.local_store_sectors_per_request",
+                      counter_rules::local_store_sectors_per_request(lookup),
+                      "local lines go back to DRAM at the streaming write rate (hopper H.9c)",
+                      counter_rules::kLocalStoreSectors, counter_rules::kLocalStoreRequests);
+  sectors_per_request(k.store_sectors_per_request, "memory.store_sectors_per_request",
+                      counter_rules::store_sectors_per_request(lookup),
+                      "hopper H.8c reads the stores' sectors from the SASS alone", counter_rules::kGlobalStoreSectors,
+                      counter_rules::kGlobalStoreRequests);
   if (auto wavefronts = first_of(m, {counter_rules::kL1Wavefronts})) {
     k.l1_wavefronts_per_warp = per_warp(*wavefronts);
     src["memory.l1_wavefronts_per_warp"] = cupti(wavefronts->name, *k.l1_wavefronts_per_warp);
