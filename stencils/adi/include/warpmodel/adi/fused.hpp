@@ -8,9 +8,9 @@
 // y-sweep runs on transposed arrays). A block owns `lanes` whole lines, one thread per segment of
 // kCells cells (partitioned.hpp). Three phases, so that global memory is only ever touched by
 // consecutive threads at consecutive addresses:
-//   A. build: thread t builds cells t, t + T, t + 2T, ... of the block's lines (T threads), reading
-//      the state and its neighbouring lines coalesced, and stores the five coefficients of each
-//      cell in shared memory;
+//   A. build: thread t builds the cell pairs 2t, 2t + 2T, ... of the block's lines (T threads),
+//      reading the state and its neighbouring lines coalesced, and stores the five coefficients of
+//      each cell in shared memory;
 //   B. solve: each thread runs the partitioned solve (adi_segment_partitioned) on its segment's rows
 //      read from shared memory, and leaves zeta and the flux there (over the coefficients: every
 //      thread has read its rows before the first barrier of the solve);
@@ -99,12 +99,14 @@ inline int fused_lanes(int n_along, int cells, int lines, std::size_t element, s
   return lanes;
 }
 
-// One thread of block `block_index` of a fused sweep over `lines` line-major lines of n_along
-// cells (view.along_stride == 1, view.line_stride == n_along; outputs addressed alike).
+// Phases A and B of one thread of block `block_index` of a fused sweep over `lines` line-major
+// lines of n_along cells (view.along_stride == 1, view.line_stride == n_along): on return (after the
+// block's last barrier) the block's shared memory holds zeta at fused_slot(c) and the flux at
+// padded + fused_slot(c) for every cell c = lane * n_along + i of its lines.
 template <class T, int kCells, class Block>
-WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
-                                      const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
-                                      T* zeta_out, T* flux_out) {
+WARPMODEL_ADI_HD void adi_sweep_fused_solve(const Block& block, int block_index, int t, int lanes, int n_along,
+                                            int lines, const SweepView<T>& view, const SweepConstants<T>& constants,
+                                            T* shared) {
   const int segments = n_along / kCells;
   const int threads = segments * lanes;
   const int cells = lanes * n_along;
@@ -113,21 +115,26 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
   T* coef = shared;  // dma, amo, bmo, cmo, dmo
   T* reduced = shared + 5 * padded;
 
-  // A. Build, coalesced: cells t, t + T, ... (kCells of them). Unrolling this loop (all loads in
-  // flight at once) gained nothing in double and cost a third in single on the H100 (registers).
-  // Software pipelining (the next cell's loads issued before this cell's arithmetic, commit
-  // 4b6355b) gained nothing in double and cost 6 % in single on the H200
-  // (results/h200/logs/adi-fused-pipelined/): the loads' latency is not what bounds this loop.
-  for (int c = t; c < cells; c += threads) {
+  // A. Build, coalesced: thread t builds the cell pairs (2t, 2t+1), (2t + 2T, 2t + 2T + 1), ... (kCells
+  // cells), each pair from one set of vector loads (build_cell_pair; n_along is even, so a pair never
+  // straddles two lines). Measured before the pairs, one cell a trip: unrolling the loop (all loads
+  // in flight at once) gained nothing in double and cost a third in single on the H100 (registers);
+  // software pipelining (the next cell's loads issued before this cell's arithmetic, commit 4b6355b)
+  // gained nothing in double and cost 6 % in single on the H200 (results/h200/logs/adi-fused-pipelined/).
+  for (int c = 2 * t; c < cells; c += 2 * threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
     const int l = line0 + lane;
-    const CellRows<T> rows = build_cell(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants);
-    const int at = fused_slot<kCells>(c);
-    coef[at] = rows.dma;
-    coef[padded + at] = rows.amo;
-    coef[2 * padded + at] = rows.bmo;
-    coef[3 * padded + at] = rows.cmo;
-    coef[4 * padded + at] = rows.dmo;
+    CellRows<T> rows[2];
+    build_cell_pair(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants, rows[0], rows[1]);
+WARPMODEL_ADI_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int at = fused_slot<kCells>(c + h);
+      coef[at] = rows[h].dma;
+      coef[padded + at] = rows[h].amo;
+      coef[2 * padded + at] = rows[h].bmo;
+      coef[3 * padded + at] = rows[h].cmo;
+      coef[4 * padded + at] = rows[h].dmo;
+    }
   }
   block.sync();
 
@@ -138,14 +145,98 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
                                      SharedRows<T>{coef, padded, first}, constants.mass_diagonal, reduced,
                                      SegmentOutput<T>{coef, coef + padded, first, 1});
   block.sync();
+}
 
-  // C. Store, coalesced.
+// C. Store, coalesced, in the sweep's own frame: thread t of a block of `threads` writes the flux
+// (and zeta, unless zeta_out is null) of cells t, t + threads, ... of the block's lines; the east
+// wall's flux as 0.
+template <class T, int kCells>
+WARPMODEL_ADI_HD void fused_store_own_frame(int block_index, int t, int threads, int lanes, int n_along,
+                                            const T* shared, T* zeta_out, T* flux_out) {
+  const int cells = lanes * n_along;
+  const int padded = fused_padded_cells(lanes, n_along, kCells);
+  const int line0 = block_index * lanes;
   for (int c = t; c < cells; c += threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
-    const long long at = static_cast<long long>(line0 + lane) * view.line_stride + i;
+    const long long at = static_cast<long long>(line0 + lane) * n_along + i;
     const int slot = fused_slot<kCells>(c);
-    zeta_out[at] = coef[slot];
-    flux_out[at] = i < n_along - 1 ? coef[padded + slot] : T(0);  // the east wall
+    if (zeta_out != nullptr) zeta_out[at] = shared[slot];
+    flux_out[at] = i < n_along - 1 ? shared[padded + slot] : T(0);  // the east wall
+  }
+}
+
+// One thread of a fused sweep storing in its own frame: A, B and C.
+template <class T, int kCells, class Block>
+WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
+                                      const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
+                                      T* zeta_out, T* flux_out) {
+  adi_sweep_fused_solve<T, kCells>(block, block_index, t, lanes, n_along, lines, view, constants, shared);
+  fused_store_own_frame<T, kCells>(block_index, t, (n_along / kCells) * lanes, lanes, n_along, shared, zeta_out,
+                                   flux_out);
+}
+
+// --- Stores into the other frame (fused/cluster) ---------------------------------------------
+// Instead of the four transposes of a step, each sweep writes zeta and its flux straight into the
+// other sweep's frame (cell i of line l at l + i * lines there), the flux into its own frame as
+// well. A block alone holds too few lines for that at 2048^2 double (one line: a column of the other
+// frame would get 8 bytes from it, a quarter of a sector), so `blocks` consecutive blocks form a
+// thread-block cluster: once all have solved, block `rank` of the cluster writes the columns
+// [rank, rank + 1) * n_along / blocks of all the cluster's lines, reading each line's values from
+// the shared memory of the block that solved it (distributed shared memory on the GPU). Consecutive
+// threads take consecutive lines of one column, so a warp writes whole runs of blocks * lanes
+// elements.
+
+// Blocks per cluster: the fewest (a power of two, at most 8, the portable cluster size) whose lines
+// give each column of the other frame a whole 32-byte sector, dividing both the number of blocks and
+// n_along. 1 when the block's own lines already do (or nothing larger divides).
+inline int fused_cluster_blocks(int lanes, int lines, int n_along, std::size_t element) {
+  int blocks = 1;
+  while (blocks < 8 && static_cast<std::size_t>(lanes * blocks) * element < 32 && (lines / lanes) % (blocks * 2) == 0 &&
+         n_along % (blocks * 2) == 0)
+    blocks *= 2;
+  return blocks;
+}
+
+// C'. Thread t of block `rank` of a cluster of `blocks` blocks, whose first block is
+// `first_block`: the store into the other frame described above. `peer(r)` is the shared memory of
+// block r of the cluster (after the cluster's barrier: every block has solved).
+template <class T, int kCells, class Peers>
+WARPMODEL_ADI_HD void fused_store_other_frame(int rank, int blocks, int first_block, int t, int threads, int lanes,
+                                              int n_along, int lines, const Peers& peer, T* zeta_other,
+                                              T* flux_other) {
+  const int width = blocks * lanes;  // lines of the cluster
+  const int columns = n_along / blocks;
+  const int i0 = rank * columns;
+  const int padded = fused_padded_cells(lanes, n_along, kCells);
+  const int line0 = first_block * lanes;
+  const int elements = columns * width;
+  // In batches of kBatch elements a thread, every load of a batch before its stores: the other
+  // blocks' shared memory is reached through generic pointers, which the compiler must assume may
+  // alias the global stores, so a plain loop waits out each remote load (hundreds of cycles) in turn.
+  constexpr int kBatch = 4;
+  for (int e0 = t; e0 < elements; e0 += kBatch * threads) {
+    T zeta[kBatch], flux[kBatch];
+WARPMODEL_ADI_UNROLL
+    for (int h = 0; h < kBatch; ++h) {
+      const int e = e0 + h * threads;
+      if (e < elements) {
+        const int m = e % width, i = i0 + e / width;
+        const T* source = peer(m / lanes);
+        const int slot = fused_slot<kCells>((m % lanes) * n_along + i);
+        zeta[h] = source[slot];
+        flux[h] = i < n_along - 1 ? source[padded + slot] : T(0);  // the east wall
+      }
+    }
+WARPMODEL_ADI_UNROLL
+    for (int h = 0; h < kBatch; ++h) {
+      const int e = e0 + h * threads;
+      if (e < elements) {
+        const int m = e % width, i = i0 + e / width;
+        const long long at = static_cast<long long>(i) * lines + line0 + m;
+        zeta_other[at] = zeta[h];
+        flux_other[at] = flux[h];
+      }
+    }
   }
 }
 

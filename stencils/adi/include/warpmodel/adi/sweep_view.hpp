@@ -24,6 +24,26 @@ WARPMODEL_ADI_HD T read_only_load(const T* p) {
 #endif
 }
 
+// Two neighbouring values p[0], p[1] (p two-element aligned) as one vector load on the device.
+template <class T>
+struct ValuePair {
+  T first, second;
+};
+template <class T>
+WARPMODEL_ADI_HD ValuePair<T> read_only_load_pair(const T* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8) {
+    const double2 v = __ldg(reinterpret_cast<const double2*>(p));
+    return {static_cast<T>(v.x), static_cast<T>(v.y)};
+  } else {
+    const float2 v = __ldg(reinterpret_cast<const float2*>(p));
+    return {static_cast<T>(v.x), static_cast<T>(v.y)};
+  }
+#else
+  return {p[0], p[1]};
+#endif
+}
+
 // The five fields a sweep reads, read at (i, l) as the view `View` addresses them (View::load).
 template <class T, class View>
 struct SweepFields {
@@ -69,6 +89,11 @@ struct CellWindow : SweepFields<T, CellWindow<T>> {
   }
   WARPMODEL_ADI_HD T load(const T* f, int i, int l) const {
     return read_only_load(f + (static_cast<long long>(l - l0) * line_stride + (i - i0)));
+  }
+  // Cells i and i+1 of line l of field f in one load: (l * line_stride + i) must be even (i even,
+  // line_stride even, the arrays' bases aligned as cudaMalloc aligns them).
+  WARPMODEL_ADI_HD ValuePair<T> load_pair(const T* f, int i, int l) const {
+    return read_only_load_pair(f + (static_cast<long long>(l - l0) * line_stride + (i - i0)));
   }
 };
 
