@@ -36,7 +36,6 @@ struct RunAdiArgs {
   int partition_cells = 8;
   std::string solver = "cr-pcr";
   std::string precision = "double";
-  std::string stores = "transposes";  // fused: "transposes" or "cluster"
   bool check = false;
   std::string output;
   std::string command;  // as given, for the JSON's provenance
@@ -91,7 +90,6 @@ int run_adi(const RunAdiArgs& a) {
   config.block_solver = *adi::parse_block_solver(a.solver);
   config.partition_cells = a.partition_cells;
   config.precision = *adi::parse_precision(a.precision);
-  config.cluster_stores = a.stores == "cluster";
   if (const std::string why = adi::validate(config); !why.empty()) {
     std::cerr << "warpmodel run-adi: " << why << "\n";
     return kExitBadInput;
@@ -153,7 +151,6 @@ int run_adi(const RunAdiArgs& a) {
     if (config.variant == adi::Variant::BlockPerLine) j["solver"] = a.solver;
     if (config.variant == adi::Variant::Partitioned || config.variant == adi::Variant::Fused)
       j["partition_cells"] = a.partition_cells;
-    if (config.variant == adi::Variant::Fused) j["stores"] = a.stores;
     j["precision"] = a.precision;
     j["n"] = config.n;
     j["ny"] = config.rows();
@@ -206,10 +203,6 @@ void add_adi_commands(CLI::App& app, Action& action) {
   c->add_option("--solver", args->solver, "block-per-line solver: pcr or cr-pcr (default cr-pcr)")
       ->check(CLI::IsMember({"pcr", "cr-pcr"}));
   c->add_option("--precision", args->precision, "double or single")->check(CLI::IsMember({"double", "single"}));
-  c->add_option("--stores", args->stores,
-                "fused: transposes (each sweep stores in its own frame, four transposes a step; the default) or "
-                "cluster (each sweep stores into both frames, blocks in thread-block clusters; no transposes)")
-      ->check(CLI::IsMember({"transposes", "cluster"}));
   c->add_flag("--check", args->check, "compare the final state with the CPU reference (slow for large sizes)");
   c->add_option("-o,--output", args->output, "also write the run as JSON to this file (written atomically)");
   c->callback([&action, args] {

@@ -45,10 +45,8 @@ Difference compare(const std::vector<double>& gpu, const std::vector<double>& cp
   return d;
 }
 
-SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n, int partition_cells = 8, int ny = 0,
-                       bool cluster_stores = false) {
+SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n, int partition_cells = 8, int ny = 0) {
   SolverConfig c;
-  c.cluster_stores = cluster_stores;
   c.variant = v;
   c.block_solver = s;
   c.precision = p;
@@ -59,15 +57,15 @@ SolverConfig config_of(Variant v, BlockSolver s, Precision p, int n, int partiti
 }
 
 // variant, block solver (block-per-line), precision, n, cells per thread (partitioned, fused),
-// rows (0: n; fused only), cluster stores (fused/cluster)
-using Case = std::tuple<Variant, BlockSolver, Precision, int, int, int, bool>;
+// rows (0: n; fused only)
+using Case = std::tuple<Variant, BlockSolver, Precision, int, int, int>;
 
 class AgainstCpu : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AgainstCpu, HundredStepsAgree) {
-  const auto [variant, solver, precision, n, cells, rows, cluster] = GetParam();
+  const auto [variant, solver, precision, n, cells, rows] = GetParam();
   const int ny = rows == 0 ? n : rows;
-  GpuSolver gpu(config_of(variant, solver, precision, n, cells, rows, cluster));
+  GpuSolver gpu(config_of(variant, solver, precision, n, cells, rows));
   gpu.upload(make_hump_state(n, ny));
   for (int s = 0; s < kSteps; ++s) gpu.step();
   const State<double> result = gpu.download();
@@ -93,40 +91,30 @@ std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (Precision p : {Precision::Double, Precision::Single})
     for (int n : {64, 256}) {
-      cases.emplace_back(Variant::ThreadPerLine, BlockSolver::CrPcr, p, n, 8, 0, false);
-      cases.emplace_back(Variant::BlockPerLine, BlockSolver::Pcr, p, n, 8, 0, false);
-      cases.emplace_back(Variant::BlockPerLine, BlockSolver::CrPcr, p, n, 8, 0, false);
-      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 8, 0, false);
-      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 16, 0, false);
-      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 8, 0, false);
-      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 16, 0, false);
-      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 4, 0, false);
+      cases.emplace_back(Variant::ThreadPerLine, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::BlockPerLine, BlockSolver::Pcr, p, n, 8, 0);
+      cases.emplace_back(Variant::BlockPerLine, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::Partitioned, BlockSolver::CrPcr, p, n, 16, 0);
+      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 8, 0);
+      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 16, 0);
+      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 4, 0);
     }
   // Fused on non-square grids whose sides are not powers of two: 96 x 160 (12 / 20 segments per
   // line) and 224 x 64.
   for (Precision p : {Precision::Double, Precision::Single}) {
-    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 96, 8, 160, false);
-    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 224, 16, 64, false);
-    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 160, 4, 96, false);  // 40 / 24 segments
-  }
-  // fused/cluster: one line per block at these sizes (two blocks per SM asked for), so clusters of 4
-  // (double) or 8 (single) blocks; square and non-square.
-  for (Precision p : {Precision::Double, Precision::Single}) {
-    for (int n : {64, 256}) {
-      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 8, 0, true);
-      cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 4, 0, true);
-    }
-    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 96, 8, 160, true);
-    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 224, 16, 64, true);
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 96, 8, 160);
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 224, 16, 64);
+    cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 160, 4, 96);  // 40 / 24 segments
   }
   return cases;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const auto [variant, solver, precision, n, cells, rows, cluster] = info.param;
+  const auto [variant, solver, precision, n, cells, rows] = info.param;
   std::string s = variant == Variant::ThreadPerLine   ? "ThreadPerLine"
                   : variant == Variant::Partitioned ? "Partitioned" + std::to_string(cells)
-                  : variant == Variant::Fused       ? (cluster ? "FusedCluster" : "Fused") + std::to_string(cells)
+                  : variant == Variant::Fused       ? "Fused" + std::to_string(cells)
                   : solver == BlockSolver::Pcr      ? "BlockPcr"
                                                     : "BlockCrPcr";
   return s + (precision == Precision::Double ? "_double_" : "_single_") + std::to_string(n) +
@@ -137,11 +125,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, AgainstCpu, ::testing::ValuesIn(all_cases()),
 
 // Launching the kernels one by one reproduces step() bit for bit.
 TEST(GpuSolver, SequenceOfLaunchesEqualsStep) {
-  std::vector<SolverConfig> configs;
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused})
-    configs.push_back(config_of(v, BlockSolver::CrPcr, Precision::Double, 96));
-  configs.push_back(config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 96, 8, 0, true));
-  for (const SolverConfig& c : configs) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
+    const SolverConfig c = config_of(v, BlockSolver::CrPcr, Precision::Double, 96);
     GpuSolver a(c), b(c);
     for (int s = 0; s < 3; ++s) {
       a.step();
@@ -232,16 +217,6 @@ TEST(GpuSolver, KernelInfoIsUsable) {
         EXPECT_DOUBLE_EQ(k.effective_bytes, (k.name.rfind("sweep", 0) == 0 ? 7.0 : 2.0) * 1024 * 1024 * 8) << k.name;
     }
   }
-  // fused/cluster: the two sweeps alone, each reading five arrays and writing three (zeta into the
-  // other frame, the flux into both); at 1024^2 double two lines a block, so clusters of two blocks
-  // (4 lines: 32 bytes of each column of the other frame).
-  GpuSolver g(config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 1024, 8, 0, true));
-  const auto infos = g.kernels();
-  ASSERT_EQ(infos.size(), 2u);
-  for (const auto& k : infos) {
-    EXPECT_DOUBLE_EQ(k.effective_bytes, 8.0 * 1024 * 1024 * 8) << k.name;
-    EXPECT_EQ(k.launch.cluster_blocks, 2u) << k.name;
-  }
 }
 
 }  // namespace
@@ -253,11 +228,11 @@ namespace {
 // Two steps of one case on an n x n grid, against the CPU reference.
 void two_steps_agree(const Case& c, int n) {
   const int steps = 2;
-  const auto [variant, solver, precision, size, cells, rows, cluster] = c;
+  const auto [variant, solver, precision, size, cells, rows] = c;
   const int ny = rows == 0 ? n : rows;
   State<double> ref = make_hump_state(n, ny);
   reference_run(ref, PhysicalParameters{}, steps);
-  GpuSolver gpu(config_of(variant, solver, precision, n, cells, rows, cluster));
+  GpuSolver gpu(config_of(variant, solver, precision, n, cells, rows));
   for (int s = 0; s < steps; ++s) gpu.step();
   const State<double> r = gpu.download();
   for (const auto& [got, want] : {std::pair{&r.zeta, &ref.zeta}, std::pair{&r.p, &ref.p}, std::pair{&r.q_new, &ref.q_new}}) {

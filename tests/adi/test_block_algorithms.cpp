@@ -213,70 +213,15 @@ void fused_step_on_cpu(State<double>& s, const PhysicalParameters& physics) {
   s.q_new = transposed(q_next_y, ny, nx);
 }
 
-// fused/cluster on the CPU: every block of a sweep solves into its own shared memory and stores its
-// flux in its own frame; then every block of every cluster stores its columns of all the cluster's
-// lines into the other frame, reading the other blocks' shared memory (as distributed shared memory
-// on the GPU). `lanes` lines per block: 1 gives clusters of 4 blocks (doubles), as at 2048^2.
 template <int kCells>
-void fused_cluster_sweep_on_cpu(const SweepView<double>& view, int n_along, int lines, int lanes,
-                                const SweepConstants<double>& k, std::vector<double>& flux_out,
-                                std::vector<double>& zeta_other, std::vector<double>& flux_other) {
-  const int threads = (n_along / kCells) * lanes, blocks = lines / lanes;
-  const int cluster = fused_cluster_blocks(lanes, lines, n_along, sizeof(double));
-  ASSERT_EQ(lines % lanes, 0);
-  ASSERT_EQ(blocks % cluster, 0);
-  std::vector<std::vector<double>> shared(
-      static_cast<std::size_t>(blocks),
-      std::vector<double>(static_cast<std::size_t>(fused_shared_elements(lanes, n_along, kCells)), std::nan("")));
-  for (int b = 0; b < blocks; ++b)
-    run_block(threads, [&](const HostBlock& block, int t) {
-      adi_sweep_fused_solve<double, kCells>(block, b, t, lanes, n_along, lines, view, k, shared[b].data());
-      fused_store_own_frame<double, kCells>(b, t, threads, lanes, n_along, shared[b].data(), nullptr,
-                                            flux_out.data());
-    });
-  for (int b = 0; b < blocks; ++b) {
-    const int rank = b % cluster;
-    run_block(threads, [&](const HostBlock&, int t) {
-      fused_store_other_frame<double, kCells>(
-          rank, cluster, b - rank, t, threads, lanes, n_along, lines,
-          [&](int r) -> const double* { return shared[b - rank + r].data(); }, zeta_other.data(), flux_other.data());
-    });
-  }
-}
-
-template <int kCells>
-void fused_cluster_step_on_cpu(State<double>& s, const PhysicalParameters& physics, int lanes) {
-  const int nx = s.nx, ny = s.ny;
-  const auto nan_field = [&] { return std::vector<double>(s.cells(), std::nan("")); };
-  const std::vector<double> bed_y = transposed(s.bed, nx, ny), q_y = transposed(s.q_new, nx, ny),
-                            p_y = transposed(s.p, nx, ny);
-  std::vector<double> p_next = nan_field(), zeta_y = nan_field(), p_next_y = nan_field();
-  const SweepView<double> x_view{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, nx};
-  fused_cluster_sweep_on_cpu<kCells>(x_view, nx, ny, lanes, sweep_constants<double>(physics, SweepDirection::X), p_next,
-                                     zeta_y, p_next_y);
-  std::vector<double> q_next_y = nan_field(), zeta_next = nan_field(), q_next = nan_field();
-  const SweepView<double> y_view{zeta_y.data(), bed_y.data(), q_y.data(), p_y.data(), p_next_y.data(), 1, ny};
-  fused_cluster_sweep_on_cpu<kCells>(y_view, ny, nx, lanes, sweep_constants<double>(physics, SweepDirection::Y),
-                                     q_next_y, zeta_next, q_next);
-  EXPECT_EQ(q_next, transposed(q_next_y, ny, nx));  // the flux, stored into both frames
-  s.zeta = std::move(zeta_next);
-  s.p = std::move(p_next);
-  s.q_old = std::move(s.q_new);
-  s.q_new = std::move(q_next);
-}
-
-template <int kCells>
-void check_fused(int nx, int ny, int cluster_lanes = 0) {
+void check_fused(int nx, int ny) {
   constexpr int kSteps = 3;
   State<double> ref = make_hump_state(nx, ny);
   reference_run(ref, PhysicalParameters{}, 5);  // a developed flow, not the state at rest
   State<double> fused = ref;
   for (int step = 0; step < kSteps; ++step) {
     reference_step(ref, PhysicalParameters{});
-    if (cluster_lanes > 0)
-      fused_cluster_step_on_cpu<kCells>(fused, PhysicalParameters{}, cluster_lanes);
-    else
-      fused_step_on_cpu<kCells>(fused, PhysicalParameters{});
+    fused_step_on_cpu<kCells>(fused, PhysicalParameters{});
   }
   const std::pair<const std::vector<double>*, const std::vector<double>*> fields[] = {
       {&fused.zeta, &ref.zeta}, {&fused.p, &ref.p}, {&fused.q_old, &ref.q_old}, {&fused.q_new, &ref.q_new}};
@@ -321,18 +266,6 @@ TEST(Fused, CellPairsAreBuiltAsSingleCells) {
         EXPECT_EQ(pair[h].dmo, single.dmo) << i + h << ", " << l;
       }
     }
-}
-
-// fused/cluster: one line a block (clusters of 4 blocks), two (clusters of 2), and a non-square grid.
-TEST(Fused, ClusterStepAgreesWithReference) {
-  check_fused<8>(64, 64, 1);
-  check_fused<8>(64, 64, 2);
-  check_fused<4>(96, 64, 1);
-  EXPECT_EQ(fused_cluster_blocks(1, 2048, 2048, sizeof(double)), 4);  // 4 lines: 32 bytes a column
-  EXPECT_EQ(fused_cluster_blocks(1, 2048, 2048, sizeof(float)), 8);
-  EXPECT_EQ(fused_cluster_blocks(2, 1024, 1024, sizeof(double)), 2);
-  EXPECT_EQ(fused_cluster_blocks(8, 256, 256, sizeof(double)), 1);   // the block's own 8 lines suffice
-  EXPECT_EQ(fused_cluster_blocks(1, 96, 99, sizeof(double)), 1);     // 99 cells: no cluster divides them
 }
 
 // The layout fused.hpp promises: segments of a line side by side (thread t is segment t % P of

@@ -22,27 +22,21 @@ adi::SolverConfig solver_config(const std::string& variant_text, const WorkloadR
   if (!v)
     throw std::invalid_argument("--variant '" + variant_text +
                                 "' is not an adi variant (thread-per-line, block-per-line, block-per-line/pcr, "
-                                "block-per-line/cr-pcr, partitioned, partitioned/c16, fused, fused/c4, fused/c16, "
-                                "fused/cluster, or all)");
+                                "block-per-line/cr-pcr, partitioned, partitioned/c16, fused, fused/c4, fused/c16, or all)");
   c.variant = *v;
-  // The options after the variant, each after a '/': c4, c16, cluster, or a block-per-line solver.
-  for (std::size_t at = slash; at != std::string::npos;) {
-    const std::size_t next = variant_text.find('/', at + 1);
-    const std::string option = variant_text.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
-    at = next;
+  if (slash != std::string::npos) {
+    const std::string option = variant_text.substr(slash + 1);
     const bool partitions = c.variant == adi::Variant::Partitioned || c.variant == adi::Variant::Fused;
     if (partitions && option == "c16") {
       c.partition_cells = 16;
     } else if (c.variant == adi::Variant::Fused && option == "c4") {
       c.partition_cells = 4;
-    } else if (c.variant == adi::Variant::Fused && option == "cluster") {
-      c.cluster_stores = true;
     } else {
       const auto s = adi::parse_block_solver(option);
       if (!s || c.variant != adi::Variant::BlockPerLine)
         throw std::invalid_argument("--variant '" + variant_text +
                                     "': a solver (pcr, cr-pcr) goes with block-per-line, c16 with partitioned or fused, "
-                                    "c4 and cluster with fused");
+                                    "c4 with fused");
       c.block_solver = *s;
     }
   }
@@ -68,7 +62,7 @@ class AdiWorkload : public Workload {
       throw std::invalid_argument("--block does not apply to adi: each kernel has the solver's own launch geometry");
     for (const auto& v : expand_choice(r.variant,
                                       {"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr", "partitioned",
-                                       "partitioned/c16", "fused", "fused/c4", "fused/c16", "fused/cluster"},
+                                       "partitioned/c16", "fused", "fused/c4", "fused/c16"},
                                       "thread-per-line"))
       configs_.push_back(solver_config(v, r));
     kernel_names_ = expand_choice(r.adi_kernel, {}, "");

@@ -30,7 +30,7 @@ std::unique_ptr<GpuSolver> g_solver;
 GpuSolver& solver_for(const SolverConfig& c) {
   const SolverConfig& h = g_solver ? g_solver->config() : c;
   if (!g_solver || h.n != c.n || h.rows() != c.rows() || h.variant != c.variant || h.block_solver != c.block_solver ||
-      h.precision != c.precision || h.partition_cells != c.partition_cells || h.cluster_stores != c.cluster_stores) {
+      h.precision != c.precision || h.partition_cells != c.partition_cells) {
     g_solver.reset();
     g_solver = std::make_unique<GpuSolver>(c);
   }
@@ -104,7 +104,7 @@ void bm_copy(benchmark::State& state, std::size_t bytes) {
 }
 
 // The variants measured: thread-per-line, block-per-line with both solvers, partitioned with 8 and
-// 16 cells per thread, fused with 8 and 4, storing in its own frame (with transposes) or in both.
+// 16 cells per thread, fused with 8.
 std::vector<SolverConfig> variant_configs() {
   std::vector<SolverConfig> out;
   SolverConfig c;
@@ -126,12 +126,6 @@ std::vector<SolverConfig> variant_configs() {
   c.partition_cells = 8;
   out.push_back(c);
   c.partition_cells = 4;  // twice the threads per line: for grids of a wave or a few
-  out.push_back(c);
-  // Fused storing into both frames (no transposes), with 8 and 4 cells per thread.
-  c.cluster_stores = true;
-  c.partition_cells = 8;
-  out.push_back(c);
-  c.partition_cells = 4;
   out.push_back(c);
   return out;
 }
@@ -166,7 +160,7 @@ void register_all() {
         c.precision = p;
         if (!validate(c).empty()) continue;  // block-per-line: n <= 1024; non-square: fused
         std::vector<std::string> kernels = {"step"};
-        for (const std::string& k : step_kernel_names(c)) kernels.push_back(k);
+        for (const std::string& k : step_kernel_names(c.variant)) kernels.push_back(k);
         const std::string size = rows == n ? std::to_string(n) : std::to_string(n) + "x" + std::to_string(rows);
         for (const std::string& k : kernels) {
           const std::string name = "adi/" + variant_label(c) + "/" + std::string(to_string(p)) + "/" + size + "/" + k;

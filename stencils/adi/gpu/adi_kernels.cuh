@@ -1,7 +1,6 @@
 // The kernels of one ADI step (private to warpmodel_adi_gpu; the host side is gpu_solver.cu).
 #pragma once
 
-#include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
 #include <cstddef>
@@ -253,31 +252,6 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells))
   extern __shared__ __align__(16) unsigned char shared_raw[];
   adi_sweep_fused<T, kCells>(DeviceBlock{}, static_cast<int>(blockIdx.x), static_cast<int>(threadIdx.x), lanes,
                              n_along, lines, view, constants, reinterpret_cast<T*>(shared_raw), zeta_out, flux_out);
-}
-
-// --- fused/cluster: the same sweep storing into both frames (fused.hpp) ------------------------
-// Launched in clusters of `blocks` consecutive blocks (cudaLaunchAttributeClusterDimension); the
-// flux goes to flux_out (own frame) and flux_other, zeta to zeta_other only.
-template <class T, int kCells>
-__global__ void __launch_bounds__(partitioned_max_threads(kCells))
-    fused_sweep_cluster_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ flux_out,
-                               T* __restrict__ zeta_other, T* __restrict__ flux_other, int n_along, int lines,
-                               int lanes) {
-  extern __shared__ __align__(16) unsigned char shared_raw[];
-  namespace cg = cooperative_groups;
-  const cg::cluster_group cluster = cg::this_cluster();
-  T* shared = reinterpret_cast<T*>(shared_raw);
-  const int block_index = static_cast<int>(blockIdx.x), t = static_cast<int>(threadIdx.x);
-  const int threads = static_cast<int>(blockDim.x);
-  adi_sweep_fused_solve<T, kCells>(DeviceBlock{}, block_index, t, lanes, n_along, lines, view, constants, shared);
-  fused_store_own_frame<T, kCells>(block_index, t, threads, lanes, n_along, shared, static_cast<T*>(nullptr),
-                                   flux_out);
-  cluster.sync();  // every block of the cluster has its lines solved in its shared memory
-  const int rank = static_cast<int>(cluster.block_rank()), blocks = static_cast<int>(cluster.num_blocks());
-  fused_store_other_frame<T, kCells>(
-      rank, blocks, block_index - rank, t, threads, lanes, n_along, lines,
-      [&](int r) -> const T* { return cluster.map_shared_rank(shared, r); }, zeta_other, flux_other);
-  cluster.sync();  // the other blocks read this block's shared memory: it must outlive their reads
 }
 
 // --- solve, block-per-line (S2): PCR or CR-PCR in shared memory --------------------------------

@@ -69,7 +69,6 @@ std::string validate(const SolverConfig& c) {
                std::to_string(c.partition_cells) + " cells or more than " +
                std::to_string(kFusedMaxSharedBytes / 1024) + " KiB of shared memory per block";
   }
-  if (c.cluster_stores && c.variant != Variant::Fused) return "cluster stores go with variant fused only";
   if (c.variant == Variant::BlockPerLine && c.n > 1024)
     return "block-per-line needs one thread per cell: size " + std::to_string(c.n) + " is above 1024";
   if (c.variant == Variant::Partitioned) {
@@ -90,7 +89,6 @@ std::string variant_label(const SolverConfig& c) {
   if (c.variant == Variant::BlockPerLine) s += "/" + std::string(to_string(c.block_solver));
   if ((c.variant == Variant::Partitioned || c.variant == Variant::Fused) && c.partition_cells != 8)
     s += "/c" + std::to_string(c.partition_cells);
-  if (c.cluster_stores) s += "/cluster";
   return s;
 }
 
@@ -101,17 +99,14 @@ enum class Kernel {
   SweepX, SweepY  // fused
 };
 
-const std::vector<Kernel>& kernels_of(Variant v, bool cluster_stores = false) {
+const std::vector<Kernel>& kernels_of(Variant v) {
   static const std::vector<Kernel> staged = {Kernel::BuildX, Kernel::SolveX, Kernel::TransposeZetaX2Y,
                                              Kernel::TransposePX2Y, Kernel::BuildY, Kernel::SolveY,
                                              Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
   static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::TransposeZetaX2Y, Kernel::TransposePX2Y,
                                             Kernel::SweepY, Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
-  static const std::vector<Kernel> fused_cluster = {Kernel::SweepX, Kernel::SweepY};
-  if (v != Variant::Fused) return staged;
-  return cluster_stores ? fused_cluster : fused;
+  return v == Variant::Fused ? fused : staged;
 }
-const std::vector<Kernel>& kernels_of(const SolverConfig& c) { return kernels_of(c.variant, c.cluster_stores); }
 
 const char* kernel_name(Kernel k) {
   static const char* const names[] = {"build-x", "solve-x", "transpose-zeta-x2y", "transpose-p-x2y", "build-y",
@@ -139,22 +134,13 @@ decltype(auto) with_fused_cells(int cells, F&& f) {
 const std::vector<std::string>& step_kernel_names() { return step_kernel_names(Variant::ThreadPerLine); }
 
 const std::vector<std::string>& step_kernel_names(Variant v) {
-  SolverConfig c;
-  c.variant = v;
-  return step_kernel_names(c);
-}
-
-const std::vector<std::string>& step_kernel_names(const SolverConfig& config) {
-  static const auto names_of = [](Variant variant, bool cluster_stores) {
+  static const auto names_of = [](Variant variant) {
     std::vector<std::string> names;
-    for (Kernel k : kernels_of(variant, cluster_stores)) names.emplace_back(kernel_name(k));
+    for (Kernel k : kernels_of(variant)) names.emplace_back(kernel_name(k));
     return names;
   };
-  static const std::vector<std::string> staged = names_of(Variant::ThreadPerLine, false),
-                                        fused = names_of(Variant::Fused, false),
-                                        fused_cluster = names_of(Variant::Fused, true);
-  if (config.variant != Variant::Fused) return staged;
-  return config.cluster_stores ? fused_cluster : fused;
+  static const std::vector<std::string> staged = names_of(Variant::ThreadPerLine), fused = names_of(Variant::Fused);
+  return v == Variant::Fused ? fused : staged;
 }
 
 struct GpuSolver::Impl {
@@ -230,8 +216,6 @@ struct GpuSolver::Impl {
         g.grid[0] = static_cast<unsigned>((x ? ny : n) / lanes);
         g.dynamic_shared_bytes =
             static_cast<std::size_t>(fused_shared_elements(lanes, along, config.partition_cells)) * element;
-        if (config.cluster_stores)
-          g.cluster_blocks = static_cast<unsigned>(fused_cluster_blocks(lanes, x ? ny : n, along, element));
         break;
       }
       default: {
@@ -264,10 +248,8 @@ struct GpuSolver::Impl {
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
       case Kernel::SweepX:
       case Kernel::SweepY:
-        return with_fused_cells(config.partition_cells, [&](auto cells) {
-          return config.cluster_stores
-                     ? reinterpret_cast<const void*>(&gpu::fused_sweep_cluster_kernel<T, decltype(cells)::value>)
-                     : reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, decltype(cells)::value>);
+        return with_fused_cells(config.partition_cells, [](auto cells) {
+          return reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, decltype(cells)::value>);
         });
       default:
         return reinterpret_cast<const void*>(&gpu::transpose_kernel<T>);
@@ -306,14 +288,8 @@ struct GpuSolver::Impl {
       case Kernel::TransposeQY2X:
         return {{"q^{n+3/2} (y frame)"}, {"q^{n+3/2} (x frame)"}};
       case Kernel::SweepX:
-        if (config.cluster_stores)
-          return {{"zeta^n", "bed", "p^n", "q^{n-1/2}", "q^{n+1/2}"},
-                  {"zeta^{n+1/2} (y frame)", "p^{n+1} (x frame)", "p^{n+1} (y frame)"}};
         return {{"zeta^n", "bed", "p^n", "q^{n-1/2}", "q^{n+1/2}"}, {"zeta^{n+1/2}", "p^{n+1}"}};
       case Kernel::SweepY:
-        if (config.cluster_stores)
-          return {{"zeta^{n+1/2}", "bed", "q^{n+1/2}", "p^n", "p^{n+1}"},
-                  {"zeta^{n+1} (x frame)", "q^{n+3/2} (y frame)", "q^{n+3/2} (x frame)"}};
         return {{"zeta^{n+1/2}", "bed", "q^{n+1/2}", "p^n", "p^{n+1}"}, {"zeta^{n+1}", "q^{n+3/2}"}};
     }
     return {};
@@ -395,33 +371,10 @@ struct GpuSolver::Impl {
         T* zeta_out = x ? zeta_x_out.as<T>() : zeta_y_out.as<T>();
         T* flux_out = x ? p_x_out.as<T>() : q_y_out.as<T>();
         const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
-        if (config.cluster_stores) {
-          // zeta into the other frame only; the flux into both (fused.hpp, fused/cluster).
-          T* zeta_other = x ? zeta_y.as<T>() : zeta_x.as<T>();
-          T* flux_other = x ? p_y_next.as<T>() : q_x_old.as<T>();
-          cudaLaunchConfig_t launch{};
-          launch.gridDim = grid;
-          launch.blockDim = block;
-          launch.dynamicSmemBytes = g.dynamic_shared_bytes;
-          launch.stream = stream;
-          cudaLaunchAttribute cluster{};
-          cluster.id = cudaLaunchAttributeClusterDimension;
-          cluster.val.clusterDim.x = g.cluster_blocks;
-          cluster.val.clusterDim.y = 1;
-          cluster.val.clusterDim.z = 1;
-          launch.attrs = &cluster;
-          launch.numAttrs = 1;
-          with_fused_cells(config.partition_cells, [&](auto cells) {
-            gpu::check(cudaLaunchKernelEx(&launch, gpu::fused_sweep_cluster_kernel<T, decltype(cells)::value>, view,
-                                          constants, flux_out, zeta_other, flux_other, along, lines, lanes),
-                       x ? "sweep-x" : "sweep-y");
-          });
-        } else {
-          with_fused_cells(config.partition_cells, [&](auto cells) {
-            gpu::fused_sweep_kernel<T, decltype(cells)::value><<<grid, block, g.dynamic_shared_bytes, stream>>>(
-                view, constants, zeta_out, flux_out, along, lines, lanes);
-          });
-        }
+        with_fused_cells(config.partition_cells, [&](auto cells) {
+          gpu::fused_sweep_kernel<T, decltype(cells)::value><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+              view, constants, zeta_out, flux_out, along, lines, lanes);
+        });
         gpu::check_launch(x ? "sweep-x" : "sweep-y");
         break;
       }
@@ -542,9 +495,7 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
                                &m.p_y_current, &m.p_y_next, &m.bed_y})
     *b = gpu::DeviceBuffer(bytes);
   if (config.variant == Variant::Fused) {
-    for (gpu::DeviceBuffer* b : {&m.p_x_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
-    if (!config.cluster_stores)  // the sweeps' zeta, for the transposes
-      for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.zeta_y_out}) *b = gpu::DeviceBuffer(bytes);
+    for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.p_x_out, &m.zeta_y_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
   } else {
     m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
   }
@@ -587,10 +538,10 @@ State<double> GpuSolver::download() const {
   return impl_->config.precision == Precision::Double ? impl_->download<double>() : impl_->download<float>();
 }
 
-const std::vector<std::string>& GpuSolver::kernel_sequence() const { return step_kernel_names(impl_->config); }
+const std::vector<std::string>& GpuSolver::kernel_sequence() const { return step_kernel_names(impl_->config.variant); }
 
 void GpuSolver::launch(std::string_view kernel) {
-  for (Kernel k : kernels_of(impl_->config))
+  for (Kernel k : kernels_of(impl_->config.variant))
     if (kernel_name(k) == kernel) {
       impl_->launch_kernel(k);
       return;
@@ -612,7 +563,7 @@ void GpuSolver::finish_step() {
 }
 
 void GpuSolver::step() {
-  for (Kernel k : kernels_of(impl_->config)) impl_->launch_kernel(k);
+  for (Kernel k : kernels_of(impl_->config.variant)) impl_->launch_kernel(k);
   finish_step();
 }
 
@@ -620,7 +571,7 @@ void GpuSolver::synchronize() const { gpu::check(cudaStreamSynchronize(impl_->st
 
 std::vector<KernelInfo> GpuSolver::kernels() const {
   std::vector<KernelInfo> out;
-  for (Kernel kernel : kernels_of(impl_->config)) {
+  for (Kernel kernel : kernels_of(impl_->config.variant)) {
     KernelInfo info{kernel_name(kernel), impl_->function(kernel), impl_->geometry(kernel), impl_->traffic(kernel), 0.0};
     info.effective_bytes = static_cast<double>(info.traffic.reads.size() + info.traffic.writes.size()) * impl_->array_bytes();
     out.push_back(std::move(info));

@@ -33,6 +33,17 @@
 // (results/h200/logs/adi-one-frame/): a block of the register-resident segments holds only two
 // columns (512 threads of 256 segments), so every load of a warp touches 16 rows (16 L1 wavefronts
 // for 256 bytes), and one column a block at 4096^2 (32 rows a load; the y-sweep 2,576 us).
+// Nor did storing into both frames through thread-block clusters (commit 6bcd940, variant
+// fused/cluster, reverted): each sweep wrote zeta into the other frame and its flux into both, no
+// transposes; 4 blocks (lines) a cluster so that each column got a whole 32-byte sector, read from
+// the other blocks' shared memory after a cluster barrier. Verified (100 steps within 1e-12,
+// memcheck and racecheck clean), but at 2048^2 double on the H200 a sweep took 197-200 us against
+// 154, so the step 393-406 us against 380-384 although the four transposes (76 us) were gone; 4096^2
+// 855-906 us a sweep against 650. Batching the remote loads changed nothing and clusters of 8 (64
+// bytes a column) were slower still (216 us): the cost is the clusters themselves (a cluster of
+// 106 KiB blocks starts only when four block slots are free in one GPC, and its blocks wait for each
+// other at the barriers). Only 1024^2 double gained (104-108 us a step against 110).
+// (results/h200/logs/adi-cluster-stores/)
 #pragma once
 
 #include <cstddef>
@@ -99,14 +110,12 @@ inline int fused_lanes(int n_along, int cells, int lines, std::size_t element, s
   return lanes;
 }
 
-// Phases A and B of one thread of block `block_index` of a fused sweep over `lines` line-major
-// lines of n_along cells (view.along_stride == 1, view.line_stride == n_along): on return (after the
-// block's last barrier) the block's shared memory holds zeta at fused_slot(c) and the flux at
-// padded + fused_slot(c) for every cell c = lane * n_along + i of its lines.
+// One thread of block `block_index` of a fused sweep over `lines` line-major lines of n_along
+// cells (view.along_stride == 1, view.line_stride == n_along; outputs addressed alike).
 template <class T, int kCells, class Block>
-WARPMODEL_ADI_HD void adi_sweep_fused_solve(const Block& block, int block_index, int t, int lanes, int n_along,
-                                            int lines, const SweepView<T>& view, const SweepConstants<T>& constants,
-                                            T* shared) {
+WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
+                                      const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
+                                      T* zeta_out, T* flux_out) {
   const int segments = n_along / kCells;
   const int threads = segments * lanes;
   const int cells = lanes * n_along;
@@ -145,98 +154,14 @@ WARPMODEL_ADI_UNROLL
                                      SharedRows<T>{coef, padded, first}, constants.mass_diagonal, reduced,
                                      SegmentOutput<T>{coef, coef + padded, first, 1});
   block.sync();
-}
 
-// C. Store, coalesced, in the sweep's own frame: thread t of a block of `threads` writes the flux
-// (and zeta, unless zeta_out is null) of cells t, t + threads, ... of the block's lines; the east
-// wall's flux as 0.
-template <class T, int kCells>
-WARPMODEL_ADI_HD void fused_store_own_frame(int block_index, int t, int threads, int lanes, int n_along,
-                                            const T* shared, T* zeta_out, T* flux_out) {
-  const int cells = lanes * n_along;
-  const int padded = fused_padded_cells(lanes, n_along, kCells);
-  const int line0 = block_index * lanes;
+  // C. Store, coalesced.
   for (int c = t; c < cells; c += threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
-    const long long at = static_cast<long long>(line0 + lane) * n_along + i;
+    const long long at = static_cast<long long>(line0 + lane) * view.line_stride + i;
     const int slot = fused_slot<kCells>(c);
-    if (zeta_out != nullptr) zeta_out[at] = shared[slot];
-    flux_out[at] = i < n_along - 1 ? shared[padded + slot] : T(0);  // the east wall
-  }
-}
-
-// One thread of a fused sweep storing in its own frame: A, B and C.
-template <class T, int kCells, class Block>
-WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
-                                      const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
-                                      T* zeta_out, T* flux_out) {
-  adi_sweep_fused_solve<T, kCells>(block, block_index, t, lanes, n_along, lines, view, constants, shared);
-  fused_store_own_frame<T, kCells>(block_index, t, (n_along / kCells) * lanes, lanes, n_along, shared, zeta_out,
-                                   flux_out);
-}
-
-// --- Stores into the other frame (fused/cluster) ---------------------------------------------
-// Instead of the four transposes of a step, each sweep writes zeta and its flux straight into the
-// other sweep's frame (cell i of line l at l + i * lines there), the flux into its own frame as
-// well. A block alone holds too few lines for that at 2048^2 double (one line: a column of the other
-// frame would get 8 bytes from it, a quarter of a sector), so `blocks` consecutive blocks form a
-// thread-block cluster: once all have solved, block `rank` of the cluster writes the columns
-// [rank, rank + 1) * n_along / blocks of all the cluster's lines, reading each line's values from
-// the shared memory of the block that solved it (distributed shared memory on the GPU). Consecutive
-// threads take consecutive lines of one column, so a warp writes whole runs of blocks * lanes
-// elements.
-
-// Blocks per cluster: the fewest (a power of two, at most 8, the portable cluster size) whose lines
-// give each column of the other frame a whole 32-byte sector, dividing both the number of blocks and
-// n_along. 1 when the block's own lines already do (or nothing larger divides).
-inline int fused_cluster_blocks(int lanes, int lines, int n_along, std::size_t element) {
-  int blocks = 1;
-  while (blocks < 8 && static_cast<std::size_t>(lanes * blocks) * element < 32 && (lines / lanes) % (blocks * 2) == 0 &&
-         n_along % (blocks * 2) == 0)
-    blocks *= 2;
-  return blocks;
-}
-
-// C'. Thread t of block `rank` of a cluster of `blocks` blocks, whose first block is
-// `first_block`: the store into the other frame described above. `peer(r)` is the shared memory of
-// block r of the cluster (after the cluster's barrier: every block has solved).
-template <class T, int kCells, class Peers>
-WARPMODEL_ADI_HD void fused_store_other_frame(int rank, int blocks, int first_block, int t, int threads, int lanes,
-                                              int n_along, int lines, const Peers& peer, T* zeta_other,
-                                              T* flux_other) {
-  const int width = blocks * lanes;  // lines of the cluster
-  const int columns = n_along / blocks;
-  const int i0 = rank * columns;
-  const int padded = fused_padded_cells(lanes, n_along, kCells);
-  const int line0 = first_block * lanes;
-  const int elements = columns * width;
-  // In batches of kBatch elements a thread, every load of a batch before its stores: the other
-  // blocks' shared memory is reached through generic pointers, which the compiler must assume may
-  // alias the global stores, so a plain loop waits out each remote load (hundreds of cycles) in turn.
-  constexpr int kBatch = 4;
-  for (int e0 = t; e0 < elements; e0 += kBatch * threads) {
-    T zeta[kBatch], flux[kBatch];
-WARPMODEL_ADI_UNROLL
-    for (int h = 0; h < kBatch; ++h) {
-      const int e = e0 + h * threads;
-      if (e < elements) {
-        const int m = e % width, i = i0 + e / width;
-        const T* source = peer(m / lanes);
-        const int slot = fused_slot<kCells>((m % lanes) * n_along + i);
-        zeta[h] = source[slot];
-        flux[h] = i < n_along - 1 ? source[padded + slot] : T(0);  // the east wall
-      }
-    }
-WARPMODEL_ADI_UNROLL
-    for (int h = 0; h < kBatch; ++h) {
-      const int e = e0 + h * threads;
-      if (e < elements) {
-        const int m = e % width, i = i0 + e / width;
-        const long long at = static_cast<long long>(i) * lines + line0 + m;
-        zeta_other[at] = zeta[h];
-        flux_other[at] = flux[h];
-      }
-    }
+    zeta_out[at] = coef[slot];
+    flux_out[at] = i < n_along - 1 ? coef[padded + slot] : T(0);  // the east wall
   }
 }
 

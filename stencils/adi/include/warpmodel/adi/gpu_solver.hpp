@@ -23,14 +23,11 @@
 //     runs on transposed arrays and four transposes carry zeta and the new fluxes between the
 //     frames (fused.hpp says why, and what was measured without them). The only variant with
 //     non-square grids (n cells per row, ny rows).
-//   fused/cluster: fused without the transposes: each sweep stores zeta and its flux straight into
-//     the other sweep's frame (and the flux into its own), blocks grouped in thread-block clusters
-//     so that every column gets whole sectors (fused.hpp).
 //
 // A step launches, in this order (kernel_sequence()):
 //   build-x, solve-x, transpose-zeta-x2y, transpose-p-x2y, build-y, solve-y, transpose-zeta-y2x,
 //   transpose-q-y2x (fused: sweep-x, transpose-zeta-x2y, transpose-p-x2y, sweep-y,
-//   transpose-zeta-y2x, transpose-q-y2x; fused/cluster: sweep-x, sweep-y)
+//   transpose-zeta-y2x, transpose-q-y2x)
 // then rotates buffers (finish_step()). Every kernel is idempotent given its inputs, so one kernel
 // may be launched repeatedly; launching the sequence and then finish_step() is exactly step().
 #pragma once
@@ -65,7 +62,6 @@ struct SolverConfig {
   int partition_cells = 8;  // partitioned and fused: cells per thread, 8 or 16
   int n = 256;  // cells per row (per side of a square grid); a multiple of 32; block-per-line: n <= 1024
   int ny = 0;   // rows, a multiple of 32; 0: n (square). Only fused takes ny != n.
-  bool cluster_stores = false;  // fused only: store into both frames, no transposes (fused/cluster)
   PhysicalParameters physics{};
 
   int rows() const { return ny == 0 ? n : ny; }
@@ -75,14 +71,13 @@ struct SolverConfig {
 std::string validate(const SolverConfig& config);
 
 // Short name of a configuration, e.g. "thread-per-line", "block-per-line/cr-pcr", "partitioned"
-// (8 cells per thread), "partitioned/c16", "fused", "fused/c16", "fused/cluster".
+// (8 cells per thread), "partitioned/c16", "fused", "fused/c16".
 std::string variant_label(const SolverConfig& config);
 
 struct LaunchGeometry {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   std::size_t dynamic_shared_bytes = 0;
-  unsigned cluster_blocks = 1;  // blocks per thread-block cluster along x (fused/cluster); 1: no clusters
 };
 
 // The arrays a kernel touches, each counted once (effective bandwidth, thesis eq 3.12.3).
@@ -99,10 +94,8 @@ struct KernelInfo {
   double effective_bytes;  // (reads + writes) * n * n * sizeof(element)
 };
 
-// The kernels of a step in launch order: the staged variants' eight, fused's six (two sweeps, four
-// transposes) or fused/cluster's two.
-const std::vector<std::string>& step_kernel_names(Variant v);  // fused: with the transposes
-const std::vector<std::string>& step_kernel_names(const SolverConfig& config);
+// The kernels of a step in launch order: the staged variants' eight, or fused's two.
+const std::vector<std::string>& step_kernel_names(Variant v);
 const std::vector<std::string>& step_kernel_names();  // the staged variants' (thread-per-line, ...)
 
 
