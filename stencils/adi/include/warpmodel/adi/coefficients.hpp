@@ -215,12 +215,14 @@ WARPMODEL_ADI_HD CellRows<T> build_cell(const View& v, int i, int l, int n, int 
 
 // The stencils of cells i and i+1 of line l (i even, n even) from one set of loads, each field's
 // values at i and i+1 in one vector load (CellWindow::load_pair). The two cells share most of their
-// values (cell i's east is cell i+1's centre): 25 loads for the pair instead of 50, and the compiler
-// shares the arithmetic on shared values too (cell i's h1 and its reciprocal are cell i+1's h0).
-// Why: the fused build was bound by its instructions and their latencies, 418 SASS instructions and
-// 25 loads per cell (ncu on the H200: 72 % of the stall samples in the build loop, a quarter of them
-// waiting on loads). Every stencil value is the one load_cell_stencil gives, so the rows are the
-// same to the last bit.
+// values (cell i's east is cell i+1's centre): 25 loads for the pair instead of 50. The arithmetic is
+// not shared (the SASS of the fused sweep, double: 243 FP64 instructions and 19 MUFU a pair, twice a
+// cell's): the two cells' rows are cell_rows twice. Why: the fused build held 72 % of the sweep's
+// stall samples, a quarter of them waiting on its 25 loads a cell, at 418 SASS instructions a cell
+// (ncu on the H200, results/h200/logs/adi-fused-ncu/). Measured: 354 instructions a cell; the 2048^2
+// step 387 -> 386 us in double and 206 -> 197 us in single on the H200 (H100: 425 -> 420, 224 -> 215):
+// the double build is bound by its FP64 chains and two lines an SM, not by its loads. Every stencil
+// value is the one load_cell_stencil gives, so the rows are the same to the last bit (tested).
 template <class T, class View>
 WARPMODEL_ADI_HD void load_cell_pair_stencils(const View& v, int i, int l, int n, int lines, CellStencil<T>& a,
                                               CellStencil<T>& b) {

@@ -125,8 +125,8 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
   T* reduced = shared + 5 * padded;
 
   // A. Build, coalesced: thread t builds the cell pairs (2t, 2t+1), (2t + 2T, 2t + 2T + 1), ... (kCells
-  // cells), each pair from one set of vector loads (build_cell_pair; n_along is even, so a pair never
-  // straddles two lines). Measured before the pairs, one cell a trip: unrolling the loop (all loads
+  // cells), each pair from one set of vector loads (build_cell_pair; n_along is a multiple of 32, so
+  // a pair never straddles two lines and its loads are 2-element aligned). Measured before the pairs, one cell a trip: unrolling the loop (all loads
   // in flight at once) gained nothing in double and cost a third in single on the H100 (registers);
   // software pipelining (the next cell's loads issued before this cell's arithmetic, commit 4b6355b)
   // gained nothing in double and cost 6 % in single on the H200 (results/h200/logs/adi-fused-pipelined/).
