@@ -376,39 +376,37 @@ extern "C" __global__ void ubench_bw_l2_write(float4* __restrict__ a, std::size_
     a[c & (n - 1)] = make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
-// Random sectors (a gather): sample i reads one float of sector hash(i) of the footprint (the
-// splitmix64 finalizer, so neighbouring lanes land on unrelated sectors, pages and channels, and no
-// line is reused in L1; Fibonacci hashing's lattice, i x 2^64/phi, ran at half the rate of a
-// gather with random indices); log2_sectors of them, a power of two. Bytes moved: 32 per sample.
+// Sector hash(i) of 2^log2_sectors: the splitmix64 finalizer, so neighbouring i land on unrelated
+// sectors, pages and channels, and no line is reused in L1 (Fibonacci hashing's lattice, i x 2^64/phi,
+// ran at half the rate of a gather with random indices).
+__device__ __forceinline__ std::size_t hashed_sector(std::size_t i, int log2_sectors) {
+  unsigned long long z = static_cast<unsigned long long>(i) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (z ^ (z >> 31)) >> (64 - log2_sectors);
+}
+
+// Random sectors (a gather): sample i reads one float of sector hashed_sector(i) of the footprint;
+// log2_sectors of them, a power of two. Bytes moved: 32 per sample.
 extern "C" __global__ void ubench_bw_random_read(const float* __restrict__ a, int log2_sectors, std::size_t samples,
                                                  float* sink) {
   float s = 0;
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < samples; i += step) {
-    unsigned long long z = static_cast<unsigned long long>(i) + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    const std::size_t sector = (z ^ (z >> 31)) >> (64 - log2_sectors);
-    s += __ldcg(a + sector * 8);
-  }
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < samples; i += step)
+    s += __ldcg(a + hashed_sector(i, log2_sectors) * 8);
   if (s == 1.2345f) sink[0] = s;
 }
 
 // Random whole sectors written (a data-indexed per-thread array's lines going back to DRAM): the
-// write twin of ubench_bw_random_read. Each group of 8 lanes writes the 8 floats of sector hash(i)
-// of the footprint (the same splitmix64 finalizer), so a request writes 4 whole sectors at 4
+// write twin of ubench_bw_random_read. Each group of 8 lanes writes the 8 floats of sector
+// hashed_sector(i / 8) of the footprint, so a request writes 4 whole sectors at 4
 // unrelated places and the L2 evicts whole dirty sectors, never partial ones; `sectors` of them.
 // Back-to-back launches pay the previous launch's dirty lines: the timed rate is the write-back's.
 // Bytes moved: 32 per sector.
 extern "C" __global__ void ubench_bw_random_write(float* a, int log2_sectors, std::size_t sectors) {
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;  // a multiple of 8
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < sectors * 8; i += step) {
-    unsigned long long z = static_cast<unsigned long long>(i >> 3) + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    const std::size_t sector = (z ^ (z >> 31)) >> (64 - log2_sectors);
-    a[sector * 8 + (i & 7)] = 1.0f;
-  }
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < sectors * 8; i += step)
+    a[hashed_sector(i >> 3, log2_sectors) * 8 + (i & 7)] = 1.0f;
 }
 
 // Row segments: a matrix of `width` floats per row, x across the block's width, y down its height

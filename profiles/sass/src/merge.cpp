@@ -522,10 +522,9 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   }
   // Sectors per request of local loads (H.8b), local stores (H.9c) and global stores (H.8c): the
   // counter rule's ratio, or the source says what the model does without it.
-  const auto sectors_per_request = [&](std::optional<double>& field, const std::string& name,
-                                       const std::optional<counter_rules::Derived>& ratio, const char* not_set,
+  const auto sectors_per_request = [&](std::optional<double>& field, const std::string& name, const char* not_set,
                                        const char* sectors, const char* requests) {
-    if (ratio) {
+    if (const auto ratio = counter_rules::sectors_per_request(lookup, sectors, requests)) {
       field = ratio->total;
       src[name] = cupti(ratio->expression, *field);
     } else {
@@ -533,15 +532,12 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     }
   };
   sectors_per_request(k.local_load_sectors_per_request, "memory.local_load_sectors_per_request",
-                      counter_rules::local_load_sectors_per_request(lookup),
                       "local loads' L2 reads at the streaming rate (hopper H.8b)", counter_rules::kLocalLoadSectors,
                       counter_rules::kLocalLoadRequests);
   sectors_per_request(k.local_store_sectors_per_request, "memory.local_store_sectors_per_request",
-                      counter_rules::local_store_sectors_per_request(lookup),
                       "local lines go back to DRAM at the streaming write rate (hopper H.9c)",
                       counter_rules::kLocalStoreSectors, counter_rules::kLocalStoreRequests);
   sectors_per_request(k.store_sectors_per_request, "memory.store_sectors_per_request",
-                      counter_rules::store_sectors_per_request(lookup),
                       "hopper H.8c reads the stores' sectors from the SASS alone", counter_rules::kGlobalStoreSectors,
                       counter_rules::kGlobalStoreRequests);
   if (auto wavefronts = first_of(m, {counter_rules::kL1Wavefronts})) {
