@@ -23,6 +23,7 @@ namespace {
 struct HostBlock {
   std::barrier<>* barrier;
   void sync() const { barrier->arrive_and_wait(); }
+  bool all_in_warp(bool p) const { return p; }  // a host thread is a warp of one
 };
 
 // Runs body(block, t) on `threads` threads that share one barrier.
@@ -246,7 +247,8 @@ TEST(Fused, StepAgreesWithReference) {
 
 // The fused build's cell pairs (one set of loads for cells i and i+1) give each cell the rows a
 // build of that cell alone gives, to the last bit: at the walls (first and last cells and lines) and
-// inside.
+// inside. Both copies of the pair build are taken: the one with the wall tests folded away (interior
+// pairs) and the general one; and the general one agrees with the interior one inside.
 TEST(Fused, CellPairsAreBuiltAsSingleCells) {
   const int nx = 64, ny = 32;
   State<double> s = make_hump_state(nx, ny);
@@ -265,7 +267,23 @@ TEST(Fused, CellPairsAreBuiltAsSingleCells) {
         EXPECT_EQ(pair[h].cmo, single.cmo) << i + h << ", " << l;
         EXPECT_EQ(pair[h].dmo, single.dmo) << i + h << ", " << l;
       }
+      if (cell_pair_is_interior(i, l, nx, ny)) {
+        CellRows<double> general[2];
+        build_cell_pair_as<double, false>(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, general[0], general[1]);
+        for (int h = 0; h < 2; ++h) {
+          EXPECT_EQ(general[h].amo, pair[h].amo) << i + h << ", " << l;
+          EXPECT_EQ(general[h].bmo, pair[h].bmo) << i + h << ", " << l;
+          EXPECT_EQ(general[h].dmo, pair[h].dmo) << i + h << ", " << l;
+        }
+      }
     }
+  // Which pairs are interior: not the first or last pair of a line, not the first or last line.
+  EXPECT_TRUE(cell_pair_is_interior(2, 1, nx, ny));
+  EXPECT_TRUE(cell_pair_is_interior(nx - 4, ny - 2, nx, ny));
+  EXPECT_FALSE(cell_pair_is_interior(0, 16, nx, ny));
+  EXPECT_FALSE(cell_pair_is_interior(nx - 2, 16, nx, ny));
+  EXPECT_FALSE(cell_pair_is_interior(30, 0, nx, ny));
+  EXPECT_FALSE(cell_pair_is_interior(30, ny - 1, nx, ny));
 }
 
 // The layout fused.hpp promises: segments of a line side by side (thread t is segment t % P of

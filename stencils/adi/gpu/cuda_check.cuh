@@ -28,6 +28,8 @@ class DeviceBuffer : public support::cuda::DeviceBuffer<std::byte> {
 // __syncthreads() for the block bodies of block_algorithms.hpp.
 struct DeviceBlock {
   __device__ void sync() const { __syncthreads(); }
+  // Whether p holds on every active thread of the calling thread's warp.
+  __device__ bool all_in_warp(bool p) const { return __all_sync(__activemask(), p); }
 };
 
 }  // namespace warpmodel::adi::gpu

@@ -10,7 +10,8 @@
 // consecutive threads at consecutive addresses:
 //   A. build: thread t builds the cell pairs 2t, 2t + 2T, ... of the block's lines (T threads),
 //      reading the state and its neighbouring lines coalesced, and stores the five coefficients of
-//      each cell in shared memory;
+//      each cell in shared memory (a warp whose pairs are all away from the walls takes the build
+//      without wall tests, build_cell_pair_as<T, true>);
 //   B. solve: each thread runs the partitioned solve (adi_segment_partitioned) on its segment's rows
 //      read from shared memory, and leaves zeta and the flux there (over the coefficients: every
 //      thread has read its rows before the first barrier of the solve);
@@ -44,6 +45,11 @@
 // 106 KiB blocks starts only when four block slots are free in one GPC, and its blocks wait for each
 // other at the barriers). Only 1024^2 double gained (104-108 us a step against 110).
 // (results/h200/logs/adi-cluster-stores/)
+// Nor did prefetching into L2 the lines the block 132, 264 or 528 blocks later builds
+// (cp.async.bulk.prefetch.L2 of each field's line at the block's start): at 2048^2 double on the
+// H200 a sweep took 153 / 164 / 166 us against 154 without, 4096^2 double 717-729 against 649-652:
+// the sweep waits on its own load-to-use chains at 16 warps an SM, not on DRAM
+// (results/h200/logs/adi-l2-prefetch/).
 #pragma once
 
 #include <cstddef>
@@ -134,7 +140,13 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
     const int l = line0 + lane;
     CellRows<T> rows[2];
-    build_cell_pair(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants, rows[0], rows[1]);
+    // One copy of the build per warp: the copy without wall tests only where every pair of the warp
+    // is inside (a warp with a wall pair taking both copies one after the other cost 5 % at 256^2).
+    const CellWindow<T> window = CellWindow<T>::at(view, i, l);
+    if (block.all_in_warp(cell_pair_is_interior(i, l, n_along, lines)))
+      build_cell_pair_as<T, true>(window, i, l, n_along, lines, constants, rows[0], rows[1]);
+    else
+      build_cell_pair_as<T, false>(window, i, l, n_along, lines, constants, rows[0], rows[1]);
 WARPMODEL_ADI_UNROLL
     for (int h = 0; h < 2; ++h) {
       const int at = fused_slot<kCells>(c + h);
