@@ -271,8 +271,10 @@ TEST(Fused, CellPairsAreBuiltAsSingleCells) {
         CellRows<double> general[2];
         build_cell_pair_as<double, false>(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, general[0], general[1]);
         for (int h = 0; h < 2; ++h) {
+          EXPECT_EQ(general[h].dma, pair[h].dma) << i + h << ", " << l;
           EXPECT_EQ(general[h].amo, pair[h].amo) << i + h << ", " << l;
           EXPECT_EQ(general[h].bmo, pair[h].bmo) << i + h << ", " << l;
+          EXPECT_EQ(general[h].cmo, pair[h].cmo) << i + h << ", " << l;
           EXPECT_EQ(general[h].dmo, pair[h].dmo) << i + h << ", " << l;
         }
       }
