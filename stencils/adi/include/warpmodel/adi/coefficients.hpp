@@ -308,8 +308,9 @@ WARPMODEL_ADI_HD void load_cell_pair_stencils(const View& v, int i, int l, int n
 // Pairs away from the walls (all but the first and last pair of a line and the first and last
 // line) take a copy of the build with the wall tests folded away: no predicated loads, selects or
 // branches on i. Why: in the SASS of the fused sweep (double) a fifth of the build's instructions
-// were the walls' selects, zeroings and moves (36 FSEL, 36 CS2R, 79 IMAD.MOV a pair); the interior
-// copy is 460 instructions a pair against 707. Same arithmetic, so the same rows to the last bit
+// were the walls' selects, zeroings and moves (36 FSEL, 36 CS2R, 79 IMAD.MOV a pair); a trip of the
+// build loop (one pair) is 560 instructions with the interior copy against 707 (cuobjdump -sass of
+// fused_sweep_kernel<double, 8>). Same arithmetic, so the same rows to the last bit
 // (tested). Measured on the H200 against the build before it, same card, same run (median step):
 // 2048^2 double 383.5 -> 365.3 us (a sweep 154.6 -> 145.1), 4096^2 single 761 -> 712, 1536 x 2400
 // double 399 -> 359; no size slower (results/h200/logs/adi-interior-pairs/).
