@@ -258,7 +258,8 @@ TEST(Fused, CellPairsAreBuiltAsSingleCells) {
   for (int l : {0, 1, 16, ny - 1})
     for (int i : {0, 2, 30, nx - 4, nx - 2}) {
       CellRows<double> pair[2];
-      build_cell_pair(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, pair[0], pair[1]);
+      build_cell_pair(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, cell_pair_is_interior(i, l, nx, ny), pair[0],
+                      pair[1]);
       for (int h = 0; h < 2; ++h) {
         const CellRows<double> single = build_cell(view, i + h, l, nx, ny, k);
         EXPECT_EQ(pair[h].dma, single.dma) << i + h << ", " << l;
@@ -269,7 +270,7 @@ TEST(Fused, CellPairsAreBuiltAsSingleCells) {
       }
       if (cell_pair_is_interior(i, l, nx, ny)) {
         CellRows<double> general[2];
-        build_cell_pair_as<double, false>(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, general[0], general[1]);
+        build_cell_pair(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, false, general[0], general[1]);
         for (int h = 0; h < 2; ++h) {
           EXPECT_EQ(general[h].dma, pair[h].dma) << i + h << ", " << l;
           EXPECT_EQ(general[h].amo, pair[h].amo) << i + h << ", " << l;

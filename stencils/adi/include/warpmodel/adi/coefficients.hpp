@@ -328,10 +328,12 @@ WARPMODEL_ADI_HD bool cell_pair_is_interior(int i, int l, int n, int lines) {
   return i > 0 && i + 2 < n && l > 0 && l + 1 < lines;
 }
 
+// interior: true only where cell_pair_is_interior holds for this pair (the fused sweep passes it for
+// a whole warp at once, so that a warp runs one copy); false is right everywhere.
 template <class T, class View>
 WARPMODEL_ADI_HD void build_cell_pair(const View& v, int i, int l, int n, int lines, const SweepConstants<T>& k,
-                                      CellRows<T>& a, CellRows<T>& b) {
-  if (cell_pair_is_interior(i, l, n, lines))
+                                      bool interior, CellRows<T>& a, CellRows<T>& b) {
+  if (interior)
     build_cell_pair_as<T, true>(v, i, l, n, lines, k, a, b);
   else
     build_cell_pair_as<T, false>(v, i, l, n, lines, k, a, b);

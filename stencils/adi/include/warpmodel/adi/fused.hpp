@@ -130,23 +130,21 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
   T* coef = shared;  // dma, amo, bmo, cmo, dmo
   T* reduced = shared + 5 * padded;
 
-  // A. Build, coalesced: thread t builds the cell pairs (2t, 2t+1), (2t + 2T, 2t + 2T + 1), ... (kCells
-  // cells), each pair from one set of vector loads (build_cell_pair; n_along is a multiple of 32, so
-  // a pair never straddles two lines and its loads are 2-element aligned). Measured before the pairs, one cell a trip: unrolling the loop (all loads
-  // in flight at once) gained nothing in double and cost a third in single on the H100 (registers);
-  // software pipelining (the next cell's loads issued before this cell's arithmetic, commit 4b6355b)
-  // gained nothing in double and cost 6 % in single on the H200 (results/h200/logs/adi-fused-pipelined/).
+  // A. Build, coalesced: thread t builds the cell pairs (2t, 2t+1), (2t + 2T, 2t + 2T + 1), ...
+  // (kCells cells), each pair from one set of vector loads (build_cell_pair; n_along is a multiple
+  // of 32, so a pair never straddles two lines and its loads are 2-element aligned). Measured before
+  // the pairs, one cell a trip: unrolling the loop (all loads in flight at once) gained nothing in
+  // double and cost a third in single on the H100 (registers); software pipelining (the next cell's
+  // loads issued before this cell's arithmetic, commit 4b6355b) gained nothing in double and cost
+  // 6 % in single on the H200 (results/h200/logs/adi-fused-pipelined/).
   for (int c = 2 * t; c < cells; c += 2 * threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
     const int l = line0 + lane;
     CellRows<T> rows[2];
     // One copy of the build per warp: the copy without wall tests only where every pair of the warp
     // is inside (a warp with a wall pair taking both copies one after the other cost 5 % at 256^2).
-    const CellWindow<T> window = CellWindow<T>::at(view, i, l);
-    if (block.all_in_warp(cell_pair_is_interior(i, l, n_along, lines)))
-      build_cell_pair_as<T, true>(window, i, l, n_along, lines, constants, rows[0], rows[1]);
-    else
-      build_cell_pair_as<T, false>(window, i, l, n_along, lines, constants, rows[0], rows[1]);
+    build_cell_pair(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants,
+                    block.all_in_warp(cell_pair_is_interior(i, l, n_along, lines)), rows[0], rows[1]);
 WARPMODEL_ADI_UNROLL
     for (int h = 0; h < 2; ++h) {
       const int at = fused_slot<kCells>(c + h);
