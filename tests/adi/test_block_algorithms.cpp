@@ -3,6 +3,7 @@
 // Thomas algorithm without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <barrier>
 #include <cmath>
 #include <functional>
@@ -290,23 +291,72 @@ TEST(Fused, CellPairsAreBuiltAsSingleCells) {
 }
 
 // The layout fused.hpp promises: segments of a line side by side (thread t is segment t % P of
-// line t / P), every thread's rows kCells + 1 shared elements after its neighbour's (no bank
-// conflicts), at most 256 threads a block unless one line needs more, and the shared memory bound.
+// line t / P), at most 256 threads a block unless one line needs more, and the shared memory bound.
 TEST(Fused, BlockLayout) {
   EXPECT_EQ(fused_thread(1, 256).segment, 1);
   EXPECT_EQ(fused_thread(300, 256).segment, 44);
   EXPECT_EQ(fused_thread(300, 256).lane, 1);
-  EXPECT_EQ(fused_slot<8>(8 * 5) - fused_slot<8>(8 * 4), 9);
-  EXPECT_EQ(fused_slot<16>(16 * 3 + 2) - fused_slot<16>(16 * 2 + 2), 17);
-  EXPECT_EQ(fused_lanes(2048, 8, 2048, sizeof(double), kFusedMaxSharedBytes), 1);  // 256 threads, 106 KiB
-  EXPECT_EQ(fused_lanes(4096, 8, 4096, sizeof(double), kFusedMaxSharedBytes), 1);  // 512 threads, 208 KiB
+  EXPECT_EQ(fused_lanes(2048, 8, 2048, sizeof(double), kFusedMaxSharedBytes), 1);  // 256 threads, 72 KiB
+  EXPECT_EQ(fused_lanes(4096, 8, 4096, sizeof(double), kFusedMaxSharedBytes), 1);  // 512 threads, 144 KiB
   EXPECT_EQ(fused_lanes(256, 8, 256, sizeof(double), kFusedMaxSharedBytes), 8);    // 8 x 32 threads
   EXPECT_EQ(fused_lanes(64, 8, 96, sizeof(double), kFusedMaxSharedBytes), 32);
   EXPECT_EQ(fused_lanes(8192, 16, 8192, sizeof(double), kFusedMaxSharedBytes), 0);  // 512 segments of 16
   EXPECT_EQ(fused_lanes(4096, 16, 4096, sizeof(double), 100 * 1024), 0);             // shared memory
   EXPECT_EQ(fused_lanes(256, 8, 256, sizeof(double), kFusedMaxSharedBytes, 264), 1);  // every SM gets blocks
   EXPECT_EQ(fused_lanes(1024, 8, 1024, sizeof(double), kFusedMaxSharedBytes, 264), 2);
-  EXPECT_EQ(fused_shared_elements(1, 2048, 8), 5 * (2048 + 256) + 7 * 256);
+  // Three 2048-cell double lines an SM: 228 KiB of shared memory, 1 KiB of it reserved per block.
+  EXPECT_EQ(fused_shared_elements(1, 2048, 8), 4 * 2048 + 4 * 256);
+  EXPECT_LE(3 * (fused_shared_elements(1, 2048, 8) * sizeof(double) + 1024), 228u * 1024);
+}
+
+// fused_slot keeps each segment's cells together (a permutation within the segment) and serves
+// every access of the sweep without bank conflicts: shared memory serves 128 bytes at once (a warp
+// of floats, a half warp of doubles), and each group's elements must fall in distinct 4-byte banks.
+template <class T, int kCells>
+void expect_conflict_free_slots() {
+  constexpr int kGroup = 128 / static_cast<int>(sizeof(T));
+  const int cells = 4096;
+  std::vector<int> seen(cells, 0);
+  for (int c = 0; c < cells; ++c) {
+    const int slot = fused_slot<T, kCells>(c);
+    ASSERT_EQ(slot / kCells, c / kCells) << "cell " << c;
+    ++seen[static_cast<std::size_t>(slot)];
+  }
+  for (int count : seen) ASSERT_EQ(count, 1);
+  auto distinct_banks = [&](const std::vector<int>& slots) {
+    std::vector<int> bank(slots.size());
+    for (std::size_t k = 0; k < slots.size(); ++k) bank[k] = (slots[k] * static_cast<int>(sizeof(T)) / 4) % 32;
+    std::sort(bank.begin(), bank.end());
+    return std::adjacent_find(bank.begin(), bank.end()) == bank.end();
+  };
+  for (int first = 0; first < cells / kCells; first += kGroup) {
+    for (int j = 0; j < kCells; ++j) {  // the solve: thread s reads cell j of segment s
+      std::vector<int> slots;
+      for (int s = first; s < first + kGroup && s < cells / kCells; ++s) slots.push_back(fused_slot<T, kCells>(s * kCells + j));
+      EXPECT_TRUE(distinct_banks(slots)) << "solve, segments from " << first << ", cell " << j;
+    }
+  }
+  for (int first = 0; first + 2 * kGroup <= cells; first += 2 * kGroup) {
+    for (int h = 0; h < 2; ++h) {  // the build: thread t writes cell 2t + h
+      std::vector<int> slots;
+      for (int t = 0; t < kGroup; ++t) slots.push_back(fused_slot<T, kCells>(first + 2 * t + h));
+      EXPECT_TRUE(distinct_banks(slots)) << "build, cells from " << first;
+    }
+  }
+  for (int first = 0; first + kGroup <= cells; first += kGroup) {  // the store: consecutive cells
+    std::vector<int> slots;
+    for (int t = 0; t < kGroup; ++t) slots.push_back(fused_slot<T, kCells>(first + t));
+    EXPECT_TRUE(distinct_banks(slots)) << "store, cells from " << first;
+  }
+}
+
+TEST(Fused, SlotsAreConflictFree) {
+  expect_conflict_free_slots<double, 4>();
+  expect_conflict_free_slots<double, 8>();
+  expect_conflict_free_slots<double, 16>();
+  expect_conflict_free_slots<float, 4>();
+  expect_conflict_free_slots<float, 8>();
+  expect_conflict_free_slots<float, 16>();
 }
 
 struct Systems {

@@ -244,9 +244,19 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells))
 
 // --- fused: build and partitioned solve of a sweep in one kernel (fused.hpp) ---------------------
 // Line-major arrays; block b holds `lanes` whole lines; zeta and the flux go to other buffers than
-// the view's.
+// the view's. Blocks an SM: those the registers allow at 128 registers a thread in double (and in
+// single with 16 cells: the pair build and the pending chain rows), 64 in single. Three 2048-cell
+// double lines an SM at 80 registers (spilling 136 bytes in the build) made the sweep 18 % slower
+// than two at 122 (results/h200/logs/adi-shared-solve/); single at 80 registers lost a block an SM
+// at 4096 cells, 25 % slower.
 template <class T, int kCells>
-__global__ void __launch_bounds__(partitioned_max_threads(kCells))
+constexpr int fused_min_blocks() {
+  const int blocks = 65536 / (partitioned_max_threads(kCells) * (sizeof(T) == 8 || kCells > 8 ? 128 : 64));
+  return blocks > 1 ? blocks : 1;
+}
+
+template <class T, int kCells>
+__global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blocks<T, kCells>())
     fused_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
                        T* __restrict__ flux_out, int n_along, int lines, int lanes) {
   extern __shared__ __align__(16) unsigned char shared_raw[];

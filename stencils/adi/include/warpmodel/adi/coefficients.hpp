@@ -77,13 +77,13 @@ WARPMODEL_ADI_HD ConvectiveCoefficients<T> convective_coefficients(T flux_west, 
 
 // 1 / (C^2 h^2) with C = M h^(1/6) and the harmonic depth h^ = sqrt(2 / (1/h0^2 + 1/h1^2)) (4.4.12),
 // simplified as in thesis listing 8.2: X^(1/6) X / M^2 with X = 1/h^2 = (1/h0^2 + 1/h1^2) / 2
-// (= (h0^2 + h1^2) / (2 h0^2 h1^2), the listing's form). X^(1/6) is taken as cbrt(sqrt(X)): the same
-// number at a fraction of the cost of a double pow on the GPU (the thesis found pow the build's most
-// expensive operation, section 8.2.5).
+// (= (h0^2 + h1^2) / (2 h0^2 h1^2), the listing's form). X^(1/6) by adi_sixth_root: a float seed and
+// Newton steps, at a fraction of the cost of a double pow on the GPU (the thesis found pow the
+// build's most expensive operation, section 8.2.5) and of cbrt(sqrt(X)).
 template <class T>
 WARPMODEL_ADI_HD T inverse_chezy_depth_squared(T inv_h0, T inv_h1, const SweepConstants<T>& k) {
   const T x = (inv_h0 * inv_h0 + inv_h1 * inv_h1) * T(0.5);
-  return x * adi_cbrt(adi_sqrt(x)) * k.inv_manning_squared;
+  return x * adi_sixth_root(x) * k.inv_manning_squared;
 }
 
 // Every state value the rows of cell i on line l read, with the walls' rules applied: outside the

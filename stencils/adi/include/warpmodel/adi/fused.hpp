@@ -9,17 +9,25 @@
 // kCells cells (partitioned.hpp). Three phases, so that global memory is only ever touched by
 // consecutive threads at consecutive addresses:
 //   A. build: thread t builds the cell pairs 2t, 2t + 2T, ... of the block's lines (T threads),
-//      reading the state and its neighbouring lines coalesced, and stores the five coefficients of
-//      each cell in shared memory (a warp whose pairs are all away from the walls takes the build
-//      without wall tests, build_cell_pair_as<T, true>);
-//   B. solve: each thread runs the partitioned solve (adi_segment_partitioned) on its segment's rows
-//      read from shared memory, and leaves zeta and the flux there (over the coefficients: every
-//      thread has read its rows before the first barrier of the solve);
+//      reading the state and its neighbouring lines coalesced, and stores four values a cell in
+//      shared memory: the mass right-hand side and the momentum row divided by its diagonal (a warp
+//      whose pairs are all away from the walls takes the build without wall tests,
+//      build_cell_pair_as<T, true>);
+//   B. solve: each thread runs the partitioned solve on its segment (adi_segment_fused), reading
+//      each row from shared memory when a chain needs it and storing the downward chain over the
+//      rows, then zeta and the flux over the chain (a thread touches only its own segment's cells);
 //   C. store: thread t writes zeta and the flux of cells t, t + T, ... to global memory, the east
 //      wall's flux as 0.
-// Shared memory: 5 values per cell, one padding element after each segment (a thread's rows are
-// kCells + 1 elements after its neighbour's: no bank conflicts, for floats and doubles), and the
-// partitioned solve's reduced system. The first measurement (threads reading their own segments
+// Shared memory: 4 values per cell, each segment's cells rotated by fused_slot (no bank conflicts,
+// no padding), and the reduced system (4 values per segment): 72 KiB for a 2048-cell double line.
+// Until 8d91bbc the solve copied the segment's five rows into registers and the block kept five
+// values a cell and a padding element per segment (106 KiB a 2048-cell double line): the same two
+// blocks an SM (the registers), but the A/B on one card (results/h200/logs/adi-shared-solve/,
+// results/h100-80gb-hbm3/logs/adi-shared-solve/) gave 2048^2 double steps of 335 against 364 us
+// (H200) and 376-380 against 403-405 us (H100), 4096^2 double 1,336 against 1,553 us (H200), and
+// 2-3 % slower ones at 1536 x 2400 and with fused/c4 at 2048.
+// Three 2048-cell double lines an SM (80 registers) made the sweep 18 % slower: adi_kernels.cuh.
+// The first measurement (threads reading their own segments
 // from global memory, lanes 64 bytes apart) was bound by L1 wavefronts at 13 % of DRAM bandwidth.
 // The sweep writes into other arrays than it reads (the builds of other blocks read the old lines
 // l-1 and l+1), so the solver keeps output buffers. Writing the outputs straight into the other
@@ -64,33 +72,84 @@ namespace warpmodel::adi {
 // validate() assumes it; the solver asks the device.
 constexpr std::size_t kFusedMaxSharedBytes = 227 * 1024;
 
-// Shared-memory index of cell c of the block's lines (c = lane * n_along + i): one padding element
-// after every segment.
-template <int kCells>
+// Shared-memory slot of cell c of the block's lines (c = lane * n_along + i) in each per-cell array:
+// the cells of a segment stay together (thread = segment in the solve), rotated within it by one
+// cell every 128 bytes of segments, so that the threads of a warp (or, for doubles, of each half
+// warp that shared memory serves at once) reading cell j of their segments hit 16 (32) different
+// banks, as do the build's pairs and the store's consecutive cells. Instead of a padding element per
+// segment: the arrays then fill whole 128-byte lines, 64 KiB for a 2048-cell double line.
+template <class T, int kCells>
 WARPMODEL_ADI_HD int fused_slot(int c) {
-  return c + c / kCells;
+  constexpr int kSegmentsPerRotation = 128 / (kCells * static_cast<int>(sizeof(T)));
+  static_assert(kSegmentsPerRotation >= 1 && (kCells & (kCells - 1)) == 0, "a segment of at most 128 bytes, 2^k cells");
+  const int segment = c / kCells;
+  return segment * kCells + (c + segment / kSegmentsPerRotation) % kCells;
 }
 
-// Elements of one padded per-cell array of a block.
-WARPMODEL_ADI_HD int fused_padded_cells(int lanes, int n_along, int cells) { return lanes * n_along + lanes * n_along / cells; }
-
-// T elements of shared memory a fused block needs.
+// T elements of shared memory a fused block needs: four per-cell arrays (the mass right-hand side and
+// the momentum row divided by its diagonal) and the reduced system.
 inline int fused_shared_elements(int lanes, int n_along, int cells) {
-  return 5 * fused_padded_cells(lanes, n_along, cells) + partitioned_shared_elements(n_along / cells, lanes);
+  return 4 * lanes * n_along + partitioned_shared_elements(n_along / cells, lanes);
 }
 
-// The segment's rows, from the block's shared coefficient arrays (dma, amo, bmo, cmo, dmo, each
-// `padded` elements).
-template <class T>
-struct SharedRows {
-  const T* coef;
-  int padded;
-  int first;  // slot of the segment's first cell
+// The per-cell arrays of a fused block (each `cells` elements, cell c at fused_slot(c)):
+//   built:  dma, amo/bmo, cmo/bmo, dmo/bmo  (build; bmo is then 1)
+//   solve:  dma, cp, dp0, dpz               (the downward chain over each momentum row it has used)
+//   solved: zeta, flux                      (back substitution, over dma and cp)
+// One segment's view of them, for the thread that solves it.
+template <class T, int kCells>
+struct FusedSegment {
+  T* coef;
+  int cells;
+  int first;  // the segment's first cell (block-wide index)
+  WARPMODEL_ADI_HD int slot(int j) const { return fused_slot<T, kCells>(first + j); }
+  WARPMODEL_ADI_HD T dma(int j) const { return coef[slot(j)]; }
   WARPMODEL_ADI_HD CellRows<T> operator()(int j) const {
-    const int at = first + j;
-    return {coef[at], coef[padded + at], coef[2 * padded + at], coef[3 * padded + at], coef[4 * padded + at]};
+    const int at = slot(j);
+    return {coef[at], coef[cells + at], T(1), coef[2 * cells + at], coef[3 * cells + at]};
   }
+  WARPMODEL_ADI_HD DownwardRow<T> chain(int j) const {
+    const int at = slot(j);
+    return {coef[cells + at], coef[2 * cells + at], coef[3 * cells + at]};
+  }
+  WARPMODEL_ADI_HD void store_chain(int j, const DownwardRow<T>& row) const {
+    const int at = slot(j);
+    coef[cells + at] = row.cp;
+    coef[2 * cells + at] = row.dp0;
+    coef[3 * cells + at] = row.dpz;
+  }
+  WARPMODEL_ADI_HD void store_zeta(int j, T value) const { coef[slot(j)] = value; }
+  WARPMODEL_ADI_HD void store_flux(int j, T value) const { coef[cells + slot(j)] = value; }
 };
+
+// The partitioned solve (partitioned.hpp) of one segment whose rows are in shared memory: each row is
+// read when a chain needs it, and row k's DownwardRow goes over its momentum row as soon as both
+// chains have read it (after step max(k, kCells-1-k)), so only the chain rows still waiting are in
+// registers; back substitution reads them back. Why: a thread holding its segment's rows and chain
+// in registers (the partitioned variant) needs 127 registers, and with five values a cell (106 KiB
+// a 2048-cell double line) two lines fit an SM: 16 warps to hide the build's loads and the FP64
+// chains. Four values a cell and no padding (72 KiB) let three lines in at 80 registers.
+template <class T, int kCells, class Block>
+WARPMODEL_ADI_HD void adi_segment_fused(const Block& block, int segment, int segments, SegmentSlots index, int slots,
+                                        const FusedSegment<T, kCells>& seg, T mass_diagonal, T* reduced) {
+  DownwardRow<T> down[kCells];
+  down[0] = downward_first(seg(0));
+  UpwardRow<T> up = upward_last(seg.dma(kCells - 1), mass_diagonal);
+WARPMODEL_ADI_UNROLL
+  for (int j = 1; j < kCells; ++j) {
+    const int u = kCells - 1 - j;
+    down[j] = downward_next(seg(j), down[j - 1], mass_diagonal);
+    up = upward_next(seg(u), up, mass_diagonal);
+    if (u <= j) {  // rows u and j: read by both chains now
+      seg.store_chain(u, down[u]);
+      if (u != j) seg.store_chain(j, down[j]);
+    }
+  }
+  const SegmentEnds<T> ends = solve_reduced_system(block, segment, segments, index, slots,
+                                                   reduced_rows(up, down[kCells - 1], segment > 0), reduced);
+  back_substitute<T, kCells>([&](int j) { return seg.chain(j); }, [&](int j) { return seg.dma(j); }, mass_diagonal,
+                             ends, segment + 1 == segments, seg);
+}
 
 // Thread t of a fused block: segment t % P of the block's line t / P.
 struct FusedThread {
@@ -100,9 +159,10 @@ struct FusedThread {
 WARPMODEL_ADI_HD FusedThread fused_thread(int t, int segments) { return {t % segments, t / segments}; }
 
 // Lines per block for lines of n_along cells: at most 256 threads (two blocks per SM at 128
-// registers a thread) unless one line alone needs more, shared memory within `max_shared_bytes`,
-// a divisor of the number of lines, and at least `min_blocks` blocks (the solver asks for two per
-// SM: at 256^2, 8 lines a block left 100 of 132 SMs idle). 0: a line does not fit.
+// registers a thread in double: fused_min_blocks, adi_kernels.cuh) unless one line alone needs
+// more, shared memory within `max_shared_bytes`, a divisor of the number of lines, and at least
+// `min_blocks` blocks (the solver asks for two per SM: at 256^2, 8 lines a block left 100 of 132
+// SMs idle). 0: a line does not fit.
 inline int fused_lanes(int n_along, int cells, int lines, std::size_t element, std::size_t max_shared_bytes,
                        int min_blocks = 1) {
   const int segments = n_along / cells;
@@ -125,10 +185,9 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
   const int segments = n_along / kCells;
   const int threads = segments * lanes;
   const int cells = lanes * n_along;
-  const int padded = fused_padded_cells(lanes, n_along, kCells);
   const int line0 = block_index * lanes;
-  T* coef = shared;  // dma, amo, bmo, cmo, dmo
-  T* reduced = shared + 5 * padded;
+  T* coef = shared;  // four per-cell arrays (FusedSegment)
+  T* reduced = shared + 4 * cells;
 
   // A. Build, coalesced: thread t builds the cell pairs (2t, 2t+1), (2t + 2T, 2t + 2T + 1), ...
   // (kCells cells), each pair from one set of vector loads (build_cell_pair; n_along is a multiple
@@ -147,31 +206,30 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
                     block.all_in_warp(cell_pair_is_interior(i, l, n_along, lines)), rows[0], rows[1]);
 WARPMODEL_ADI_UNROLL
     for (int h = 0; h < 2; ++h) {
-      const int at = fused_slot<kCells>(c + h);
+      const int at = fused_slot<T, kCells>(c + h);
+      const T inv_bmo = adi_reciprocal(rows[h].bmo);
       coef[at] = rows[h].dma;
-      coef[padded + at] = rows[h].amo;
-      coef[2 * padded + at] = rows[h].bmo;
-      coef[3 * padded + at] = rows[h].cmo;
-      coef[4 * padded + at] = rows[h].dmo;
+      coef[cells + at] = rows[h].amo * inv_bmo;
+      coef[2 * cells + at] = rows[h].cmo * inv_bmo;
+      coef[3 * cells + at] = rows[h].dmo * inv_bmo;
     }
   }
   block.sync();
 
-  // B. Solve; zeta over dma, the flux over amo.
+  // B. Solve; zeta over dma, the flux over the momentum row's first array.
   const FusedThread me = fused_thread(t, segments);
-  const int first = fused_slot<kCells>(me.lane * n_along + me.segment * kCells);
-  adi_segment_partitioned<T, kCells>(block, me.segment, segments, SegmentSlots{me.lane * segments, 1}, threads,
-                                     SharedRows<T>{coef, padded, first}, constants.mass_diagonal, reduced,
-                                     SegmentOutput<T>{coef, coef + padded, first, 1});
+  adi_segment_fused<T, kCells>(block, me.segment, segments, SegmentSlots{me.lane * segments, 1}, threads,
+                               FusedSegment<T, kCells>{coef, cells, me.lane * n_along + me.segment * kCells},
+                               constants.mass_diagonal, reduced);
   block.sync();
 
   // C. Store, coalesced.
   for (int c = t; c < cells; c += threads) {
     const int lane = lanes == 1 ? 0 : c / n_along, i = c - lane * n_along;
     const long long at = static_cast<long long>(line0 + lane) * view.line_stride + i;
-    const int slot = fused_slot<kCells>(c);
+    const int slot = fused_slot<T, kCells>(c);
     zeta_out[at] = coef[slot];
-    flux_out[at] = i < n_along - 1 ? coef[padded + slot] : T(0);  // the east wall
+    flux_out[at] = i < n_along - 1 ? coef[cells + slot] : T(0);  // the east wall
   }
 }
 

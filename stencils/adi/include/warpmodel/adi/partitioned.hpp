@@ -72,9 +72,9 @@ inline int partitioned_lanes(int n, int cells) {
   return lanes;
 }
 
-// Shared memory (T elements): per (segment, line) slot the Z row (alpha, tau, delta) and the PCR
-// row (a, c, d, 1/b).
-inline int partitioned_shared_elements(int segments, int lanes) { return 7 * segments * lanes; }
+// Shared memory (T elements): per (segment, line) slot the Z row (alpha, tau, delta), whose arrays
+// PCR's rows (a, c, d) reuse once every thread has read its neighbour's, and PCR's 1/b.
+inline int partitioned_shared_elements(int segments, int lanes) { return 4 * segments * lanes; }
 
 // Slot of segment r of this thread's line in the shared reduced system: first + r * step. Along-major
 // blocks (lane fastest) put a line's segments `lanes` apart, so a warp's slots are consecutive;
@@ -107,86 +107,98 @@ struct SegmentOutput {
   WARPMODEL_ADI_HD void store_flux(int j, T value) const { flux[first + j * step] = value; }
 };
 
-// The partitioned solve of one segment (the algorithm above), for any source of rows: `rows(j)`
-// returns the CellRows of cell c0 + j (j < kCells), read from stored coefficients (variant
-// `partitioned`) or built from the state on the spot (variant `fused`, adi_kernels.cuh).
-// `segments` segments of this line run in the same block, their slots given by `index`; `slots`
-// is the block's number of (segment, line) slots. The east wall face (p of the line's last cell)
-// is not written.
-template <class T, int kCells, class Block, class Rows, class Output>
-WARPMODEL_ADI_HD void adi_segment_partitioned(const Block& block, int segment, int segments, SegmentSlots index,
-                                              int slots, const Rows& rows, T mass_diagonal, T* shared,
-                                              const Output& out) {
+// --- The solve's pieces, shared by the variants `partitioned` (rows and chain in registers) and
+// `fused` (rows and chain in shared memory, fused.hpp) ---------------------------------------------
+
+// Phase 1, downward: momentum row j once zeta_j is eliminated, p_j + cp zeta_{j+1} = dp0 + dpz Z_s.
+template <class T>
+struct DownwardRow {
+  T cp, dp0, dpz;
+};
+
+// Row c0: folded Thomas with an infinite first pivot (zeta_c0 = Z_s is the parameter).
+template <class T>
+WARPMODEL_ADI_HD DownwardRow<T> downward_first(const CellRows<T>& r) {
+  const T inv = adi_reciprocal(r.bmo);
+  return {r.cmo * inv, r.dmo * inv, -r.amo * inv};
+}
+
+// Row j from row j-1 (folded_thomas_forward, affine in Z_s), with the mass pivot of cell j.
+template <class T>
+WARPMODEL_ADI_HD DownwardRow<T> downward_next(const CellRows<T>& r, const DownwardRow<T>& prev, T mass_diagonal) {
+  const MassPivot<T> pivot = next_mass_pivot(r.dma, prev.cp, prev.dp0, mass_diagonal);
+  const T inv = adi_reciprocal(r.bmo * pivot.e - r.amo);
+  return {r.cmo * pivot.e * inv, (r.dmo * pivot.e - r.amo * pivot.g) * inv, -r.amo * prev.dpz * inv};
+}
+
+// Phase 1, upward: mass row j once p_j is eliminated, f zeta_j - p_{j-1} = h0 + hq Q_s.
+template <class T>
+struct UpwardRow {
+  T f, h0, hq;
+};
+
+// Mass row c1 (p_c1 = Q_s is the parameter).
+template <class T>
+WARPMODEL_ADI_HD UpwardRow<T> upward_last(T dma_last, T mass_diagonal) {
+  return {mass_diagonal, dma_last, T(-1)};
+}
+
+// Mass row u from row u+1 through momentum row u (folded_thomas_upward, affine in Q_s); r is cell u's.
+template <class T>
+WARPMODEL_ADI_HD UpwardRow<T> upward_next(const CellRows<T>& r, const UpwardRow<T>& below, T mass_diagonal) {
+  const T inv = adi_reciprocal(r.bmo * below.f + r.cmo);
+  const T ap = r.amo * below.f * inv;
+  const T dq0 = (r.dmo * below.f - r.cmo * below.h0) * inv;
+  const T dqq = -r.cmo * below.hq * inv;
+  const UpwardPivot<T> up = next_upward_pivot(r.dma, ap, dq0, mass_diagonal);
+  return {up.f, up.h, -dqq};
+}
+
+// The segment's two reduced rows: Z_s + alpha Q_{s-1} + tau Q_s = delta (from the upward chain's
+// last row) and sigma Z_s + Q_s + gamma Z_{s+1} = eps (from the downward chain's last row).
+template <class T>
+struct ReducedRows {
+  T alpha, tau, delta;
+  T sigma, gamma, eps;
+};
+
+template <class T>
+WARPMODEL_ADI_HD ReducedRows<T> reduced_rows(const UpwardRow<T>& top, const DownwardRow<T>& last, bool has_west) {
+  const T inv_f = adi_reciprocal(top.f);
+  return {has_west ? -inv_f : T(0), -top.hq * inv_f, top.h0 * inv_f, -last.dpz, last.cp, last.dp0};
+}
+
+// The segment's first zeta and the next segment's (0 after the last segment).
+template <class T>
+struct SegmentEnds {
+  T z, z_next;
+};
+
+// Phase 2: one CR step substitutes the Z rows into the Q rows, PCR solves the P rows in Q, and Z_s,
+// Z_{s+1} follow from the Z rows. `shared`: partitioned_shared_elements(segments, lanes) elements.
+template <class T, class Block>
+WARPMODEL_ADI_HD SegmentEnds<T> solve_reduced_system(const Block& block, int segment, int segments,
+                                                     SegmentSlots index, int slots, const ReducedRows<T>& rows,
+                                                     T* shared) {
   T* s_alpha = shared;
   T* s_tau = shared + slots;
   T* s_delta = shared + 2 * slots;
-  T* sa = shared + 3 * slots;
-  T* sc = shared + 4 * slots;
-  T* sd = shared + 5 * slots;
-  T* srb = shared + 6 * slots;
+  T* srb = shared + 3 * slots;
+  T* sa = s_alpha;  // PCR's rows over the Z rows, after the barrier that follows their last read
+  T* sc = s_tau;
+  T* sd = s_delta;
   const int slot = index(segment);
-
-  // Phase 1. The segment's coefficients, once, into registers.
-  T amo[kCells], bmo[kCells], cmo[kCells], dmo[kCells], dma[kCells];
-WARPMODEL_ADI_UNROLL
-  for (int j = 0; j < kCells; ++j) {
-    const CellRows<T> r = rows(j);
-    amo[j] = r.amo;
-    bmo[j] = r.bmo;
-    cmo[j] = r.cmo;
-    dmo[j] = r.dmo;
-    dma[j] = r.dma;
-  }
-  // Downward chain (parameter Z_s): p_j + cp_j zeta_{j+1} = dp0_j + dpz_j Z_s.
-  T cp[kCells], dp0[kCells], dpz[kCells];
-  {
-    const T r = adi_reciprocal(bmo[0]);
-    cp[0] = cmo[0] * r;
-    dp0[0] = dmo[0] * r;
-    dpz[0] = -amo[0] * r;
-  }
-  // Upward chain (parameter Q_s): f zeta_j - p_{j-1} = h0 + hq Q_s, from mass row c1 upwards.
-  T f = mass_diagonal, h0 = dma[kCells - 1], hq = T(-1);
-WARPMODEL_ADI_UNROLL
-  for (int j = 1; j < kCells; ++j) {
-    // Downward, momentum row j with the mass pivot of cell j (folded_thomas_forward, affine in Z_s).
-    const MassPivot<T> pivot = next_mass_pivot(dma[j], cp[j - 1], dp0[j - 1], mass_diagonal);
-    const T g_z = dpz[j - 1];
-    const T r = adi_reciprocal(bmo[j] * pivot.e - amo[j]);
-    cp[j] = cmo[j] * pivot.e * r;
-    dp0[j] = (dmo[j] * pivot.e - amo[j] * pivot.g) * r;
-    dpz[j] = -amo[j] * g_z * r;
-    // Upward, momentum row u = kCells-1-j with the pivot of cell u+1 (folded_thomas_upward, affine in Q_s).
-    const int u = kCells - 1 - j;
-    const T ru = adi_reciprocal(bmo[u] * f + cmo[u]);
-    const T ap = amo[u] * f * ru;
-    const T dq0 = (dmo[u] * f - cmo[u] * h0) * ru;
-    const T dqq = -cmo[u] * hq * ru;
-    const UpwardPivot<T> up = next_upward_pivot(dma[u], ap, dq0, mass_diagonal);
-    f = up.f;
-    h0 = up.h;
-    hq = -dqq;
-  }
-  // The Z row: Z_s + alpha Q_{s-1} + tau Q_s = delta; the Q row: sigma Z_s + Q_s + gamma Z_{s+1} = eps.
-  const T inv_f = adi_reciprocal(f);
-  const T alpha = segment > 0 ? -inv_f : T(0);
-  const T tau = -hq * inv_f;
-  const T delta = h0 * inv_f;
-  const T sigma = -dpz[kCells - 1];
-  const T gamma = cp[kCells - 1];
-  const T eps = dp0[kCells - 1];
-  s_alpha[slot] = alpha;
-  s_tau[slot] = tau;
-  s_delta[slot] = delta;
+  s_alpha[slot] = rows.alpha;
+  s_tau[slot] = rows.tau;
+  s_delta[slot] = rows.delta;
   block.sync();
-
-  // Phase 2. One CR step: the Q rows with the Z rows substituted; then PCR on the P rows in Q.
   const bool has_next = segment + 1 < segments;
   const T alpha_next = has_next ? s_alpha[index(segment + 1)] : T(0);
   const T tau_next = has_next ? s_tau[index(segment + 1)] : T(0);
   const T delta_next = has_next ? s_delta[index(segment + 1)] : T(0);
-  TriRow<T> row{-sigma * alpha, T(1) - sigma * tau - gamma * alpha_next, -gamma * tau_next,
-                eps - sigma * delta - gamma * delta_next};
+  block.sync();
+  TriRow<T> row{-rows.sigma * rows.alpha, T(1) - rows.sigma * rows.tau - rows.gamma * alpha_next,
+                -rows.gamma * tau_next, rows.eps - rows.sigma * rows.delta - rows.gamma * delta_next};
   for (int s = 1; s < segments; s <<= 1) {
     sa[slot] = row.a;
     sc[slot] = row.c;
@@ -202,22 +214,57 @@ WARPMODEL_ADI_UNROLL
   block.sync();
   const T q_prev = segment > 0 ? sd[index(segment - 1)] : T(0);
   const T q_next = has_next ? sd[index(segment + 1)] : T(0);
-  const T z = delta - alpha * q_prev - tau * q;
-  const T z_next = has_next ? delta_next - alpha_next * q - tau_next * q_next : T(0);
+  return {rows.delta - rows.alpha * q_prev - rows.tau * q,
+          has_next ? delta_next - alpha_next * q - tau_next * q_next : T(0)};
+}
 
-  // Phase 3. Back substitution through the downward chain.
-  T p = dp0[kCells - 1] + dpz[kCells - 1] * z - cp[kCells - 1] * z_next;
-  if (segment + 1 < segments) out.store_flux(kCells - 1, p);  // p_{n-1} is the east wall: left alone
+// Phase 3: back substitution through the downward chain; chain(j) is row j's DownwardRow, dma(j)
+// cell j's mass right-hand side. Each of out's stores comes after the reads of the cell it
+// overwrites (fused.hpp stores over the chain).
+template <class T, int kCells, class Chain, class MassRhs, class Output>
+WARPMODEL_ADI_HD void back_substitute(const Chain& chain, const MassRhs& dma, T mass_diagonal, SegmentEnds<T> ends,
+                                      bool last_segment, const Output& out) {
+  const DownwardRow<T> last = chain(kCells - 1);
+  T p = last.dp0 + last.dpz * ends.z - last.cp * ends.z_next;
+  if (!last_segment) out.store_flux(kCells - 1, p);  // p_{n-1} is the east wall: left alone
 WARPMODEL_ADI_UNROLL
   for (int j = kCells - 1; j >= 1; --j) {
-    const T e = mass_diagonal + cp[j - 1];
-    const T dp = dp0[j - 1] + dpz[j - 1] * z;
-    const T zeta_j = (dma[j] + dp - p) * adi_reciprocal(e);
+    const DownwardRow<T> before = chain(j - 1);
+    const T e = mass_diagonal + before.cp;
+    const T dp = before.dp0 + before.dpz * ends.z;
+    const T zeta_j = (dma(j) + dp - p) * adi_reciprocal(e);
     out.store_zeta(j, zeta_j);
-    p = dp - cp[j - 1] * zeta_j;
+    p = dp - before.cp * zeta_j;
     out.store_flux(j - 1, p);
   }
-  out.store_zeta(0, z);
+  out.store_zeta(0, ends.z);
+}
+
+// The partitioned solve of one segment (the algorithm above) with its rows and chain in registers:
+// `rows(j)` returns the CellRows of cell c0 + j (j < kCells), read from stored coefficients once,
+// all before the arithmetic. `segments` segments of this line run in the same block, their slots
+// given by `index`; `slots` is the block's number of (segment, line) slots. The east wall face (p of
+// the line's last cell) is not written.
+template <class T, int kCells, class Block, class Rows, class Output>
+WARPMODEL_ADI_HD void adi_segment_partitioned(const Block& block, int segment, int segments, SegmentSlots index,
+                                              int slots, const Rows& rows, T mass_diagonal, T* shared,
+                                              const Output& out) {
+  CellRows<T> row[kCells];
+WARPMODEL_ADI_UNROLL
+  for (int j = 0; j < kCells; ++j) row[j] = rows(j);
+  // The two chains, independent, interleaved.
+  DownwardRow<T> down[kCells];
+  down[0] = downward_first(row[0]);
+  UpwardRow<T> up = upward_last(row[kCells - 1].dma, mass_diagonal);
+WARPMODEL_ADI_UNROLL
+  for (int j = 1; j < kCells; ++j) {
+    down[j] = downward_next(row[j], down[j - 1], mass_diagonal);
+    up = upward_next(row[kCells - 1 - j], up, mass_diagonal);
+  }
+  const SegmentEnds<T> ends = solve_reduced_system(block, segment, segments, index, slots,
+                                                   reduced_rows(up, down[kCells - 1], segment > 0), shared);
+  back_substitute<T, kCells>([&](int j) { return down[j]; }, [&](int j) { return row[j].dma; }, mass_diagonal, ends,
+                             segment + 1 == segments, out);
 }
 
 // The stored-coefficient form (variant `partitioned`): thread (segment, lane) of a block of `lanes`
