@@ -125,10 +125,10 @@ struct FusedSegment {
 // The partitioned solve (partitioned.hpp) of one segment whose rows are in shared memory: each row is
 // read when a chain needs it, and row k's DownwardRow goes over its momentum row as soon as both
 // chains have read it (after step max(k, kCells-1-k)), so only the chain rows still waiting are in
-// registers; back substitution reads them back. Why: a thread holding its segment's rows and chain
-// in registers (the partitioned variant) needs 127 registers, and with five values a cell (106 KiB
-// a 2048-cell double line) two lines fit an SM: 16 warps to hide the build's loads and the FP64
-// chains. Four values a cell and no padding (72 KiB) let three lines in at 80 registers.
+// registers; back substitution reads them back. Why: the block then needs four values a cell and no
+// copy of the rows in registers (72 KiB a 2048-cell double line instead of 106), which was meant to
+// let three lines in an SM; the pair build's registers did not allow that (adi_kernels.cuh), but at
+// two lines the smaller blocks alone made the 2048^2 double step 8 % faster (the header above).
 template <class T, int kCells, class Block>
 WARPMODEL_ADI_HD void adi_segment_fused(const Block& block, int segment, int segments, SegmentSlots index, int slots,
                                         const FusedSegment<T, kCells>& seg, T mass_diagonal, T* reduced) {
