@@ -24,6 +24,7 @@ import tempfile
 
 # One-line captions of the figures the project's scripts draw (anything else is listed as "figure").
 CAPTIONS = {
+    "adi_steps.png": "ADI step of every variant against the grid's cells, and the state-only traffic against issue 15's target (scripts/plot_adi.py)",
     "ubench_latency_vs_warps.png": "per-operation latency against warps per block, as thesis figures 4.3-4.14 (scripts/plot_ubench.py)",
     "ubench_memory_vs_warps.png": "shared, L1, L2 and DRAM latency and the departure completion time against warps (scripts/plot_ubench.py)",
     "ubench_footprint.png": "pointer-chase latency against footprint, ld.global.ca and .cg: the L1, L2 and DRAM plateaus (scripts/plot_ubench.py)",

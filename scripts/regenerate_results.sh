@@ -7,6 +7,7 @@
 #   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json,
 #                         the example application's predict-app tables (app-example.predict.*), the
 #                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
+#                         the ADI tables and plot (adi.md/.csv, tridiagonal.md/.csv, adi_steps.png),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
 #   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
 #   *.provenance.json     beside those tables: the measuring runs' records (scripts/provenance_sidecars.py)
@@ -105,6 +106,21 @@ if [ -f "${profiles[0]}" ] && [ -f "${profiles[1]}" ]; then
   echo "regenerate: wrote $compare.{md,json,png}"
 fi
 
+# The ADI tables from the committed benchmark JSON, as the adi stage of characterize_gpu.sh writes
+# them (scripts/adi_report.py); their plot below, once adi.csv carries its provenance columns.
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/adi.json" ]; then
+    extra=()
+    [ -f "$dir/tridiagonal.json" ] && extra+=(--tridiagonal "$dir/tridiagonal.json")
+    for p in double single; do
+      [ -f "$dir/adi-dram-$p-2048.json" ] && extra+=(--dram "$dir/adi-dram-$p-2048.json")
+    done
+    python3 scripts/adi_report.py --adi "$dir/adi.json" "${extra[@]}" --out "$dir" >/dev/null
+    echo "regenerate: wrote $dir/adi.{md,csv}, tridiagonal.{md,csv}"
+  fi
+done
+
 # Provenance sidecars of the tables computed from measurements (scripts/provenance_sidecars.py: each
 # copies the measuring run's own record), before the stencil tables, which embed theirs.
 python3 scripts/provenance_sidecars.py results
@@ -118,6 +134,15 @@ for dir in results/*/; do
     python3 scripts/stencil_report.py bench --json "$dir/stencils.json" --device "$dir/device.json" "${prov[@]}" \
       --md "$dir/stencils.md" --csv "$dir/stencils.csv" >/dev/null
     echo "regenerate: wrote $dir/stencils.{md,csv}"
+  fi
+done
+
+# The ADI steps' plot (scripts/plot_adi.py), titled with the GPU its provenance columns name.
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/adi.csv" ]; then
+    python3 scripts/plot_adi.py "$dir/adi.csv" >/dev/null
+    echo "regenerate: wrote $dir/adi_steps.png"
   fi
 done
 
