@@ -246,9 +246,10 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells))
 // Line-major arrays; block b holds `lanes` whole lines; zeta and the flux go to other buffers than
 // the view's. Blocks an SM: those the registers allow at 128 registers a thread in double (and in
 // single with 16 cells: the pair build and the pending chain rows), 64 in single. Three 2048-cell
-// double lines an SM at 80 registers (spilling 136 bytes in the build) made the sweep 18 % slower
-// than two at 122 (results/h200/logs/adi-shared-solve/); single at 80 registers lost a block an SM
-// at 4096 cells, 25 % slower.
+// double lines an SM at 80 registers (spilling 136 bytes in the build) made the sweep a third
+// slower than two at 122 (a 2048^2 double sweep 172 against 130 us on one H200,
+// results/h200/logs/adi-shared-solve/); single at 80 registers lost a block an SM at 4096 cells,
+// the step 24 % slower.
 template <class T, int kCells>
 constexpr int fused_min_blocks() {
   const int blocks = 65536 / (partitioned_max_threads(kCells) * (sizeof(T) == 8 || kCells > 8 ? 128 : 64));

@@ -25,10 +25,10 @@
 // blocks an SM (the registers), but the A/B on one card (results/h200/logs/adi-shared-solve/,
 // results/h100-80gb-hbm3/logs/adi-shared-solve/) gave 2048^2 double steps of 335 against 364 us
 // (H200) and 376-380 against 403-405 us (H100), 4096^2 double 1,336 against 1,553 us (H200), and
-// 2-3 % slower ones at 1536 x 2400 and with fused/c4 at 2048.
-// Three 2048-cell double lines an SM (80 registers) made the sweep 18 % slower: adi_kernels.cuh.
-// The first measurement (threads reading their own segments
-// from global memory, lanes 64 bytes apart) was bound by L1 wavefronts at 13 % of DRAM bandwidth.
+// 2-3 % slower ones at 1536 x 2400 and with fused/c4 at 2048. Three 2048-cell double lines an SM
+// (80 registers) made the sweep a third slower: adi_kernels.cuh. The first measurement (threads
+// reading their own segments from global memory, lanes 64 bytes apart) was bound by L1 wavefronts
+// at 13 % of DRAM bandwidth.
 // The sweep writes into other arrays than it reads (the builds of other blocks read the old lines
 // l-1 and l+1), so the solver keeps output buffers. Writing the outputs straight into the other
 // frame instead of the four transposes (each sweep storing its flux in both frames, zeta in the
@@ -74,14 +74,16 @@ constexpr std::size_t kFusedMaxSharedBytes = 227 * 1024;
 
 // Shared-memory slot of cell c of the block's lines (c = lane * n_along + i) in each per-cell array:
 // the cells of a segment stay together (thread = segment in the solve), rotated within it by one
-// cell every 128 bytes of segments, so that the threads of a warp (or, for doubles, of each half
-// warp that shared memory serves at once) reading cell j of their segments hit 16 (32) different
-// banks, as do the build's pairs and the store's consecutive cells. Instead of a padding element per
-// segment: the arrays then fill whole 128-byte lines, 64 KiB for a 2048-cell double line.
+// cell every 128 bytes of segments. Shared memory serves 128 bytes at once (32 floats: a warp; 16
+// doubles: each half warp), and the rotation puts those of the solve (cell j of consecutive
+// segments), of the build (cells 2t and 2t + 1) and of the store (consecutive cells) in different
+// banks (test Fused.SlotsAreConflictFree), where a padding element per segment did it before: the
+// arrays now fill whole 128-byte lines, 64 KiB for a 2048-cell double line.
 template <class T, int kCells>
 WARPMODEL_ADI_HD int fused_slot(int c) {
   constexpr int kSegmentsPerRotation = 128 / (kCells * static_cast<int>(sizeof(T)));
-  static_assert(kSegmentsPerRotation >= 1 && (kCells & (kCells - 1)) == 0, "a segment of at most 128 bytes, 2^k cells");
+  static_assert(kSegmentsPerRotation >= 1 && (kCells & (kCells - 1)) == 0,
+                "a segment of at most 128 bytes and a power of two cells");
   const int segment = c / kCells;
   return segment * kCells + (c + segment / kSegmentsPerRotation) % kCells;
 }
