@@ -250,6 +250,14 @@ TEST(Fused, StepAgreesWithReference) {
 // build of that cell alone gives, to the last bit: at the walls (first and last cells and lines) and
 // inside. Both copies of the pair build are taken: the one with the wall tests folded away (interior
 // pairs) and the general one; and the general one agrees with the interior one inside.
+void expect_same_rows(const CellRows<double>& got, const CellRows<double>& want, int i, int l) {
+  EXPECT_EQ(got.dma, want.dma) << i << ", " << l;
+  EXPECT_EQ(got.amo, want.amo) << i << ", " << l;
+  EXPECT_EQ(got.bmo, want.bmo) << i << ", " << l;
+  EXPECT_EQ(got.cmo, want.cmo) << i << ", " << l;
+  EXPECT_EQ(got.dmo, want.dmo) << i << ", " << l;
+}
+
 TEST(Fused, CellPairsAreBuiltAsSingleCells) {
   const int nx = 64, ny = 32;
   State<double> s = make_hump_state(nx, ny);
@@ -261,24 +269,11 @@ TEST(Fused, CellPairsAreBuiltAsSingleCells) {
       CellRows<double> pair[2];
       build_cell_pair(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, cell_pair_is_interior(i, l, nx, ny), pair[0],
                       pair[1]);
-      for (int h = 0; h < 2; ++h) {
-        const CellRows<double> single = build_cell(view, i + h, l, nx, ny, k);
-        EXPECT_EQ(pair[h].dma, single.dma) << i + h << ", " << l;
-        EXPECT_EQ(pair[h].amo, single.amo) << i + h << ", " << l;
-        EXPECT_EQ(pair[h].bmo, single.bmo) << i + h << ", " << l;
-        EXPECT_EQ(pair[h].cmo, single.cmo) << i + h << ", " << l;
-        EXPECT_EQ(pair[h].dmo, single.dmo) << i + h << ", " << l;
-      }
+      for (int h = 0; h < 2; ++h) expect_same_rows(pair[h], build_cell(view, i + h, l, nx, ny, k), i + h, l);
       if (cell_pair_is_interior(i, l, nx, ny)) {
         CellRows<double> general[2];
         build_cell_pair(CellWindow<double>::at(view, i, l), i, l, nx, ny, k, false, general[0], general[1]);
-        for (int h = 0; h < 2; ++h) {
-          EXPECT_EQ(general[h].dma, pair[h].dma) << i + h << ", " << l;
-          EXPECT_EQ(general[h].amo, pair[h].amo) << i + h << ", " << l;
-          EXPECT_EQ(general[h].bmo, pair[h].bmo) << i + h << ", " << l;
-          EXPECT_EQ(general[h].cmo, pair[h].cmo) << i + h << ", " << l;
-          EXPECT_EQ(general[h].dmo, pair[h].dmo) << i + h << ", " << l;
-        }
+        for (int h = 0; h < 2; ++h) expect_same_rows(general[h], pair[h], i + h, l);
       }
     }
   // Which pairs are interior: not the first or last pair of a line, not the first or last line.
@@ -304,7 +299,8 @@ TEST(Fused, BlockLayout) {
   EXPECT_EQ(fused_lanes(4096, 16, 4096, sizeof(double), 100 * 1024), 0);             // shared memory
   EXPECT_EQ(fused_lanes(256, 8, 256, sizeof(double), kFusedMaxSharedBytes, 264), 1);  // every SM gets blocks
   EXPECT_EQ(fused_lanes(1024, 8, 1024, sizeof(double), kFusedMaxSharedBytes, 264), 2);
-  // Three 2048-cell double lines an SM: 228 KiB of shared memory, 1 KiB of it reserved per block.
+  // Shared memory would hold three 2048-cell double lines an SM (228 KiB, 1 KiB reserved per block);
+  // the registers hold the fused kernel to two (fused_min_blocks, adi_kernels.cuh).
   EXPECT_EQ(fused_shared_elements(1, 2048, 8), 4 * 2048 + 4 * 256);
   EXPECT_LE(3 * (fused_shared_elements(1, 2048, 8) * sizeof(double) + 1024), 228u * 1024);
 }
