@@ -1,8 +1,11 @@
 #!/bin/bash
-# Probe run (not committed): A/B of bench_adi variants, transposes of one vs two arrays, ncu of the fused sweep.
+# Probe runs of 2026-11-28 (README.md): A/B of bench_adi binaries under exp/bin/<variant>/ (variant_C: with
+# EXP_CARVEOUT=C), optionally the transpose probe (TP=1), a test binary first (TEST=...), ncu metrics
+# (NCUM="variants") and ncu sections (NCU=1) of one 2048^2 double sweep-x. Run from the repository root.
 export LD_LIBRARY_PATH=$PWD/build/devlib
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm,clocks.sm --format=csv,noheader | tee $OUT/gpu.txt
-[ -n "$TP" ] && exp/tp | tee $OUT/transpose.txt
+[ -n "$TP" ] && exp/tp | tee $OUT/transpose.txt   # exp/tp: transpose_probe.cu built with nvcc -O3 -arch=sm_90
+[ -n "$TEST" ] && { $TEST > $OUT/test.txt 2>&1; echo "test rc=$?"; tail -3 $OUT/test.txt; }
 F=${FILTER:-'copy/d2d/256|adi/fused/(double|single)/(2048|4096)/(step|sweep-x|sweep-y)/'}
 for r in 1 2; do
   for v in $VARIANTS; do
