@@ -59,11 +59,11 @@
 // the sweep waits on its own load-to-use chains at 16 warps an SM, not on DRAM
 // (results/h200/logs/adi-l2-prefetch/).
 // What bounds the sweep (probes at 0cbc616, results/*/logs/adi-probes/, 2048^2 double): not the FP64
-// work (no friction term, a third of the build's FP64: 4 % faster), not DRAM (half its bandwidth; L1
-// or L2 prefetch of the next trip: no gain), but L1 capacity and the solve. The build's halo loads hit
-// the lines its pair loads brought into L1 (45 % of sectors); with the carveout at 100 % (L1 ~23 KiB)
-// the sweep is 11 % slower, more than a third block's warps gain (7 %). The solve is a quarter of the
-// sweep (H200: the step 265 us without it, 297 without the PCR levels, 335 with both).
+// work (no friction term, 24 % of the sweep's FP64 instructions: 4 % faster), not DRAM (half its
+// bandwidth; L1 or L2 prefetch of the next trip: no gain), but L1 capacity and the solve. The build's
+// halo loads hit the lines its pair loads brought into L1 (45 % of sectors); with the carveout at 100 %
+// (L1 ~23 KiB) the sweep is 11 % slower, more than a third block's warps gain (7 %). The solve is a
+// quarter of the sweep (H200: the step 265 us without it, 297 without the PCR levels, 335 with both).
 #pragma once
 
 #include <cstddef>
