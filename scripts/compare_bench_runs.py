@@ -36,14 +36,13 @@ def read_runs(directory, variant):
         try:
             with open(path) as f:
                 doc = json.load(f)
-            benchmarks = doc["benchmarks"]
             contexts.append(doc.get("context", {}))
-        except (OSError, ValueError, KeyError, TypeError) as e:
+            for b in doc["benchmarks"]:
+                if b.get("run_type") == "aggregate" or "real_time" not in b:
+                    continue
+                times.setdefault(benchmark_name(b["name"]), []).append(float(b["real_time"]))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise InputError(f"{path} is not Google Benchmark JSON ({e.__class__.__name__}: {e})") from None
-        for b in benchmarks:
-            if b.get("run_type") == "aggregate" or "real_time" not in b:
-                continue
-            times.setdefault(benchmark_name(b["name"]), []).append(float(b["real_time"]))
     return {k: statistics.median(v) for k, v in times.items()}, contexts, files
 
 

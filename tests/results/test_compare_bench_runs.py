@@ -50,7 +50,10 @@ def main():
             failures.append(f"markdown form: {md.stdout!r}")
         with open(os.path.join(tmp, "bench-broken-1.json"), "w") as f:
             f.write('{"benchmarks": [{"name": "x", ')  # cut off, as a binary that aborts leaves it
+        with open(os.path.join(tmp, "bench-nameless-1.json"), "w") as f:
+            json.dump({"benchmarks": [{"real_time": 1.0}, {"name": "y", "real_time": "fast"}]}, f)
         for args, what in ((("base,missing",), "no file of a variant"), (("base,broken",), "not JSON"),
+                           (("base,nameless",), "a benchmark without a name or with a non-numeric time"),
                            (("base",), "one variant"), (("base,new", "--bogus"), "unknown option")):
             out = os.path.join(tmp, "bad.md")
             p = run(tmp, *args, "-o", out)
