@@ -3,7 +3,9 @@
 results/<gpu>/logs/adi-*/). Reads DIR/bench-<variant>-<run>.json for each variant, takes each benchmark's
 median real_time over the runs (the runs alternate the binaries, so a drift of the card shows as a spread
 between runs, not as a difference between variants), and writes one row per benchmark: the medians and
-each variant's ratio to the first.
+each variant's ratio to the first. The table starts with where the runs came from: each variant's
+benchmark context (GPU, CUDA versions, SM clock, date, command) and, where DIR holds a provenance.json,
+the run's card, driver, commit and command.
 
 usage: compare_bench_runs.py DIR VARIANT,VARIANT[,...] [-o OUT.md|OUT.csv]
 Bad input (no file of a variant, a file that is not benchmark JSON, an unknown option) gets one line on
@@ -46,13 +48,35 @@ def read_runs(directory, variant):
     return {k: statistics.median(v) for k, v in times.items()}, contexts, files
 
 
+def run_record(directory):
+    """The run's provenance.json beside the runs (card UUID, driver, commit, the command), where there is one."""
+    path = os.path.join(directory, "provenance.json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path} is not JSON ({e.__class__.__name__}: {e})") from None
+
+
 def table(directory, variants):
     medians, sources = {}, []
     for v in variants:
         medians[v], contexts, files = read_runs(directory, v)
         c = contexts[0]
-        sources.append(f"- `{v}`: {len(files)} run(s), {c.get('gpu_name', '?')}, first run {c.get('date', '?')}, "
-                       f"`{c.get('executable', '?')}`")
+        sources.append(f"- `{v}`: {len(files)} run(s) of `{c.get('executable', '?')}` on {c.get('gpu_name', '?')} "
+                       f"(CUDA driver {c.get('cuda_driver_version', '?')}, runtime {c.get('cuda_runtime_version', '?')}, "
+                       f"max SM clock {c.get('gpu_max_sm_clock_mhz', '?')} MHz), first run {c.get('date', '?')}, "
+                       f"command `{c.get('command', '?')}`")
+    record = run_record(directory)
+    if record:
+        sources.append(f"- the run (`provenance.json` beside these files): {record.get('gpu', '?')} "
+                       f"{record.get('gpu_uuid', '?')}, driver {record.get('driver', '?')}, date {record.get('date', '?')}, "
+                       f"commit {record.get('git_commit', '?')}, command `{record.get('command', '?')}`")
+        for v in variants:
+            if v.split("_")[0] in record.get("variants", {}):
+                sources.append(f"  - `{v}`: {record['variants'][v.split('_')[0]]}")
     names = sorted(set().union(*(m.keys() for m in medians.values())))
     rows = []
     for n in names:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """results.compare_bench_runs: scripts/compare_bench_runs.py on hand-written Google Benchmark JSON.
 
-The median over runs (three runs: the middle one, not the mean), each variant's ratio to the first, a
-benchmark one variant lacks ("-"), the CSV form, and bad input (exit 2, one line, no output file).
+The median over runs (three runs: the middle one, not the mean), each variant's ratio to the first, the provenance it
+starts with, a benchmark one variant lacks ("-"), the CSV form, and bad input (exit 2, one line, no output file).
 usage: test_compare_bench_runs.py REPO
 """
 import csv
@@ -48,6 +48,22 @@ def main():
         md = run(tmp, "base,new")
         if md.returncode != 0 or "| adi/fused/double/2048/sweep-x | 41.00 | - | - |" not in md.stdout:
             failures.append(f"markdown form: {md.stdout!r}")
+        # Where the runs came from: each variant's context, and the run's provenance.json beside them.
+        if "on NVIDIA H200 (CUDA driver" not in md.stdout or "provenance.json" in md.stdout:
+            failures.append(f"context provenance without a provenance.json: {md.stdout!r}")
+        with open(os.path.join(tmp, "provenance.json"), "w") as f:
+            json.dump({"gpu": "NVIDIA H200", "gpu_uuid": "GPU-0000", "driver": "580.159.04", "git_commit": "abc1234",
+                       "command": "bash probe.sh", "variants": {"new": "abc1234 + new.patch"}}, f)
+        md = run(tmp, "base,new")
+        for want in ("GPU-0000", "driver 580.159.04", "commit abc1234", "`bash probe.sh`", "`new`: abc1234 + new.patch"):
+            if md.returncode != 0 or want not in md.stdout:
+                failures.append(f"the run's provenance.json: {want!r} missing from {md.stdout!r}")
+        with open(os.path.join(tmp, "provenance.json"), "w") as f:
+            f.write("{")
+        p = run(tmp, "base,new", "-o", os.path.join(tmp, "bad-provenance.md"))
+        if p.returncode != 2 or len(p.stderr.strip().splitlines()) != 1 or os.path.exists(os.path.join(tmp, "bad-provenance.md")):
+            failures.append(f"a malformed provenance.json: exit {p.returncode}, stderr {p.stderr!r}")
+        os.remove(os.path.join(tmp, "provenance.json"))
         with open(os.path.join(tmp, "bench-broken-1.json"), "w") as f:
             f.write('{"benchmarks": [{"name": "x", ')  # cut off, as a binary that aborts leaves it
         with open(os.path.join(tmp, "bench-nameless-1.json"), "w") as f:
