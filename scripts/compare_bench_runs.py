@@ -33,19 +33,20 @@ def read_runs(directory, variant):
     files = sorted(glob.glob(os.path.join(directory, f"bench-{variant}-*.json")))
     if not files:
         raise InputError(f"no bench-{variant}-*.json in {directory}: name the variants by their files")
-    times, contexts = {}, []
+    times, context = {}, None
     for path in files:
         try:
             with open(path) as f:
                 doc = json.load(f)
-            contexts.append(doc.get("context", {}))
+            if context is None:
+                context = doc.get("context", {})  # the first run's: binary, card, CUDA, date, command
             for b in doc["benchmarks"]:
                 if b.get("run_type") == "aggregate" or "real_time" not in b:
                     continue
                 times.setdefault(benchmark_name(b["name"]), []).append(float(b["real_time"]))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise InputError(f"{path} is not Google Benchmark JSON ({e.__class__.__name__}: {e})") from None
-    return {k: statistics.median(v) for k, v in times.items()}, contexts, files
+    return {k: statistics.median(v) for k, v in times.items()}, context, files
 
 
 def run_record(directory):
@@ -63,8 +64,7 @@ def run_record(directory):
 def table(directory, variants):
     medians, sources = {}, []
     for v in variants:
-        medians[v], contexts, files = read_runs(directory, v)
-        c = contexts[0]
+        medians[v], c, files = read_runs(directory, v)
         sources.append(f"- `{v}`: {len(files)} run(s) of `{c.get('executable', '?')}` on {c.get('gpu_name', '?')} "
                        f"(CUDA driver {c.get('cuda_driver_version', '?')}, runtime {c.get('cuda_runtime_version', '?')}, "
                        f"max SM clock {c.get('gpu_max_sm_clock_mhz', '?')} MHz), first run {c.get('date', '?')}, "
@@ -74,9 +74,11 @@ def table(directory, variants):
         sources.append(f"- the run (`provenance.json` beside these files): {record.get('gpu', '?')} "
                        f"{record.get('gpu_uuid', '?')}, driver {record.get('driver', '?')}, date {record.get('date', '?')}, "
                        f"commit {record.get('git_commit', '?')}, command `{record.get('command', '?')}`")
+        binaries = record.get("variants", {})
         for v in variants:
-            if v.split("_")[0] in record.get("variants", {}):
-                sources.append(f"  - `{v}`: {record['variants'][v.split('_')[0]]}")
+            binary = v if v in binaries else v.split("_")[0]  # probe.sh: variant_C is binary `variant` run another way
+            if binary in binaries:
+                sources.append(f"  - `{v}`: {binaries[binary]}")
     names = sorted(set().union(*(m.keys() for m in medians.values())))
     rows = []
     for n in names:
