@@ -19,7 +19,8 @@
 //   C. store: thread t writes zeta and the flux of cells t, t + T, ... to global memory, the east
 //      wall's flux as 0.
 // Shared memory: 4 values per cell, each segment's cells rotated by fused_slot (no bank conflicts,
-// no padding), and the reduced system (4 values per segment): 72 KiB for a 2048-cell double line.
+// no padding), and the reduced system (6 values per segment, partitioned.hpp): 76 KiB for a 2048-cell
+// double line.
 // Until 8d91bbc the solve copied the segment's five rows into registers and the block kept five
 // values a cell and a padding element per segment (106 KiB a 2048-cell double line): the same two
 // blocks an SM (the registers), but the A/B on one card (results/h200/logs/adi-shared-solve/,
@@ -134,8 +135,8 @@ struct FusedSegment {
 // read when a chain needs it, and row k's DownwardRow goes over its momentum row as soon as both
 // chains have read it (after step max(k, kCells-1-k)), so only the chain rows still waiting are in
 // registers; back substitution reads them back. Why: the block then needs four values a cell and no
-// copy of the rows in registers (72 KiB a 2048-cell double line instead of 106), which was meant to
-// let three lines in an SM; the pair build's registers did not allow that (adi_kernels.cuh), but at
+// copy of the rows in registers (72 KiB a 2048-cell double line at e3abcd8, instead of 106), which was
+// meant to let three lines in an SM; the pair build's registers did not allow that (adi_kernels.cuh), but at
 // two lines the smaller blocks alone made the 2048^2 double step 8 % faster (the header above).
 template <class T, int kCells, class Block>
 WARPMODEL_ADI_HD void adi_segment_fused(const Block& block, int segment, int segments, SegmentSlots index, int slots,

@@ -72,9 +72,9 @@ inline int partitioned_lanes(int n, int cells) {
   return lanes;
 }
 
-// Shared memory (T elements): per (segment, line) slot the Z row (alpha, tau, delta), whose arrays
-// PCR's rows (a, c, d) reuse once every thread has read its neighbour's, and PCR's 1/b.
-inline int partitioned_shared_elements(int segments, int lanes) { return 4 * segments * lanes; }
+// Shared memory (T elements): per (segment, line) slot two buffers of three values: the Z row (alpha,
+// tau, delta) in the first, then PCR's normalised rows (a, c, d) in both, level by level in turn.
+inline int partitioned_shared_elements(int segments, int lanes) { return 6 * segments * lanes; }
 
 // Slot of segment r of this thread's line in the shared reduced system: first + r * step. Along-major
 // blocks (lane fastest) put a line's segments `lanes` apart, so a warp's slots are consecutive;
@@ -183,10 +183,6 @@ WARPMODEL_ADI_HD SegmentEnds<T> solve_reduced_system(const Block& block, int seg
   T* s_alpha = shared;
   T* s_tau = shared + slots;
   T* s_delta = shared + 2 * slots;
-  T* srb = shared + 3 * slots;
-  T* sa = s_alpha;  // PCR's rows over the Z rows, after the barrier that follows their last read
-  T* sc = s_tau;
-  T* sd = s_delta;
   const int slot = index(segment);
   s_alpha[slot] = rows.alpha;
   s_tau[slot] = rows.tau;
@@ -197,23 +193,49 @@ WARPMODEL_ADI_HD SegmentEnds<T> solve_reduced_system(const Block& block, int seg
   const T tau_next = has_next ? s_tau[index(segment + 1)] : T(0);
   const T delta_next = has_next ? s_delta[index(segment + 1)] : T(0);
   block.sync();
-  TriRow<T> row{-rows.sigma * rows.alpha, T(1) - rows.sigma * rows.tau - rows.gamma * alpha_next,
-                -rows.gamma * tau_next, rows.eps - rows.sigma * rows.delta - rows.gamma * delta_next};
-  for (int s = 1; s < segments; s <<= 1) {
-    sa[slot] = row.a;
-    sc[slot] = row.c;
-    sd[slot] = row.d;
-    srb[slot] = T(1) / row.b;
+  // PCR on rows normalised to b = 1 (a, c, d stored), in two buffers used in turn: a level writes
+  // one while the level before's readers are past its barrier, so one barrier a level; each b
+  // inverted by adi_reciprocal, as every other pivot of the solve. Why: with an IEEE division by b
+  // (its slow path included) and two barriers a level, every fused step on the H200 was 1.5-4 %
+  // slower (2048^2 double 332.3 against 327.3 us, same card,
+  // results/h200/logs/adi-probes/run11-pcr-two-buffers/).
+  const T b0 = T(1) - rows.sigma * rows.tau - rows.gamma * alpha_next;
+  const T inv_b0 = adi_reciprocal(b0);
+  T ra = -rows.sigma * rows.alpha * inv_b0, rc = -rows.gamma * tau_next * inv_b0,
+    rd = (rows.eps - rows.sigma * rows.delta - rows.gamma * delta_next) * inv_b0;
+  int buffer = 0;
+  for (int s = 1; s < segments; s <<= 1, buffer ^= 1) {
+    T* sa = shared + 3 * buffer * slots;
+    T* sc = sa + slots;
+    T* sd = sc + slots;
+    sa[slot] = ra;
+    sc[slot] = rc;
+    sd[slot] = rd;
     block.sync();
-    const TriRow<T> next = pcr_reduce(row, segment, s, segments, sa, sc, sd, srb, index);
-    block.sync();
-    row = next;
+    T na = T(0), nb = T(1), nc = T(0), nd = rd;
+    if (segment - s >= 0) {
+      const int j = index(segment - s);
+      na = -sa[j] * ra;
+      nb -= sc[j] * ra;
+      nd -= sd[j] * ra;
+    }
+    if (segment + s < segments) {
+      const int j = index(segment + s);
+      nc = -sc[j] * rc;
+      nb -= sa[j] * rc;
+      nd -= sd[j] * rc;
+    }
+    const T inv = adi_reciprocal(nb);
+    ra = na * inv;
+    rc = nc * inv;
+    rd = nd * inv;
   }
-  const T q = row.d / row.b;
-  sd[slot] = q;
+  const T q = rd;
+  T* sq = shared + 3 * buffer * slots + 2 * slots;  // the buffer no thread reads any more
+  sq[slot] = q;
   block.sync();
-  const T q_prev = segment > 0 ? sd[index(segment - 1)] : T(0);
-  const T q_next = has_next ? sd[index(segment + 1)] : T(0);
+  const T q_prev = segment > 0 ? sq[index(segment - 1)] : T(0);
+  const T q_next = has_next ? sq[index(segment + 1)] : T(0);
   return {rows.delta - rows.alpha * q_prev - rows.tau * q,
           has_next ? delta_next - alpha_next * q - tau_next * q_next : T(0)};
 }
