@@ -28,7 +28,8 @@
 //   only (each thread reads its neighbour's Z row from shared memory):
 //     a = -sigma alpha_s, b = 1 - sigma tau_s - gamma alpha_{s+1}, c = -gamma tau_{s+1},
 //     d = eps - sigma delta_s - gamma delta_{s+1}     (sigma = -dpz, gamma = cp, eps = dp0),
-//   which PCR (pcr_reduce, log2 P steps) solves; then Z_s and Z_{s+1} follow from the Z rows.
+//   which PCR solves (log2 P levels on rows divided by b, solve_reduced_system); then Z_s and Z_{s+1}
+//   follow from the Z rows.
 //  Phase 3, back substitution from the stored downward chain (cp, dp0, dpz, dma per cell):
 //     p_c1 = dp0 + dpz Z_s - cp Z_{s+1};  zeta_j = (g_j - p_j) / e_j with e_j = B + cp_{j-1},
 //     g_j = dma_j + dp_{j-1};  p_{j-1} = dp_{j-1} - cp_{j-1} zeta_j   (j = c1 .. c0+1).
