@@ -54,13 +54,13 @@
 // 106 KiB blocks starts only when four block slots are free in one GPC, and its blocks wait for each
 // other at the barriers). Only 1024^2 double gained (104-108 us a step against 110).
 // (results/h200/logs/adi-cluster-stores/)
-// Nor did transposing in the sweeps (probe on b7b2aa8, not kept: results/h200/logs/adi-bands/): each
-// sweep also stored zeta and the flux into band buffers of the other frame, and the last block to
-// finish a band of 8 lines (16 in single; an atomic counter a band, release/acquire) transposed the
-// band through shared memory. Verified and sanitizer-clean, but the best form's 2048^2 double step
-// took 382 us against 333 (single 372 against 180): one block a band transposes it at the sweep's
-// tail. With the counter and no transpose (timing only) the step took 260 us: without any transpose,
-// today's sweeps alone are above issue 15's 250 us.
+// Nor did transposing in the sweeps (probes, not kept: results/h200/logs/adi-bands/): the last block
+// of a sweep to finish a band of 8 lines (16 in single; an atomic counter a band, release/acquire)
+// transposed the band's zeta and flux, read back through L2, into the other frame through its shared
+// memory. Verified and sanitizer-clean; with fixed per-thread offsets the 2048^2 double step came to
+// parity (326.9-332.0 us against 325.1, each sweep 36-39 us slower), single and every other size
+// slower. With the counter and no transpose (timing only) the step took 260 us: without any
+// transpose, today's sweeps alone are above issue 15's 250 us.
 // Nor did prefetching into L2 the lines the block 132, 264 or 528 blocks later builds
 // (cp.async.bulk.prefetch.L2 of each field's line at the block's start): at 2048^2 double on the
 // H200 a sweep took 153 / 164 / 166 us against 154 without, 4096^2 double 717-729 against 649-652:
