@@ -61,12 +61,19 @@
 // parity (326.9-332.0 us against 325.1, each sweep 36-39 us slower), single and every other size
 // slower. With the counter and no transpose (timing only) the step took 260 us: without any
 // transpose, today's sweeps alone are above issue 15's 250 us.
+// Nor did starting the first-wave blocks of an SM k x 3-9 us apart, so that one block's loads overlap
+// another's solve (probe, results/h200/logs/adi-stagger/): 2048^2 double sweep 128.7-130.9 us against
+// 128.7 for the arrival counters alone; the blocks are not held in phase.
 // Nor did prefetching into L2 the lines the block 132, 264 or 528 blocks later builds
 // (cp.async.bulk.prefetch.L2 of each field's line at the block's start): at 2048^2 double on the
 // H200 a sweep took 153 / 164 / 166 us against 154 without, 4096^2 double 717-729 against 649-652:
 // the sweep waits on its own load-to-use chains at 16 warps an SM, not on DRAM
 // (results/h200/logs/adi-l2-prefetch/).
-// What bounds the sweep (probes at 0cbc616, results/*/logs/adi-probes/, 2048^2 double): not the FP64
+// What bounds the sweep (Nsight Compute at 92ac5bc, the 6th step, results/h200/logs/adi-fused-ncu/): 416
+// warp instructions a cell (build 243, solve 145, store 28) issued in 46 % of the slots, 0.84 eligible
+// warps of 3.85 a scheduler: latency at 16 warps an SM, which the registers (122) and the shared
+// memory (77.8 KiB a 2048-cell double block) both fix; all slots busy would be 52 us a sweep, not 125.
+// Probes at 0cbc616 (results/*/logs/adi-probes/, 2048^2 double): not the FP64
 // work (no friction term, 24 % of the sweep's FP64 instructions: 4 % faster), not DRAM (half its
 // bandwidth; L1 or L2 prefetch of the next trip: no gain), but L1 capacity and the solve. The build's
 // halo loads hit the lines its pair loads brought into L1 (45 % of sectors); with the carveout at 100 %
