@@ -63,7 +63,9 @@
 // transpose, today's sweeps alone are above issue 15's 250 us.
 // Nor did starting the first-wave blocks of an SM k x 3-9 us apart, so that one block's loads overlap
 // another's solve (probe, results/h200/logs/adi-stagger/): 2048^2 double sweep 128.7-130.9 us against
-// 128.7 for the arrival counters alone; the blocks are not held in phase.
+// 128.7 for the arrival counters alone; the blocks are not held in phase. Nor did solving each line's
+// reduced system by one warp (shuffle PCR, two barriers instead of nine; results/h200/logs/adi-warp-reduced/):
+// 2048^2 double 324.8 against 327.6 us, though single gained 6 %.
 // Nor did prefetching into L2 the lines the block 132, 264 or 528 blocks later builds
 // (cp.async.bulk.prefetch.L2 of each field's line at the block's start): at 2048^2 double on the
 // H200 a sweep took 153 / 164 / 166 us against 154 without, 4096^2 double 717-729 against 649-652:
