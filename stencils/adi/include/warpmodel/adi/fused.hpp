@@ -72,9 +72,9 @@
 // the sweep waits on its own load-to-use chains at 16 warps an SM, not on DRAM
 // (results/h200/logs/adi-l2-prefetch/).
 // What bounds the sweep (Nsight Compute at 92ac5bc, the 6th step, results/h200/logs/adi-fused-ncu/): 416
-// warp instructions a cell (build 243, solve 145, store 28) issued in 46 % of the slots, 0.84 eligible
-// warps of 3.85 a scheduler: latency at 16 warps an SM, which the registers (122) and the shared
-// memory (77.8 KiB a 2048-cell double block) both fix; all slots busy would be 52 us a sweep, not 125.
+// instructions a cell (build 243, solve 145, store 28) issued in 46 % of the slots, 0.84 eligible
+// warps of 3.85 a scheduler: latency at 16 warps an SM, a limit the registers (122) and the shared
+// memory (77.8 KiB a 2048-cell double block) both set; all slots busy would be 52 us a sweep, not 125.
 // Probes at 0cbc616 (results/*/logs/adi-probes/, 2048^2 double): not the FP64
 // work (no friction term, 24 % of the sweep's FP64 instructions: 4 % faster), not DRAM (half its
 // bandwidth; L1 or L2 prefetch of the next trip: no gain), but L1 capacity and the solve. The build's
