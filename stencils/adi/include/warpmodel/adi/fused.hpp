@@ -34,7 +34,11 @@
 // l-1 and l+1), so the solver keeps output buffers. Writing the outputs straight into the other
 // frame instead of the four transposes (each sweep storing its flux in both frames, zeta in the
 // other; stores `lines` elements apart) was measured slower on the H100 (2048^2 double: 750 us
-// per step against 592 us; results/h100-80gb-hbm3/logs/adi-fused/), so the transposes stay.
+// per step against 592 us; results/h100-80gb-hbm3/logs/adi-fused/), so the transposes stay. Asked
+// again of today's sweeps (H200, results/h200/logs/adi-other-frame/): zeta alone into the other frame
+// (two transposes fewer) made the 2048^2 double step 360.8 us against 326.4, zeta and the flux 467.8;
+// each array stored across the frame costs a sweep about 38 us, twice the 18 us of its transpose (a
+// warp's store touches 32 rows: 32 partial sectors instead of 8 whole ones).
 // Nor did a y-sweep on the x-sweep's own row-major arrays pay (commit 1bac40b, variant
 // fused-one-frame, reverted): columns as lines in the along-major layout, thread (column, segment)
 // building its segment's rows in registers and solving them as the partitioned solve does, no
