@@ -58,6 +58,16 @@
 // 106 KiB blocks starts only when four block slots are free in one GPC, and its blocks wait for each
 // other at the barriers). Only 1024^2 double gained (104-108 us a step against 110).
 // (results/h200/logs/adi-cluster-stores/)
+// A y-sweep on the x frame's row-major arrays by clusters of 8 blocks (8 columns, each block 1/8 of the
+// rows; the reduced system of a column solved by one block through distributed shared memory) made the
+// step 302.5 us against 326.0, but its y-sweep takes 177 against 125 (results/h200/logs/adi-cluster-y/):
+// 11 us of block slots (at most 30 clusters of 8 run at once on the H200, 240 of the 264 block slots),
+// about 22 of column layout (the same kernel without clusters and without the reduced solve: 128.6 us),
+// and a distributed reduced solve costing about 37 where the block-local PCR costs 19. Exchanging the
+// reduced rows through L2 in a cooperative grid instead (every slot, no clusters) made it no faster
+// (175.4 us), nor did clusters of 4 (32-byte row segments: 205.6) or persistent clusters (183.1)
+// (results/h200/logs/adi-cluster-slots/). Not kept: slower in single at 2048^2 and 4096^2, and
+// even with every slot used and a local-PCR-cheap exchange the step would be about 273 us.
 // Nor did transposing in the sweeps (probes, not kept: results/h200/logs/adi-bands/): the last block
 // of a sweep to finish a band of 8 lines (16 in single; an atomic counter a band, release/acquire)
 // transposed the band's zeta and flux, read back through L2, into the other frame through its shared
