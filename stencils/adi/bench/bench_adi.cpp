@@ -121,7 +121,9 @@ std::vector<SolverConfig> variant_configs() {
   c.partition_cells = 16;
   out.push_back(c);
   // Fused with 8 cells per thread only: with 16 (255 registers, one block per SM) it was slower at
-  // every size and precision measured on the H100 (results/h100-80gb-hbm3/logs/adi-fused/).
+  // every size and precision measured on the H100 (results/h100-80gb-hbm3/logs/adi-fused/), and with
+  // 16 as one line a 128-thread block, three an SM (168 registers), 14 % slower a 2048^2 double sweep on
+  // the H200: 12 warps an SM instead of 16 (results/h200/logs/adi-c16-three-blocks/).
   c.variant = Variant::Fused;
   c.partition_cells = 8;
   out.push_back(c);

@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""Medians of the benchmarks each binary completed in run1 (the c16 binaries aborted at the first size c16
+cannot launch, 4096 cells: 256 threads over its 128-thread launch bound, so their JSON files end early).
+Usage: python3 completed.py run1"""
+import collections
+import glob
+import re
+import statistics
+import sys
+
+times = collections.defaultdict(dict)
+for path in sorted(glob.glob(f"{sys.argv[1]}/bench-*-[12].json")):
+    variant = path.rsplit("/", 1)[1].split("-")[1]
+    text = open(path).read()
+    for m in re.finditer(r'"name": "([^"]+)",.*?"real_time": ([0-9.e+-]+)', text, re.S):
+        times[(variant, m.group(1).split("/iterations")[0])].setdefault(path, float(m.group(2)))
+names = sorted({name for _, name in times})
+variants = ["base", "c16", "c16u"]
+print("| benchmark | " + " | ".join(f"{v} (us)" for v in variants) + " |")
+print("|---|" + "---|" * len(variants))
+for name in names:
+    cells = []
+    for v in variants:
+        runs = list(times.get((v, name), {}).values())
+        cells.append(f"{statistics.median(runs):.1f} ({len(runs)})" if runs else "-")
+    print(f"| {name} | " + " | ".join(cells) + " |")
