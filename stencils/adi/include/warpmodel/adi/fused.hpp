@@ -98,12 +98,13 @@
 // Where a sweep's 125 us go today (H200, 2048^2 double; probes that each remove one part, not kept:
 // results/h200/logs/adi-decomposition/): without the solve 96 us (the reduced system is 15 of its 29), without the
 // rows' arithmetic 111, with every block's stencil read from L2-hot lines instead of DRAM 109, without both of
-// these 85, and without the rows' arithmetic, the DRAM loads and the solve 54. A sweep moves 7 arrays (235 MB, 61 us at
-// the copy bandwidth); issue 15's 250 us with the four transposes (76 us) needs sweeps of 87 us, about what the
-// sweep takes without the rows' arithmetic and the DRAM loads: no single part's removal reaches it.
+// these 85, without the rows' arithmetic and the solve 84 (the step 243 us), and without the DRAM loads too 54.
+// A sweep moves 7 arrays (235 MB, 61 us at the copy bandwidth); issue 15's 250 us with the four transposes (76
+// us) needs sweeps of 87 us, what the sweep's skeleton alone (loads, rows in shared memory, barriers, stores)
+// takes: the target needs the transposes gone, and then a y-sweep as fast as today's x-sweep (2 x 125 us).
 // The double reciprocal without its last Newton step (adi_reciprocal: 3 DFMA instead of 5, one refinement
-// fewer than CUDA's own) made every double step 2-3 % faster (2048^2: 320.1 against 328.1 us) and passed the
-// 100-step comparisons with the CPU reference; not adopted while the H100's tables cannot be re-measured with it.
+// fewer than CUDA's own) made every double step 1.2-3.1 % faster (2048^2: 320.1 against 328.1 us) and passed
+// the 100-step comparisons with the CPU reference; not adopted while the H100's tables cannot be re-measured.
 #pragma once
 
 #include <cstddef>
