@@ -99,9 +99,10 @@
 // results/h200/logs/adi-decomposition/): without the solve 96 us (the reduced system is 15 of its 29), without the
 // rows' arithmetic 111, with every block's stencil read from L2-hot lines instead of DRAM 109, without both of
 // these 85, without the rows' arithmetic and the solve 84 (the step 243 us), and without the DRAM loads too 54.
-// A sweep moves 7 arrays (235 MB, 61 us at the copy bandwidth); issue 15's 250 us with the four transposes (76
-// us) needs sweeps of 87 us, what the sweep's skeleton alone (loads, rows in shared memory, barriers, stores)
-// takes: the target needs the transposes gone, and then a y-sweep as fast as today's x-sweep (2 x 125 us).
+// A sweep moves 7 arrays (235 MB; 56 us at adi.md's 4.2 TB/s copy); issue 15's 250 us with the four transposes
+// (76 us) needs sweeps of 87 us, what the sweep's skeleton alone (loads, rows in shared memory, barriers, stores)
+// takes: the target needs the transposes gone. The cluster y-sweep's skeleton takes 98 us, so even with its
+// arithmetic and solve hidden as well as the x-sweep's a step without transposes would take about 266 us.
 // The double reciprocal without its last Newton step (adi_reciprocal: 3 DFMA instead of 5, one refinement
 // fewer than CUDA's own) made every double step 1.2-3.1 % faster (2048^2: 320.1 against 328.1 us) and passed
 // the 100-step comparisons with the CPU reference; not adopted while the H100's tables cannot be re-measured.
