@@ -7,8 +7,7 @@
 // rounded result is within 0.5).
 #include <gtest/gtest.h>
 
-#include <cuda_runtime_api.h>
-
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "warpmodel/adi/hd.hpp"
+#include "warpmodel/support/cuda.hpp"
 
 namespace warpmodel::adi {
 namespace {
@@ -45,57 +45,47 @@ std::vector<T> inputs() {
   return x;
 }
 
-#define WARPMODEL_CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+// |got - exact| / |exact| in units of T's epsilon.
+template <class T>
+double relative_error_in_epsilon(T got, long double exact) {
+  return static_cast<double>(std::fabs((got - exact) / exact) / std::numeric_limits<T>::epsilon());
+}
 
 struct WorstErrors {
   double reciprocal = 0, sixth_root = 0;
 };
 
 template <class T>
-void measure(WorstErrors& worst) {
+WorstErrors measure() {
+  namespace cu = support::cuda;
   const std::vector<T> x = inputs<T>();
   const int n = static_cast<int>(x.size());
-  const std::size_t bytes = x.size() * sizeof(T);
-  T *d_x = nullptr, *d_rcp = nullptr, *d_root = nullptr;
-  WARPMODEL_CUDA_OK(cudaMalloc(&d_x, bytes));
-  WARPMODEL_CUDA_OK(cudaMalloc(&d_rcp, bytes));
-  WARPMODEL_CUDA_OK(cudaMalloc(&d_root, bytes));
-  WARPMODEL_CUDA_OK(cudaMemcpy(d_x, x.data(), bytes, cudaMemcpyHostToDevice));
-  evaluate_approximations<T><<<(n + 255) / 256, 256>>>(d_x, d_rcp, d_root, n);
-  WARPMODEL_CUDA_OK(cudaGetLastError());
-  std::vector<T> rcp(x.size()), root(x.size());
-  WARPMODEL_CUDA_OK(cudaMemcpy(rcp.data(), d_rcp, bytes, cudaMemcpyDeviceToHost));
-  WARPMODEL_CUDA_OK(cudaMemcpy(root.data(), d_root, bytes, cudaMemcpyDeviceToHost));
-  cudaFree(d_x);
-  cudaFree(d_rcp);
-  cudaFree(d_root);
-  const long double eps = std::numeric_limits<T>::epsilon();
+  cu::DeviceBuffer<T> d_x(x.size()), d_rcp(x.size()), d_root(x.size());
+  d_x.upload(x);
+  evaluate_approximations<T><<<(n + 255) / 256, 256>>>(d_x.data(), d_rcp.data(), d_root.data(), n);
+  cu::check_launch("evaluate_approximations");
+  const std::vector<T> rcp = d_rcp.download(), root = d_root.download();
+  WorstErrors worst;
   for (std::size_t i = 0; i < x.size(); ++i) {
     const long double xi = x[i];
-    const long double exact_rcp = 1.0L / xi;
-    worst.reciprocal = std::max(worst.reciprocal, static_cast<double>(std::fabs((rcp[i] - exact_rcp) / exact_rcp) / eps));
-    if (xi > 0) {
-      const long double exact_root = std::pow(xi, 1.0L / 6);
-      worst.sixth_root =
-          std::max(worst.sixth_root, static_cast<double>(std::fabs((root[i] - exact_root) / exact_root) / eps));
-    }
+    worst.reciprocal = std::max(worst.reciprocal, relative_error_in_epsilon(rcp[i], 1.0L / xi));
+    if (xi > 0) worst.sixth_root = std::max(worst.sixth_root, relative_error_in_epsilon(root[i], std::pow(xi, 1.0L / 6)));
   }
   std::printf("%s: worst adi_reciprocal %.3f, adi_sixth_root %.3f (units of epsilon, relative; %d inputs)\n",
               sizeof(T) == 8 ? "double" : "float", worst.reciprocal, worst.sixth_root, n);
+  return worst;
 }
 
 // Bounds: the reciprocal's refinement ends with a Newton step on an FMA residual, so within one unit
 // (CUDA's correctly rounded reciprocal is within 0.5); the sixth root as the host path's (2, test_reference.cpp).
 TEST(DeviceApproximations, DoubleReciprocalAndSixthRoot) {
-  WorstErrors worst;
-  measure<double>(worst);
+  const WorstErrors worst = measure<double>();
   EXPECT_LE(worst.reciprocal, 1.0);
   EXPECT_LE(worst.sixth_root, 2.0);
 }
 
 TEST(DeviceApproximations, FloatReciprocalAndSixthRoot) {
-  WorstErrors worst;
-  measure<float>(worst);
+  const WorstErrors worst = measure<float>();
   EXPECT_LE(worst.reciprocal, 1.0);
   EXPECT_LE(worst.sixth_root, 2.0);
 }
