@@ -1,6 +1,7 @@
 // `warpmodel run-adi`: the ADI shallow-water solver on the GPU (stencils/adi, README "ADI
 // shallow-water solver"). Runs the hump problem for --steps steps and prints the time per step and
-// per kernel (CUDA events around every kernel of every step, after one untimed warm-up step).
+// per kernel (CUDA events around every kernel of every step, after one untimed warm-up step), then runs
+// the same steps again through CUDA graphs (GpuSolver::run) and prints that time per step too.
 //   warpmodel run-adi --size 2048 --steps 100 --variant thread-per-line --precision double
 // --check compares the final state with the CPU reference; -o FILE writes the run as JSON.
 // Bad options: one line, exit 2. No GPU (or no CUDA in the build): one line, exit 3.
@@ -106,13 +107,23 @@ int run_adi(const RunAdiArgs& a) {
   }
   adi::TimedRun run;
   std::vector<FieldCheck> checks;
+  double graph_step_seconds = 0;
+  bool graph_same_state = false;
   try {
     adi::GpuSolver solver(config);
     const adi::State<double> initial = adi::make_hump_state(config.n, config.rows());
     solver.step();  // warm-up: module load, caches; then start over from the initial state
     solver.upload(initial);
     run = adi::run_timed(solver, a.steps);
-    if (a.check) checks = check_against_cpu(solver.download(), a.steps, config.precision == adi::Precision::Double);
+    const adi::State<double> final_state = solver.download();
+    if (a.check) checks = check_against_cpu(final_state, a.steps, config.precision == adi::Precision::Double);
+    // The same run again through CUDA graphs (no launch gaps; no per-kernel times inside a graph): it
+    // must end in the same state, to the bit.
+    solver.upload(initial);
+    graph_step_seconds = adi::run_graph_timed(solver, a.steps);
+    const adi::State<double> graph_state = solver.download();
+    graph_same_state = graph_state.zeta == final_state.zeta && graph_state.p == final_state.p &&
+                       graph_state.q_old == final_state.q_old && graph_state.q_new == final_state.q_new;
   } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel run-adi: CUDA error: " << e.what() << "\n";
     return kExitInternal;
@@ -135,7 +146,11 @@ int run_adi(const RunAdiArgs& a) {
             << " us median; effective bandwidth " << format_gbs(step.effective_bytes, step.median_seconds)
             << " GB/s (sum over kernels, " << step.effective_bytes / 1e6 << " MB per step), state only "
             << format_gbs(run.state_bytes, step.median_seconds) << " GB/s (" << run.state_bytes / 1e6 << " MB)\n";
-  bool all_passed = true;
+  std::cout << "through CUDA graphs (two steps a graph, GpuSolver::run): " << format_us(graph_step_seconds)
+            << " us per step (mean over the " << a.steps << " steps), state only "
+            << format_gbs(run.state_bytes, graph_step_seconds) << " GB/s; final state "
+            << (graph_same_state ? "identical to the run above" : "DIFFERENT from the run above (FAILED)") << "\n";
+  bool all_passed = graph_same_state;
   for (const auto& c : checks) {
     std::cout << "check " << c.field << ": max |gpu - cpu| = " << c.max_abs << " (field max " << c.max_ref << ") "
               << (c.passed ? "ok" : "FAILED") << "\n";
@@ -164,6 +179,7 @@ int run_adi(const RunAdiArgs& a) {
                               {"median_s", k.median_seconds},
                               {"min_s", k.min_seconds},
                               {"effective_bytes", k.effective_bytes}});
+    j["graph"] = {{"mean_step_s", graph_step_seconds}, {"same_final_state", graph_same_state}};
     for (const auto& c : checks)
       j["check"].push_back({{"field", c.field}, {"max_abs", c.max_abs}, {"max_ref", c.max_ref}, {"passed", c.passed}});
     try {

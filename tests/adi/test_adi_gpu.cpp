@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -138,6 +139,40 @@ TEST(GpuSolver, SequenceOfLaunchesEqualsStep) {
     EXPECT_EQ(sa.p, sb.p);
     EXPECT_EQ(sa.q_new, sb.q_new);
   }
+}
+
+// run() replays two-step CUDA graphs (one for each parity of the steps done): it must give what as many
+// step() calls give, to the bit, for an odd count, from either parity, and after more steps than one
+// graph holds; run(0) launches nothing and a negative count is refused.
+TEST(GpuSolver, RunThroughGraphsEqualsSteps) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused})
+    for (Precision p : {Precision::Double, Precision::Single}) {
+      const SolverConfig c = config_of(v, BlockSolver::CrPcr, p, 96, 8, v == Variant::Fused ? 160 : 0);
+      GpuSolver by_steps(c), by_run(c);
+      for (int s = 0; s < 12; ++s) by_steps.step();
+      by_run.run(0);
+      by_run.run(7);   // from parity 0: three graphs and a step
+      by_run.run(4);   // from parity 1
+      by_run.run(1);
+      const State<double> a = by_steps.download(), b = by_run.download();
+      const std::string what = variant_label(c) + " " + std::string(to_string(p));
+      EXPECT_EQ(a.zeta, b.zeta) << what;
+      EXPECT_EQ(a.p, b.p) << what;
+      EXPECT_EQ(a.q_old, b.q_old) << what;
+      EXPECT_EQ(a.q_new, b.q_new) << what;
+      EXPECT_THROW(by_run.run(-1), std::invalid_argument) << what;
+    }
+}
+
+// Timing through graphs returns a positive time a step and advances the state as run() does.
+TEST(GpuSolver, RunGraphTimedAdvancesLikeRun) {
+  const SolverConfig c = config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 128);
+  GpuSolver timed(c), plain(c);
+  const double seconds = run_graph_timed(timed, 5);
+  plain.run(5);
+  EXPECT_GT(seconds, 0.0);
+  EXPECT_EQ(timed.download().zeta, plain.download().zeta);
+  EXPECT_THROW(run_graph_timed(timed, 0), std::invalid_argument);
 }
 
 TEST(GpuSolver, RestStaysAtRestAndVolumeIsConserved) {

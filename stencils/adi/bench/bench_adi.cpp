@@ -5,6 +5,7 @@
 // and CUDA events bracket the kernel of interest (or the whole step), so every kernel sees the
 // caches as a step leaves them. Sizes 256^2, 1024^2, 2048^2, 4096^2 (block-per-line stops at 1024),
 // and for fused, the only variant with non-square grids, 1536 x 2400 and 3072 x 1024 as well.
+// "step-graph": the step again, two at a time as one CUDA graph (GpuSolver::run; no launch gaps).
 // Counters: n, effective_bytes (arrays the kernel reads once + writes once; for the step, the sum
 // over its kernels), state_bytes (step only: 8 arrays), median and min time.
 #include <benchmark/benchmark.h>
@@ -37,7 +38,8 @@ GpuSolver& solver_for(const SolverConfig& c) {
   return *g_solver;
 }
 
-// kernel == "step": the whole step.
+// kernel == "step": the whole step; "step-graph": two steps replayed as one CUDA graph
+// (GpuSolver::run), the time of a step half of it.
 void bm_kernel(benchmark::State& state, SolverConfig config, std::string kernel) {
   GpuSolver& solver = solver_for(config);
   // The initial state, once per size: building it (and its frames) dominated the run at 4096^2.
@@ -47,10 +49,20 @@ void bm_kernel(benchmark::State& state, SolverConfig config, std::string kernel)
   solver.upload(it->second);
   for (int s = 0; s < kWarmupSteps; ++s) solver.step();
   const auto stream = static_cast<cudaStream_t>(solver.stream());
-  const bool whole = kernel == "step";
+  const bool whole = kernel == "step" || kernel == "step-graph", graph = kernel == "step-graph";
+  if (graph) solver.capture_run_graphs();
   EventPair events;
   std::vector<double> times;
   for (auto _ : state) {
+    if (graph) {
+      events.start(stream);
+      solver.run(2);
+      events.stop(stream);
+      const double t = events.elapsed_seconds() / 2;
+      state.SetIterationTime(t);
+      times.push_back(t);
+      continue;
+    }
     if (whole) events.start(stream);
     for (const std::string& k : solver.kernel_sequence()) {
       if (k == kernel) events.start(stream);
@@ -161,7 +173,7 @@ void register_all() {
         c.ny = rows == n ? 0 : rows;
         c.precision = p;
         if (!validate(c).empty()) continue;  // block-per-line: n <= 1024; non-square: fused
-        std::vector<std::string> kernels = {"step"};
+        std::vector<std::string> kernels = {"step", "step-graph"};
         for (const std::string& k : step_kernel_names(c.variant)) kernels.push_back(k);
         const std::string size = rows == n ? std::to_string(n) : std::to_string(n) + "x" + std::to_string(rows);
         for (const std::string& k : kernels) {

@@ -165,6 +165,10 @@ struct GpuSolver::Impl {
   gpu::DeviceBuffer scratch;  // thread-per-line: the eliminated rows c1, d1 (one allocation, c1 first)
   gpu::DeviceBuffer zeta_x_out, p_x_out, zeta_y_out, q_y_out;  // fused only
   std::size_t max_shared_bytes = kFusedMaxSharedBytes;  // the device's opt-in limit per block
+  // run(): finish_step() swaps buffer pairs, so the kernels' arguments repeat every two steps; a
+  // two-step graph is captured for each parity of the steps done (index: steps_parity).
+  int steps_parity = 0;
+  cudaGraphExec_t two_steps[2] = {nullptr, nullptr};
 
   int along_stride() const { return along_major ? n : 1; }
   int line_stride() const { return along_major ? 1 : n; }
@@ -516,6 +520,8 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
 GpuSolver::~GpuSolver() {
   if (impl_ && impl_->stream) {
     cudaStreamSynchronize(impl_->stream);
+    for (cudaGraphExec_t g : impl_->two_steps)
+      if (g) cudaGraphExecDestroy(g);
     cudaStreamDestroy(impl_->stream);
   }
 }
@@ -560,11 +566,47 @@ void GpuSolver::finish_step() {
   }
   std::swap(m.p_y_current, m.p_y_next);  // p^{n+1} becomes the current p of the y frame
   std::swap(m.q_x_old, m.q_x_new);        // q^{n+1/2} becomes old, q^{n+3/2} new
+  m.steps_parity ^= 1;                    // every swap above has period two
 }
 
 void GpuSolver::step() {
   for (Kernel k : kernels_of(impl_->config.variant)) impl_->launch_kernel(k);
   finish_step();
+}
+
+void GpuSolver::capture_run_graphs() {
+  Impl& m = *impl_;
+  for (int flip = 0; flip < 2; ++flip) {
+    cudaGraphExec_t& graph = m.two_steps[m.steps_parity];
+    if (!graph) {
+      // Capturing records the launches without running them; the two finish_step() calls bring the
+      // buffers (and the parity) back to where they were, as replaying the graph will.
+      cudaGraph_t captured = nullptr;
+      gpu::check(cudaStreamSynchronize(m.stream), "cudaStreamSynchronize");  // nothing pending into the capture
+      gpu::check(cudaStreamBeginCapture(m.stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+      try {
+        step();
+        step();
+      } catch (...) {
+        cudaStreamEndCapture(m.stream, &captured);
+        if (captured) cudaGraphDestroy(captured);
+        throw;
+      }
+      gpu::check(cudaStreamEndCapture(m.stream, &captured), "cudaStreamEndCapture");
+      const cudaError_t instantiated = cudaGraphInstantiate(&graph, captured, 0);
+      cudaGraphDestroy(captured);
+      gpu::check(instantiated, "cudaGraphInstantiate");
+    }
+    finish_step();  // only swaps buffers on the host: twice over the loop, so nothing changes
+  }
+}
+
+void GpuSolver::run(int steps) {
+  if (steps < 0) throw std::invalid_argument("run: steps must be >= 0, not " + std::to_string(steps));
+  if (steps >= 2) capture_run_graphs();
+  for (; steps >= 2; steps -= 2)
+    gpu::check(cudaGraphLaunch(impl_->two_steps[impl_->steps_parity], impl_->stream), "cudaGraphLaunch");
+  if (steps == 1) step();
 }
 
 void GpuSolver::synchronize() const { gpu::check(cudaStreamSynchronize(impl_->stream), "cudaStreamSynchronize"); }
@@ -664,6 +706,17 @@ TimedRun run_timed(GpuSolver& solver, int steps) {
     run.kernels.push_back(std::move(t));
   }
   return run;
+}
+
+double run_graph_timed(GpuSolver& solver, int steps) {
+  if (steps < 1) throw std::invalid_argument("run_graph_timed: steps must be >= 1");
+  const auto stream = static_cast<cudaStream_t>(solver.stream());
+  solver.capture_run_graphs();  // outside the timed span
+  support::cuda::EventPair events;
+  events.start(stream);
+  solver.run(steps);
+  events.stop(stream);
+  return events.elapsed_seconds() / steps;
 }
 
 }  // namespace warpmodel::adi

@@ -116,6 +116,16 @@ class GpuSolver {
   State<double> download() const;
 
   void step();  // launches the sequence and finish_step(); asynchronous on the solver's stream
+  // `steps` steps, the same as calling step() `steps` times, but two at a time through a CUDA graph of
+  // two steps (captured at the first call, one graph for each parity of the steps done so far: the
+  // buffers rotate with period two, so a two-step graph replays with the right ones). Why: the launch
+  // gaps between a step's kernels; on the H200 the 2048^2 double fused step took 315 us this way
+  // against 325 launched one kernel at a time (results/h200/logs/adi-launch/). Asynchronous; an odd
+  // step count ends with one step().
+  void run(int steps);
+  // Captures the graphs run() replays (both parities), launching nothing: so that a timed run() does not
+  // include the capture.
+  void capture_run_graphs();
   const std::vector<std::string>& kernel_sequence() const;
   void launch(std::string_view kernel);  // throws std::invalid_argument for an unknown name
   void finish_step();
@@ -154,5 +164,9 @@ struct TimedRun {
 };
 
 TimedRun run_timed(GpuSolver& solver, int steps);
+
+// `steps` steps through GpuSolver::run with one pair of CUDA events around them: the mean time of a
+// step (run-adi's "through a CUDA graph" line; the kernels cannot be timed one by one inside a graph).
+double run_graph_timed(GpuSolver& solver, int steps);
 
 }  // namespace warpmodel::adi
