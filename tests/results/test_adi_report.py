@@ -82,6 +82,10 @@ def main():
         if not part or part[4] != "600.0":
             failures.append(f"partitioned row with step-graph: {part}, want 600.0 in the graph column")
 
+        verdict = next((l for l in without if l.startswith("- **fused, 2048^2 double:")), "")
+        if "through CUDA graphs (`GpuSolver::run`) 315.0 us per step (also above the target)" not in verdict:
+            failures.append(f"the issue-15 verdict does not give the graph step: {verdict!r}")
+
         # The graph row is a step, not a kernel of one: nothing else in the report may move.
         changed = [(a, b) for a, b in zip(without, with_graph) if a != b]
         extra = with_graph[len(without):] if len(with_graph) > len(without) else []
