@@ -62,6 +62,9 @@ TEST(RunAdiCli, RunsOrSaysNoGpu) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("time per step"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("solve-x"), std::string::npos) << r.out;
+    // The same steps through CUDA graphs (GpuSolver::run), ending in the same state.
+    EXPECT_NE(r.out.find("through CUDA graphs"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("identical to the run above"), std::string::npos) << r.out;
   }
 }
 
