@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "warpmodel/adi/gpu_solver.hpp"
 #include "warpmodel/adi/reference.hpp"
@@ -162,6 +163,20 @@ TEST(GpuSolver, RunThroughGraphsEqualsSteps) {
       EXPECT_EQ(a.q_new, b.q_new) << what;
       EXPECT_THROW(by_run.run(-1), std::invalid_argument) << what;
     }
+}
+
+// A solver moved into another keeps its buffers and graphs (the Impl owns the stream and graphs; the
+// moved-over solver's own are released).
+TEST(GpuSolver, MovedSolverKeepsItsGraphs) {
+  const SolverConfig c = config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 96);
+  GpuSolver by_steps(c), first(c), second(c);
+  for (int s = 0; s < 6; ++s) by_steps.step();
+  first.run(4);
+  second.run(2);
+  second = std::move(first);
+  second.run(2);
+  EXPECT_EQ(by_steps.download().zeta, second.download().zeta);
+  EXPECT_EQ(by_steps.download().q_new, second.download().q_new);
 }
 
 // Timing through graphs returns a positive time a step and advances the state as run() does.

@@ -170,6 +170,18 @@ struct GpuSolver::Impl {
   int steps_parity = 0;
   cudaGraphExec_t two_steps[2] = {nullptr, nullptr};
 
+  // The stream and graphs belong to the Impl, so that a move-assigned GpuSolver releases the old ones.
+  Impl() = default;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() {
+    if (!stream) return;
+    cudaStreamSynchronize(stream);
+    for (cudaGraphExec_t g : two_steps)
+      if (g) cudaGraphExecDestroy(g);
+    cudaStreamDestroy(stream);
+  }
+
   int along_stride() const { return along_major ? n : 1; }
   int line_stride() const { return along_major ? 1 : n; }
   bool fused() const { return config.variant == Variant::Fused; }
@@ -517,14 +529,7 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   upload(make_hump_state(m.n, m.ny));
 }
 
-GpuSolver::~GpuSolver() {
-  if (impl_ && impl_->stream) {
-    cudaStreamSynchronize(impl_->stream);
-    for (cudaGraphExec_t g : impl_->two_steps)
-      if (g) cudaGraphExecDestroy(g);
-    cudaStreamDestroy(impl_->stream);
-  }
-}
+GpuSolver::~GpuSolver() = default;
 GpuSolver::GpuSolver(GpuSolver&&) noexcept = default;
 GpuSolver& GpuSolver::operator=(GpuSolver&&) noexcept = default;
 
