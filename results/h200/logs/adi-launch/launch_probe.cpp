@@ -96,14 +96,22 @@ int main(int argc, char** argv) {
   for (int s = 0; s < steps / 2; ++s) CHECK(cudaGraphLaunch(exec, stream));
   solver.synchronize();
   const State<double> by_replay = solver.download();
+  // A hash of the final state, to compare builds (FNV-1a over the bytes of zeta, p and q).
+  unsigned long long hash = 1469598103934665603ull;
+  for (const std::vector<double>* v : {&by_steps.zeta, &by_steps.p, &by_steps.q_new})
+    for (double x : *v) {
+      unsigned long long bits;
+      std::memcpy(&bits, &x, sizeof bits);
+      for (int b = 0; b < 8; ++b) hash = (hash ^ ((bits >> (8 * b)) & 0xff)) * 1099511628211ull;
+    }
   const bool same = by_steps.zeta == by_replay.zeta && by_steps.p == by_replay.p && by_steps.q_old == by_replay.q_old && by_steps.q_new == by_replay.q_new;
 
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("{\"gpu\": \"%s\", \"n\": %d, \"precision\": \"%s\", \"steps\": %d, \"repeats\": %d, "
-              "\"graph_state_equals_stream_state\": %s,\n \"median_step_us\": {\"events\": %.2f, \"stream\": %.2f, "
+              "\"graph_state_equals_stream_state\": %s, \"state_hash\": \"%016llx\",\n \"median_step_us\": {\"events\": %.2f, \"stream\": %.2f, "
               "\"graph\": %.2f},\n \"step_us\": {",
-              prop.name, c.n, c.precision == Precision::Double ? "double" : "single", steps, repeats, same ? "true" : "false",
+              prop.name, c.n, c.precision == Precision::Double ? "double" : "single", steps, repeats, same ? "true" : "false", hash,
               median(by_events) * 1e6, median(by_stream) * 1e6, median(by_graph) * 1e6);
   const char* names[] = {"events", "stream", "graph"};
   const std::vector<double>* all[] = {&by_events, &by_stream, &by_graph};
