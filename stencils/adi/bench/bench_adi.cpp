@@ -54,24 +54,23 @@ void bm_kernel(benchmark::State& state, SolverConfig config, std::string kernel)
   EventPair events;
   std::vector<double> times;
   for (auto _ : state) {
+    double t = 0;
     if (graph) {
       events.start(stream);
       solver.run(2);
       events.stop(stream);
-      const double t = events.elapsed_seconds() / 2;
-      state.SetIterationTime(t);
-      times.push_back(t);
-      continue;
+      t = events.elapsed_seconds() / 2;
+    } else {
+      if (whole) events.start(stream);
+      for (const std::string& k : solver.kernel_sequence()) {
+        if (k == kernel) events.start(stream);
+        solver.launch(k);
+        if (k == kernel) events.stop(stream);
+      }
+      solver.finish_step();
+      if (whole) events.stop(stream);
+      t = events.elapsed_seconds();
     }
-    if (whole) events.start(stream);
-    for (const std::string& k : solver.kernel_sequence()) {
-      if (k == kernel) events.start(stream);
-      solver.launch(k);
-      if (k == kernel) events.stop(stream);
-    }
-    solver.finish_step();
-    if (whole) events.stop(stream);
-    const double t = events.elapsed_seconds();
     state.SetIterationTime(t);
     times.push_back(t);
   }

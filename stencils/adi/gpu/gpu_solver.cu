@@ -581,6 +581,7 @@ void GpuSolver::step() {
 
 void GpuSolver::capture_run_graphs() {
   Impl& m = *impl_;
+  if (m.two_steps[0] && m.two_steps[1]) return;  // captured once; run() calls this every time
   for (int flip = 0; flip < 2; ++flip) {
     cudaGraphExec_t& graph = m.two_steps[m.steps_parity];
     if (!graph) {
