@@ -164,7 +164,8 @@ int run_adi(const RunAdiArgs& a) {
     j["gpu"] = run.gpu_name;
     j["variant"] = a.variant;
     if (config.variant == adi::Variant::BlockPerLine) j["solver"] = a.solver;
-    if (config.variant == adi::Variant::Partitioned || config.variant == adi::Variant::Fused)
+    if (config.variant == adi::Variant::Partitioned || config.variant == adi::Variant::Fused ||
+        config.variant == adi::Variant::FusedCluster)
       j["partition_cells"] = a.partition_cells;
     j["precision"] = a.precision;
     j["n"] = config.n;
@@ -206,15 +207,16 @@ void add_adi_commands(CLI::App& app, Action& action) {
                                    "kernel of a step (GPU subcommand)");
   c->add_option("--size", args->size, "cells per side (per row), a multiple of 32 (block-per-line: <= 1024)")
       ->check(at_least(32));
-  c->add_option("--rows", args->rows, "rows of a non-square grid, a multiple of 32 (fused only; default: --size)")
+  c->add_option("--rows", args->rows, "rows of a non-square grid, a multiple of 32 (fused and fused-cluster only; default: --size)")
       ->check(at_least(32));
   c->add_option("--steps", args->steps, "time steps (default 100)")->check(at_least(1));
   c->add_option("--variant", args->variant,
-                "thread-per-line (S1, Thomas), block-per-line (S2), partitioned (many threads per line) or fused "
-                "(build and partitioned solve in one kernel per sweep, no coefficient arrays)")
-      ->check(CLI::IsMember({"thread-per-line", "block-per-line", "partitioned", "fused"}));
+                "thread-per-line (S1, Thomas), block-per-line (S2), partitioned (many threads per line), fused "
+                "(build and partitioned solve in one kernel per sweep, no coefficient arrays) or fused-cluster "
+                "(fused without transposes: the y-sweep by thread-block clusters; rows a multiple of 64, <= 4096)")
+      ->check(CLI::IsMember({"thread-per-line", "block-per-line", "partitioned", "fused", "fused-cluster"}));
   c->add_option("--partition-cells", args->partition_cells,
-                "partitioned: cells per thread, 8 or 16; fused: 4, 8 or 16 (default 8)")
+                "partitioned: cells per thread, 8 or 16; fused: 4, 8 or 16; fused-cluster: 8 (default 8)")
       ->check(CLI::IsMember({4, 8, 16}));
   c->add_option("--solver", args->solver, "block-per-line solver: pcr or cr-pcr (default cr-pcr)")
       ->check(CLI::IsMember({"pcr", "cr-pcr"}));

@@ -152,7 +152,7 @@ stage_adi() {
   # DRAM bytes per step (issue 15): CUPTI counts of every kernel of a step at 2048^2.
   local dram=() p
   for p in double $([ $quick = 1 ] || echo single); do
-    "$bin" profile --kernel adi --variant fused,partitioned,thread-per-line --size 2048 --precision $p \
+    "$bin" profile --kernel adi --variant fused,fused-cluster,partitioned,thread-per-line --size 2048 --precision $p \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum --timing-runs 1 -o "$out/adi-dram-$p-2048" \
       >"$out/adi-dram-$p-2048.log" 2>&1 && dram+=(--dram "$out/adi-dram-$p-2048.json") ||
       say "adi: the DRAM profile ($p) failed; see $out/adi-dram-$p-2048.log (the report goes without it)"

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include "warpmodel/support/text.hpp"
 
 using warpmodel::support::read_text_file;
@@ -48,6 +49,15 @@ TEST(RunAdiCli, BadOptionsExitTwoWithOneLine) {
   const Result r = run("run-adi --size 100");
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("multiple of 32"), std::string::npos) << r.err;
+  // fused-cluster's sizes and cells per thread are checked before any GPU is looked for.
+  for (const auto& [args, why] : {std::pair{"run-adi --variant fused-cluster --size 256 --rows 96", "multiple of 64"},
+                                  std::pair{"run-adi --variant fused-cluster --size 256 --partition-cells 16", "must be 8"},
+                                  std::pair{"run-adi --variant fused-cluster --size 8192", "512 threads"}}) {
+    const Result c = run(args);
+    EXPECT_EQ(c.code, 2) << args << ": " << c.err;
+    EXPECT_EQ(lines(c.err), 1) << c.err;
+    EXPECT_NE(c.err.find(why), std::string::npos) << args << ": " << c.err;
+  }
 }
 
 TEST(RunAdiCli, RunsOrSaysNoGpu) {

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -101,6 +102,7 @@ std::vector<Case> all_cases() {
       cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 8, 0);
       cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 16, 0);
       cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, n, 4, 0);
+      cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, n, 8, 0);
     }
   // Fused on non-square grids whose sides are not powers of two: 96 x 160 (12 / 20 segments per
   // line) and 224 x 64.
@@ -108,6 +110,11 @@ std::vector<Case> all_cases() {
     cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 96, 8, 160);
     cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 224, 16, 64);
     cases.emplace_back(Variant::Fused, BlockSolver::CrPcr, p, 160, 4, 96);  // 40 / 24 segments
+    // fused-cluster: rows a multiple of 64; 224 x 64 has one segment a column in each block of a
+    // cluster (8 threads a block), 160 x 192 three (24 segments a column, not a power of two).
+    cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, 96, 8, 128);
+    cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, 224, 8, 64);
+    cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, 160, 8, 192);
   }
   return cases;
 }
@@ -117,6 +124,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string s = variant == Variant::ThreadPerLine   ? "ThreadPerLine"
                   : variant == Variant::Partitioned ? "Partitioned" + std::to_string(cells)
                   : variant == Variant::Fused       ? "Fused" + std::to_string(cells)
+                  : variant == Variant::FusedCluster ? "FusedCluster"
                   : solver == BlockSolver::Pcr      ? "BlockPcr"
                                                     : "BlockCrPcr";
   return s + (precision == Precision::Double ? "_double_" : "_single_") + std::to_string(n) +
@@ -127,8 +135,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, AgainstCpu, ::testing::ValuesIn(all_cases()),
 
 // Launching the kernels one by one reproduces step() bit for bit.
 TEST(GpuSolver, SequenceOfLaunchesEqualsStep) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
-    const SolverConfig c = config_of(v, BlockSolver::CrPcr, Precision::Double, 96);
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused, Variant::FusedCluster}) {
+    const SolverConfig c = config_of(v, BlockSolver::CrPcr, Precision::Double, v == Variant::FusedCluster ? 128 : 96);
     GpuSolver a(c), b(c);
     for (int s = 0; s < 3; ++s) {
       a.step();
@@ -146,9 +154,10 @@ TEST(GpuSolver, SequenceOfLaunchesEqualsStep) {
 // step() calls give, to the bit, for an odd count, from either parity, and after more steps than one
 // graph holds; run(0) launches nothing and a negative count is refused.
 TEST(GpuSolver, RunThroughGraphsEqualsSteps) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused})
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused, Variant::FusedCluster})
     for (Precision p : {Precision::Double, Precision::Single}) {
-      const SolverConfig c = config_of(v, BlockSolver::CrPcr, p, 96, 8, v == Variant::Fused ? 160 : 0);
+      const int rows = v == Variant::Fused ? 160 : v == Variant::FusedCluster ? 128 : 0;
+      const SolverConfig c = config_of(v, BlockSolver::CrPcr, p, 96, 8, rows);
       GpuSolver by_steps(c), by_run(c);
       for (int s = 0; s < 12; ++s) by_steps.step();
       by_run.run(0);
@@ -163,6 +172,31 @@ TEST(GpuSolver, RunThroughGraphsEqualsSteps) {
       EXPECT_EQ(a.q_new, b.q_new) << what;
       EXPECT_THROW(by_run.run(-1), std::invalid_argument) << what;
     }
+}
+
+// fused-cluster does fused's arithmetic in another order of memory: the same rows (ColumnWindow, tested
+// on the CPU), the same segments and the same reduced solve, so it agrees with fused after 20 steps to
+// rounding; the number of cells that differ at all is printed (0 means bit for bit).
+TEST(GpuSolver, FusedClusterAgreesWithFused) {
+  for (Precision p : {Precision::Double, Precision::Single}) {
+    GpuSolver fused(config_of(Variant::Fused, BlockSolver::CrPcr, p, 256, 8, 192));
+    GpuSolver cluster(config_of(Variant::FusedCluster, BlockSolver::CrPcr, p, 256, 8, 192));
+    fused.run(20);
+    cluster.run(20);
+    const State<double> a = fused.download(), b = cluster.download();
+    for (const auto& [name, x, y] : {std::tuple{"zeta", &a.zeta, &b.zeta}, std::tuple{"p", &a.p, &b.p},
+                                     std::tuple{"q", &a.q_new, &b.q_new}}) {
+      const Difference d = compare(*y, *x);
+      std::size_t differing = 0;
+      for (std::size_t i = 0; i < x->size(); ++i) differing += (*x)[i] != (*y)[i];
+      std::printf("fused-cluster vs fused %s %s: %zu of %zu cells differ, max %.3e\n",
+                  std::string(to_string(p)).c_str(), name, differing, x->size(), d.max_abs);
+      if (p == Precision::Double)  // the tolerances of the comparison with the CPU reference
+        EXPECT_LE(d.max_abs, 1e-12) << name;
+      else
+        EXPECT_LE(d.relative(), 1e-4) << name;
+    }
+  }
 }
 
 // A solver moved into another keeps its buffers and graphs (the Impl owns the stream and graphs; the
@@ -202,7 +236,7 @@ TEST(GpuSolver, RestStaysAtRestAndVolumeIsConserved) {
     ASSERT_EQ(r.p[i], 0.0);
     ASSERT_EQ(r.q_new[i], 0.0);
   }
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused, Variant::FusedCluster}) {
     GpuSolver g(config_of(v, BlockSolver::Pcr, Precision::Double, 128));
     const State<double> start = make_hump_state(128, 128);
     g.upload(start);
@@ -229,6 +263,15 @@ TEST(GpuSolver, RejectsBadInput) {
   GpuSolver fused(config_of(Variant::Fused, BlockSolver::CrPcr, Precision::Double, 256, 8, 128));
   EXPECT_THROW(fused.launch("solve-x"), std::invalid_argument);  // a fused step has sweep-x, sweep-y
   EXPECT_THROW(fused.upload(make_hump_state(256, 256)), std::invalid_argument);
+  // fused-cluster: rows a multiple of 64 and at most 4096, 8 cells per thread; no transposes to launch.
+  EXPECT_THROW(GpuSolver(config_of(Variant::FusedCluster, BlockSolver::CrPcr, Precision::Double, 256, 8, 96)),
+               std::invalid_argument);
+  EXPECT_THROW(GpuSolver(config_of(Variant::FusedCluster, BlockSolver::CrPcr, Precision::Double, 256, 16)),
+               std::invalid_argument);
+  EXPECT_THROW(GpuSolver(config_of(Variant::FusedCluster, BlockSolver::CrPcr, Precision::Single, 256, 8, 8192)),
+               std::invalid_argument);
+  GpuSolver cluster(config_of(Variant::FusedCluster, BlockSolver::CrPcr, Precision::Double, 256, 8, 128));
+  EXPECT_THROW(cluster.launch("transpose-zeta-x2y"), std::invalid_argument);
   GpuSolver g(config_of(Variant::ThreadPerLine, BlockSolver::CrPcr, Precision::Single, 64));
   EXPECT_THROW(g.launch("solve-z"), std::invalid_argument);
   EXPECT_THROW(g.launch("sweep-x"), std::invalid_argument);
@@ -236,7 +279,7 @@ TEST(GpuSolver, RejectsBadInput) {
 }
 
 TEST(GpuSolver, KernelInfoIsUsable) {
-  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused}) {
+  for (Variant v : {Variant::ThreadPerLine, Variant::BlockPerLine, Variant::Partitioned, Variant::Fused, Variant::FusedCluster}) {
     GpuSolver g(config_of(v, BlockSolver::CrPcr, Precision::Double, 1024));
     const auto infos = g.kernels();
     ASSERT_EQ(infos.size(), g.kernel_sequence().size());
@@ -265,6 +308,13 @@ TEST(GpuSolver, KernelInfoIsUsable) {
       ASSERT_EQ(infos.size(), 6u);
       for (const auto& k : infos)
         EXPECT_DOUBLE_EQ(k.effective_bytes, (k.name.rfind("sweep", 0) == 0 ? 7.0 : 2.0) * 1024 * 1024 * 8) << k.name;
+    }
+    if (v == Variant::FusedCluster) {
+      // The two sweeps alone; the y-sweep one block a column (1024 / 8 threads), clusters of 8.
+      ASSERT_EQ(infos.size(), 2u);
+      for (const auto& k : infos) EXPECT_DOUBLE_EQ(k.effective_bytes, 7.0 * 1024 * 1024 * 8) << k.name;
+      EXPECT_EQ(infos[1].launch.grid[0], 1024u);
+      EXPECT_EQ(infos[1].launch.block[0], 128u);
     }
   }
 }
@@ -313,6 +363,14 @@ TEST(Sanitizer, PartitionedSmall) {
 TEST(Sanitizer, FusedSmall) {
   for (const Case& c : all_cases())
     if (std::get<0>(c) == Variant::Fused && (std::get<3>(c) == 64 || std::get<3>(c) == 96)) two_steps_agree(c, std::get<3>(c));
+}
+
+// fused-cluster alone (its cluster barriers and distributed shared memory under racecheck): 64^2 and
+// 96 x 128.
+TEST(Sanitizer, FusedClusterSmall) {
+  for (const Case& c : all_cases())
+    if (std::get<0>(c) == Variant::FusedCluster && (std::get<3>(c) == 64 || std::get<3>(c) == 96))
+      two_steps_agree(c, std::get<3>(c));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "warpmodel/adi/block_algorithms.hpp"
 #include "warpmodel/adi/coefficients.hpp"
+#include "warpmodel/adi/cluster_sweep.hpp"
 #include "warpmodel/adi/fused.hpp"
 #include "warpmodel/adi/partitioned.hpp"
 #include "warpmodel/adi/reference.hpp"
@@ -356,6 +357,79 @@ TEST(Fused, SlotsAreConflictFree) {
   expect_conflict_free_slots<float, 4>();
   expect_conflict_free_slots<float, 8>();
   expect_conflict_free_slots<float, 16>();
+}
+
+// fused-cluster's y-sweep builds its rows from the x frame's row-major arrays through ColumnWindow:
+// every cell pair gets, to the last bit, the rows fused's y-sweep builds from the transposed arrays
+// through CellWindow (both copies of the pair build, at the walls and inside, on a non-square grid).
+TEST(FusedCluster, ColumnWindowBuildsWhatTheTransposedFrameBuilds) {
+  const int nx = 64, ny = 96;  // the y-sweep: nx lines (columns) of ny cells
+  State<double> s = make_hump_state(nx, ny);
+  reference_run(s, PhysicalParameters{}, 5);
+  // zeta, bed, the along flux q, the cross flux p at two levels (any two developed fields will do).
+  const SweepView<double> x_frame{s.zeta.data(), s.bed.data(), s.q_new.data(), s.p.data(), s.q_old.data(), nx, 1};
+  const std::vector<double> zeta_y = transposed(s.zeta, nx, ny), bed_y = transposed(s.bed, nx, ny),
+                            q_y = transposed(s.q_new, nx, ny), p_y = transposed(s.p, nx, ny),
+                            other_y = transposed(s.q_old, nx, ny);
+  const SweepView<double> y_frame{zeta_y.data(), bed_y.data(), q_y.data(), p_y.data(), other_y.data(), 1, ny};
+  const SweepConstants<double> k = sweep_constants<double>(PhysicalParameters{}, SweepDirection::Y);
+  int interior = 0;
+  for (int l = 0; l < nx; ++l)
+    for (int i = 0; i < ny; i += 2) {
+      const bool inside = cell_pair_is_interior(i, l, ny, nx);
+      interior += inside;
+      for (const bool fast : {false, inside}) {
+        CellRows<double> by_column[2], by_line[2];
+        build_cell_pair(ColumnWindow<double>::at(x_frame, i, l), i, l, ny, nx, k, fast, by_column[0], by_column[1]);
+        build_cell_pair(CellWindow<double>::at(y_frame, i, l), i, l, ny, nx, k, fast, by_line[0], by_line[1]);
+        for (int h = 0; h < 2; ++h) expect_same_rows(by_column[h], by_line[h], i + h, l);
+      }
+    }
+  EXPECT_GT(interior, 0);
+}
+
+// cluster_slot keeps each segment's cells together (a permutation within the segment, so the solve's
+// chains see their rows in order), and the kClusterColumns columns of one row (a build's or a store's
+// lanes) fall in distinct shared-memory banks.
+template <class T>
+void expect_cluster_slots(int rows) {
+  const int cells = kClusterColumns * rows;
+  std::vector<int> seen(static_cast<std::size_t>(cells), 0);
+  for (int c = 0; c < cells; ++c) {
+    const int slot = cluster_slot<T, kClusterCells>(c, rows);
+    ASSERT_EQ(slot / kClusterCells, c / kClusterCells) << "cell " << c << ", " << rows << " rows";
+    ++seen[static_cast<std::size_t>(slot)];
+  }
+  for (int count : seen) ASSERT_EQ(count, 1);
+  for (int r = 0; r < rows; ++r) {
+    std::vector<int> banks;
+    for (int w = 0; w < kClusterColumns; ++w)
+      banks.push_back((cluster_slot<T, kClusterCells>(w * rows + r, rows) * static_cast<int>(sizeof(T)) / 4) % 32);
+    std::sort(banks.begin(), banks.end());
+    EXPECT_EQ(std::adjacent_find(banks.begin(), banks.end()), banks.end()) << "row " << r << " of " << rows;
+  }
+}
+
+TEST(FusedCluster, SlotsKeepSegmentsAndSpreadRowsOverBanks) {
+  for (int rows : {8, 24, 256, 512}) {
+    expect_cluster_slots<double>(rows);
+    expect_cluster_slots<float>(rows);
+  }
+}
+
+// The sizes fused-cluster takes: rows a multiple of 8 columns x 8 cells, one thread a segment (at most
+// 512, so 4096 rows), the block's shared memory within the limit; 8 cells per thread only.
+TEST(FusedCluster, Sizes) {
+  EXPECT_EQ(cluster_sweep_shared_elements(2048, 8), 4 * 2048 + 7 * 256);
+  for (int ny : {64, 128, 192, 1024, 2048, 4096}) {
+    EXPECT_EQ(cluster_sweep_refusal(ny, 8, sizeof(double), kFusedMaxSharedBytes), "") << ny;
+    EXPECT_EQ(cluster_sweep_refusal(ny, 8, sizeof(float), kFusedMaxSharedBytes), "") << ny;
+  }
+  EXPECT_NE(cluster_sweep_refusal(2400, 8, sizeof(double), kFusedMaxSharedBytes).find("multiple of 64"), std::string::npos);
+  EXPECT_NE(cluster_sweep_refusal(96, 8, sizeof(double), kFusedMaxSharedBytes).find("multiple of 64"), std::string::npos);
+  EXPECT_NE(cluster_sweep_refusal(8192, 8, sizeof(float), kFusedMaxSharedBytes).find("512 threads"), std::string::npos);
+  EXPECT_NE(cluster_sweep_refusal(2048, 16, sizeof(double), kFusedMaxSharedBytes).find("must be 8"), std::string::npos);
+  EXPECT_NE(cluster_sweep_refusal(4096, 8, sizeof(double), 100 * 1024).find("KiB of shared memory"), std::string::npos);
 }
 
 struct Systems {

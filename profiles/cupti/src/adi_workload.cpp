@@ -22,7 +22,7 @@ adi::SolverConfig solver_config(const std::string& variant_text, const WorkloadR
   if (!v)
     throw std::invalid_argument("--variant '" + variant_text +
                                 "' is not an adi variant (thread-per-line, block-per-line, block-per-line/pcr, "
-                                "block-per-line/cr-pcr, partitioned, partitioned/c16, fused, fused/c4, fused/c16, or all)");
+                                "block-per-line/cr-pcr, partitioned, partitioned/c16, fused, fused/c4, fused/c16, fused-cluster, or all)");
   c.variant = *v;
   if (slash != std::string::npos) {
     const std::string option = variant_text.substr(slash + 1);
@@ -62,7 +62,7 @@ class AdiWorkload : public Workload {
       throw std::invalid_argument("--block does not apply to adi: each kernel has the solver's own launch geometry");
     for (const auto& v : expand_choice(r.variant,
                                       {"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr", "partitioned",
-                                       "partitioned/c16", "fused", "fused/c4", "fused/c16"},
+                                       "partitioned/c16", "fused", "fused/c4", "fused/c16", "fused-cluster"},
                                       "thread-per-line"))
       configs_.push_back(solver_config(v, r));
     kernel_names_ = expand_choice(r.adi_kernel, {}, "");

@@ -4,7 +4,8 @@
 // Each benchmark starts from the hump problem after 5 warm-up steps; one iteration runs a full step
 // and CUDA events bracket the kernel of interest (or the whole step), so every kernel sees the
 // caches as a step leaves them. Sizes 256^2, 1024^2, 2048^2, 4096^2 (block-per-line stops at 1024),
-// and for fused, the only variant with non-square grids, 1536 x 2400 and 3072 x 1024 as well.
+// and for fused and fused-cluster, the variants with non-square grids, 1536 x 2400 and 3072 x 1024 as
+// well (fused-cluster refuses 2400 rows: not a multiple of 64).
 // "step-graph": the step again, two at a time as one CUDA graph (GpuSolver::run; no launch gaps).
 // Counters: n, effective_bytes (arrays the kernel reads once + writes once; for the step, the sum
 // over its kernels), state_bytes (step only: 8 arrays), median and min time.
@@ -115,7 +116,7 @@ void bm_copy(benchmark::State& state, std::size_t bytes) {
 }
 
 // The variants measured: thread-per-line, block-per-line with both solvers, partitioned with 8 and
-// 16 cells per thread, fused with 8.
+// 16 cells per thread, fused with 8 and 4, fused-cluster (8).
 std::vector<SolverConfig> variant_configs() {
   std::vector<SolverConfig> out;
   SolverConfig c;
@@ -139,6 +140,9 @@ std::vector<SolverConfig> variant_configs() {
   c.partition_cells = 8;
   out.push_back(c);
   c.partition_cells = 4;  // twice the threads per line: for grids of a wave or a few
+  out.push_back(c);
+  c.variant = Variant::FusedCluster;  // no transposes: the y-sweep by thread-block clusters
+  c.partition_cells = 8;
   out.push_back(c);
   return out;
 }
@@ -171,7 +175,7 @@ void register_all() {
         c.n = n;
         c.ny = rows == n ? 0 : rows;
         c.precision = p;
-        if (!validate(c).empty()) continue;  // block-per-line: n <= 1024; non-square: fused
+        if (!validate(c).empty()) continue;  // block-per-line: n <= 1024; non-square: fused, fused-cluster
         std::vector<std::string> kernels = {"step", "step-graph"};
         for (const std::string& k : step_kernel_names(c.variant)) kernels.push_back(k);
         const std::string size = rows == n ? std::to_string(n) : std::to_string(n) + "x" + std::to_string(rows);

@@ -9,7 +9,9 @@
 #include <utility>
 
 #include "adi_kernels.cuh"
+#include "cluster_sweep.cuh"
 #include "cuda_check.cuh"
+#include "warpmodel/adi/cluster_sweep.hpp"
 #include "warpmodel/adi/fused.hpp"
 #include "warpmodel/adi/reference.hpp"
 
@@ -25,6 +27,8 @@ std::string_view to_string(Variant v) {
       return "partitioned";
     case Variant::Fused:
       return "fused";
+    case Variant::FusedCluster:
+      return "fused-cluster";
   }
   return "?";
 }
@@ -36,6 +40,7 @@ std::optional<Variant> parse_variant(std::string_view s) {
   if (s == "block-per-line") return Variant::BlockPerLine;
   if (s == "partitioned") return Variant::Partitioned;
   if (s == "fused") return Variant::Fused;
+  if (s == "fused-cluster") return Variant::FusedCluster;
   return std::nullopt;
 }
 std::optional<BlockSolver> parse_block_solver(std::string_view s) {
@@ -52,18 +57,27 @@ std::optional<Precision> parse_precision(std::string_view s) {
 std::string validate(const SolverConfig& c) {
   if (c.n < 32 || c.n % 32 != 0) return "size " + std::to_string(c.n) + " must be a positive multiple of 32";
   if (c.n > 32768) return "size " + std::to_string(c.n) + " is above 32768 (32-bit indices)";
+  const bool fused_family = c.variant == Variant::Fused || c.variant == Variant::FusedCluster;
   if (c.ny != 0 && c.ny != c.n) {
-    if (c.variant != Variant::Fused)
-      return "a non-square grid (" + std::to_string(c.n) + " x " + std::to_string(c.ny) + ") needs variant fused";
+    if (!fused_family)
+      return "a non-square grid (" + std::to_string(c.n) + " x " + std::to_string(c.ny) +
+             ") needs variant fused or fused-cluster";
     if (c.ny < 32 || c.ny % 32 != 0) return "rows " + std::to_string(c.ny) + " must be a positive multiple of 32";
     if (static_cast<long long>(c.n) * c.ny > (1LL << 30)) return "grid above 2^30 cells (32-bit indices)";
   }
-  if (c.variant == Variant::Fused) {
-    if (c.partition_cells != 4 && c.partition_cells != 8 && c.partition_cells != 16)
-      return "fused: cells per thread must be 4, 8 or 16, not " + std::to_string(c.partition_cells);
+  if (fused_family) {
     const std::size_t element = c.precision == Precision::Double ? sizeof(double) : sizeof(float);
+    if (c.variant == Variant::FusedCluster) {
+      if (std::string why = cluster_sweep_refusal(c.rows(), c.partition_cells, element, kFusedMaxSharedBytes);
+          !why.empty())
+        return why;
+    } else if (c.partition_cells != 4 && c.partition_cells != 8 && c.partition_cells != 16) {
+      return "fused: cells per thread must be 4, 8 or 16, not " + std::to_string(c.partition_cells);
+    }
+    // fused-cluster's x-sweep is fused's; only fused's y-sweep runs on lines of ny cells.
     for (const int along : {c.n, c.rows()})
-      if (fused_lanes(along, c.partition_cells, along == c.n ? c.rows() : c.n, element, kFusedMaxSharedBytes) == 0)
+      if ((along == c.n || c.variant == Variant::Fused) &&
+          fused_lanes(along, c.partition_cells, along == c.n ? c.rows() : c.n, element, kFusedMaxSharedBytes) == 0)
         return "fused: a line of " + std::to_string(along) + " cells needs more than " +
                std::to_string(partitioned_max_threads(c.partition_cells)) + " segments of " +
                std::to_string(c.partition_cells) + " cells or more than " +
@@ -105,7 +119,8 @@ const std::vector<Kernel>& kernels_of(Variant v) {
                                              Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
   static const std::vector<Kernel> fused = {Kernel::SweepX, Kernel::TransposeZetaX2Y, Kernel::TransposePX2Y,
                                             Kernel::SweepY, Kernel::TransposeZetaY2X, Kernel::TransposeQY2X};
-  return v == Variant::Fused ? fused : staged;
+  static const std::vector<Kernel> fused_cluster = {Kernel::SweepX, Kernel::SweepY};  // one frame: no transposes
+  return v == Variant::Fused ? fused : v == Variant::FusedCluster ? fused_cluster : staged;
 }
 
 const char* kernel_name(Kernel k) {
@@ -139,8 +154,9 @@ const std::vector<std::string>& step_kernel_names(Variant v) {
     for (Kernel k : kernels_of(variant)) names.emplace_back(kernel_name(k));
     return names;
   };
-  static const std::vector<std::string> staged = names_of(Variant::ThreadPerLine), fused = names_of(Variant::Fused);
-  return v == Variant::Fused ? fused : staged;
+  static const std::vector<std::string> staged = names_of(Variant::ThreadPerLine), fused = names_of(Variant::Fused),
+                                         fused_cluster = names_of(Variant::FusedCluster);
+  return v == Variant::Fused ? fused : v == Variant::FusedCluster ? fused_cluster : staged;
 }
 
 struct GpuSolver::Impl {
@@ -184,7 +200,10 @@ struct GpuSolver::Impl {
 
   int along_stride() const { return along_major ? n : 1; }
   int line_stride() const { return along_major ? 1 : n; }
-  bool fused() const { return config.variant == Variant::Fused; }
+  // fused and fused-cluster: the fused x-sweep and its *_out buffers.
+  bool fused() const { return config.variant == Variant::Fused || config.variant == Variant::FusedCluster; }
+  // fused-cluster: the y-sweep reads and writes the x frame (cluster_sweep.hpp); no y frame.
+  bool cluster_y() const { return config.variant == Variant::FusedCluster; }
 
   template <class T>
   gpu::Coefficients<T> coefficients() const {
@@ -223,8 +242,16 @@ struct GpuSolver::Impl {
           g.dynamic_shared_bytes = static_cast<std::size_t>(elements) * element;
         }
         break;
-      case Kernel::SweepX:
-      case Kernel::SweepY: {
+      case Kernel::SweepY:
+        if (cluster_y()) {  // one block per column, clusters of kClusterColumns (launched with the dimension)
+          g.block[0] = static_cast<unsigned>(ny / config.partition_cells);
+          g.grid[0] = un;
+          g.dynamic_shared_bytes =
+              static_cast<std::size_t>(cluster_sweep_shared_elements(ny, config.partition_cells)) * element;
+          break;
+        }
+        [[fallthrough]];
+      case Kernel::SweepX: {
         const bool x = k == Kernel::SweepX;
         const int along = x ? n : ny, lanes = x ? fused_lanes_x : fused_lanes_y;
         const int segments = along / config.partition_cells;
@@ -262,8 +289,10 @@ struct GpuSolver::Impl {
                                              : reinterpret_cast<const void*>(&gpu::solve_partitioned_kernel<T, 16>);
         return config.block_solver == BlockSolver::Pcr ? reinterpret_cast<const void*>(&gpu::solve_pcr_kernel<T>)
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
-      case Kernel::SweepX:
       case Kernel::SweepY:
+        if (cluster_y()) return reinterpret_cast<const void*>(&gpu::cluster_sweep_kernel<T, kClusterCells>);
+        [[fallthrough]];
+      case Kernel::SweepX:
         return with_fused_cells(config.partition_cells, [](auto cells) {
           return reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, decltype(cells)::value>);
         });
@@ -375,8 +404,13 @@ struct GpuSolver::Impl {
         gpu::transpose_kernel<T><<<grid, block, 0, stream>>>((fused() ? q_y_out : q_y).as<T>(), q_x_old.as<T>(), ny, n);
         gpu::check_launch("transpose-q-y2x");
         break;
-      case Kernel::SweepX:
-      case Kernel::SweepY: {
+      case Kernel::SweepY:
+        if (cluster_y()) {
+          launch_cluster_sweep_y<T>(grid, block, g.dynamic_shared_bytes);
+          break;
+        }
+        [[fallthrough]];
+      case Kernel::SweepX: {
         const bool x = k == Kernel::SweepX;
         // Both frames line-major (fused.hpp): x: ny rows of n cells; y: n columns of ny cells.
         const SweepView<T> view = x ? SweepView<T>{zeta_x.as<T>(), bed_x.as<T>(), p_x.as<T>(), q_x_old.as<T>(),
@@ -395,6 +429,31 @@ struct GpuSolver::Impl {
         break;
       }
     }
+  }
+
+  // fused-cluster's y-sweep on the x frame: reads zeta^{n+1/2} (zeta_x_out), bed, q^{n+1/2} (q_x_new),
+  // p^n (p_x), p^{n+1} (p_x_out); writes zeta^{n+1} over zeta^n (zeta_x) and q^{n+3/2} over q^{n-1/2}
+  // (q_x_old), which only the x-sweep before it read; finish_step() rotates them as for fused.
+  template <class T>
+  void launch_cluster_sweep_y(dim3 grid, dim3 block, std::size_t shared_bytes) {
+    const SweepView<T> view{zeta_x_out.as<T>(), bed_x.as<T>(), q_x_new.as<T>(), p_x.as<T>(), p_x_out.as<T>(), n, 1};
+    const SweepConstants<T> constants = sweep_constants<T>(config.physics, SweepDirection::Y);
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = grid;
+    launch.blockDim = block;
+    launch.dynamicSmemBytes = shared_bytes;
+    launch.stream = stream;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = kClusterColumns;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    launch.attrs = &cluster;
+    launch.numAttrs = 1;
+    gpu::check(cudaLaunchKernelEx(&launch, gpu::cluster_sweep_kernel<T, kClusterCells>, view, constants,
+                                  zeta_x.as<T>(), q_x_old.as<T>(), ny, n),
+               "sweep-y (cudaLaunchKernelEx, clusters of " + std::to_string(kClusterColumns) + ")");
+    gpu::check_launch("sweep-y");
   }
 
   void launch_kernel(Kernel k) {
@@ -455,6 +514,7 @@ struct GpuSolver::Impl {
     put<T>(q_x_old, s.q_old, true);
     put<T>(q_x_new, s.q_new, true);
     put<T>(bed_x, s.bed, true);
+    if (cluster_y()) return;  // no y frame
     put<T>(zeta_y, s.zeta, false);
     put<T>(q_y, s.q_new, false);
     put<T>(p_y_current, s.p, false);
@@ -484,9 +544,9 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   m.ny = config.rows();
   m.element = config.precision == Precision::Double ? sizeof(double) : sizeof(float);
   // thread-per-line and partitioned: both sweep frames along-major.
-  m.along_major = config.variant != Variant::BlockPerLine && config.variant != Variant::Fused;
+  m.along_major = config.variant != Variant::BlockPerLine && !m.fused();
   if (config.variant == Variant::Partitioned) m.partition_lanes = partitioned_lanes(m.n, config.partition_cells);
-  if (config.variant == Variant::Fused) {
+  if (m.fused()) {
     int device_index = 0, optin = 0;
     gpu::check(cudaGetDevice(&device_index), "cudaGetDevice");
     gpu::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_index),
@@ -495,9 +555,12 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
     int sms = 0;
     gpu::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_index), "cudaDeviceGetAttribute");
     m.fused_lanes_x = fused_lanes(m.n, config.partition_cells, m.ny, m.element, m.max_shared_bytes, 2 * sms);
-    m.fused_lanes_y = fused_lanes(m.ny, config.partition_cells, m.n, m.element, m.max_shared_bytes, 2 * sms);
-    if (m.fused_lanes_x == 0 || m.fused_lanes_y == 0)
-      throw std::invalid_argument("fused: a line does not fit the shared memory of one block on this GPU (" +
+    if (!m.cluster_y())
+      m.fused_lanes_y = fused_lanes(m.ny, config.partition_cells, m.n, m.element, m.max_shared_bytes, 2 * sms);
+    if (m.fused_lanes_x == 0 || m.fused_lanes_y == 0 ||
+        (m.cluster_y() && !cluster_sweep_refusal(m.ny, config.partition_cells, m.element, m.max_shared_bytes).empty()))
+      throw std::invalid_argument(std::string(to_string(config.variant)) +
+                                  ": a line does not fit the shared memory of one block on this GPU (" +
                                   std::to_string(optin / 1024) + " KiB)");
   }
   int device = 0, sms = 0;
@@ -507,25 +570,32 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
   while (m.thomas_lanes > 8 && m.n / m.thomas_lanes < sms) m.thomas_lanes /= 2;
   gpu::check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   const std::size_t bytes = static_cast<std::size_t>(m.n) * m.ny * m.element;
-  for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x, &m.zeta_y, &m.q_y,
-                               &m.p_y_current, &m.p_y_next, &m.bed_y})
-    *b = gpu::DeviceBuffer(bytes);
-  if (config.variant == Variant::Fused) {
-    for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.p_x_out, &m.zeta_y_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
+  for (gpu::DeviceBuffer* b : {&m.zeta_x, &m.p_x, &m.q_x_old, &m.q_x_new, &m.bed_x}) *b = gpu::DeviceBuffer(bytes);
+  if (!m.cluster_y())
+    for (gpu::DeviceBuffer* b : {&m.zeta_y, &m.q_y, &m.p_y_current, &m.p_y_next, &m.bed_y}) *b = gpu::DeviceBuffer(bytes);
+  if (m.fused()) {
+    for (gpu::DeviceBuffer* b : {&m.zeta_x_out, &m.p_x_out}) *b = gpu::DeviceBuffer(bytes);
+    if (!m.cluster_y())
+      for (gpu::DeviceBuffer* b : {&m.zeta_y_out, &m.q_y_out}) *b = gpu::DeviceBuffer(bytes);
   } else {
     m.coefficient_storage = gpu::DeviceBuffer(5 * bytes);
   }
   if (config.variant == Variant::ThreadPerLine) m.scratch = gpu::DeviceBuffer(2 * bytes);
   // Kernels above the default 48 KiB of dynamic shared memory must opt in.
-  // (Fused: sweep-x and sweep-y are one function; it gets the larger of their needs.)
-  const Kernel solve = config.variant == Variant::Fused ? Kernel::SweepX : Kernel::SolveX;
+  // (Fused: sweep-x and sweep-y are one function; it gets the larger of their needs. fused-cluster:
+  // sweep-y is a function of its own.)
+  const Kernel solve = m.fused() ? Kernel::SweepX : Kernel::SolveX;
   std::size_t shared_bytes = m.geometry(solve).dynamic_shared_bytes;
   if (config.variant == Variant::Fused)
     shared_bytes = std::max(shared_bytes, m.geometry(Kernel::SweepY).dynamic_shared_bytes);
-  if (shared_bytes > 48 * 1024)
-    gpu::check(cudaFuncSetAttribute(m.function(solve), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(shared_bytes)),
-               "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  const auto allow_shared = [&](Kernel k, std::size_t kernel_bytes) {
+    if (kernel_bytes > 48 * 1024)
+      gpu::check(cudaFuncSetAttribute(m.function(k), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(kernel_bytes)),
+                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  };
+  allow_shared(solve, shared_bytes);
+  if (m.cluster_y()) allow_shared(Kernel::SweepY, m.geometry(Kernel::SweepY).dynamic_shared_bytes);
   upload(make_hump_state(m.n, m.ny));
 }
 

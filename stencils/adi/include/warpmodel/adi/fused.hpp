@@ -151,13 +151,30 @@ inline int fused_shared_elements(int lanes, int n_along, int cells) {
 //   built:  dma, amo/bmo, cmo/bmo, dmo/bmo  (build; bmo is then 1)
 //   solve:  dma, cp, dp0, dpz               (the downward chain over each momentum row it has used)
 //   solved: zeta, flux                      (back substitution, over dma and cp)
-// One segment's view of them, for the thread that solves it.
+// A built cell's rows into the per-cell arrays at `at`: dma, and the momentum row divided by its diagonal.
+template <class T>
+WARPMODEL_ADI_HD void put_built_cell(T* coef, int cells, int at, const CellRows<T>& rows) {
+  const T inv_bmo = adi_reciprocal(rows.bmo);
+  coef[at] = rows.dma;
+  coef[cells + at] = rows.amo * inv_bmo;
+  coef[2 * cells + at] = rows.cmo * inv_bmo;
+  coef[3 * cells + at] = rows.dmo * inv_bmo;
+}
+
+// One segment's view of them, for the thread that solves it; Slots maps a block cell to its slot
+// (fused_slot here; fused-cluster's y-sweep has its own layout, cluster_sweep.hpp).
 template <class T, int kCells>
+struct FusedSlots {
+  WARPMODEL_ADI_HD int operator()(int c) const { return fused_slot<T, kCells>(c); }
+};
+
+template <class T, int kCells, class Slots = FusedSlots<T, kCells>>
 struct FusedSegment {
   T* coef;
   int cells;
   int first;  // the segment's first cell (block-wide index)
-  WARPMODEL_ADI_HD int slot(int j) const { return fused_slot<T, kCells>(first + j); }
+  Slots slots;
+  WARPMODEL_ADI_HD int slot(int j) const { return slots(first + j); }
   WARPMODEL_ADI_HD T dma(int j) const { return coef[slot(j)]; }
   WARPMODEL_ADI_HD CellRows<T> operator()(int j) const {
     const int at = slot(j);
@@ -184,9 +201,9 @@ struct FusedSegment {
 // copy of the rows in registers (72 KiB a 2048-cell double line at e3abcd8, instead of 106), which was
 // meant to let three lines in an SM; the pair build's registers did not allow that (adi_kernels.cuh), but at
 // two lines the smaller blocks alone made the 2048^2 double step 8 % faster (the header above).
-template <class T, int kCells, class Block>
-WARPMODEL_ADI_HD void adi_segment_fused(const Block& block, int segment, int segments, SegmentSlots index, int slots,
-                                        const FusedSegment<T, kCells>& seg, T mass_diagonal, T* reduced) {
+// Phase 1 of adi_segment_fused: both chains over the segment's rows; its two reduced rows.
+template <class T, int kCells, class Segment>
+WARPMODEL_ADI_HD ReducedRows<T> fused_segment_chains(const Segment& seg, T mass_diagonal, bool has_west) {
   DownwardRow<T> down[kCells];
   down[0] = downward_first(seg(0));
   UpwardRow<T> up = upward_last(seg.dma(kCells - 1), mass_diagonal);
@@ -200,10 +217,23 @@ WARPMODEL_ADI_UNROLL
       if (u != j) seg.store_chain(j, down[j]);
     }
   }
-  const SegmentEnds<T> ends = solve_reduced_system(block, segment, segments, index, slots,
-                                                   reduced_rows(up, down[kCells - 1], segment > 0), reduced);
+  return reduced_rows(up, down[kCells - 1], has_west);
+}
+
+// Phase 3 of adi_segment_fused: zeta over dma, the flux over the momentum row's first array.
+template <class T, int kCells, class Segment>
+WARPMODEL_ADI_HD void fused_segment_back_substitute(const Segment& seg, T mass_diagonal, SegmentEnds<T> ends,
+                                                    bool last_segment) {
   back_substitute<T, kCells>([&](int j) { return seg.chain(j); }, [&](int j) { return seg.dma(j); }, mass_diagonal,
-                             ends, segment + 1 == segments, seg);
+                             ends, last_segment, seg);
+}
+
+template <class T, int kCells, class Block>
+WARPMODEL_ADI_HD void adi_segment_fused(const Block& block, int segment, int segments, SegmentSlots index, int slots,
+                                        const FusedSegment<T, kCells>& seg, T mass_diagonal, T* reduced) {
+  const ReducedRows<T> rows = fused_segment_chains<T, kCells>(seg, mass_diagonal, segment > 0);
+  const SegmentEnds<T> ends = solve_reduced_system(block, segment, segments, index, slots, rows, reduced);
+  fused_segment_back_substitute<T, kCells>(seg, mass_diagonal, ends, segment + 1 == segments);
 }
 
 // Thread t of a fused block: segment t % P of the block's line t / P.
@@ -260,21 +290,14 @@ WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t
     build_cell_pair(CellWindow<T>::at(view, i, l), i, l, n_along, lines, constants,
                     block.all_in_warp(cell_pair_is_interior(i, l, n_along, lines)), rows[0], rows[1]);
 WARPMODEL_ADI_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      const int at = fused_slot<T, kCells>(c + h);
-      const T inv_bmo = adi_reciprocal(rows[h].bmo);
-      coef[at] = rows[h].dma;
-      coef[cells + at] = rows[h].amo * inv_bmo;
-      coef[2 * cells + at] = rows[h].cmo * inv_bmo;
-      coef[3 * cells + at] = rows[h].dmo * inv_bmo;
-    }
+    for (int h = 0; h < 2; ++h) put_built_cell(coef, cells, fused_slot<T, kCells>(c + h), rows[h]);
   }
   block.sync();
 
   // B. Solve; zeta over dma, the flux over the momentum row's first array.
   const FusedThread me = fused_thread(t, segments);
   adi_segment_fused<T, kCells>(block, me.segment, segments, SegmentSlots{me.lane * segments, 1}, threads,
-                               FusedSegment<T, kCells>{coef, cells, me.lane * n_along + me.segment * kCells},
+                               FusedSegment<T, kCells>{coef, cells, me.lane * n_along + me.segment * kCells, {}},
                                constants.mass_diagonal, reduced);
   block.sync();
 

@@ -21,13 +21,17 @@
 //     partitioned solve on them at once (fused.hpp): no coefficient arrays. Both sweeps run on
 //     line-major arrays (a block holds whole lines, staged through shared memory), so the y-sweep
 //     runs on transposed arrays and four transposes carry zeta and the new fluxes between the
-//     frames (fused.hpp says why, and what was measured without them). The only variant with
-//     non-square grids (n cells per row, ny rows).
+//     frames (fused.hpp says why, and what was measured without them). Non-square grids (n cells per
+//     row, ny rows) with fused-cluster.
+//   fused-cluster: fused's x-sweep, and a y-sweep on the x frame's row-major arrays by thread-block
+//     clusters of 8 (cluster_sweep.hpp: a block holds an eighth of 8 columns' rows, each column's
+//     reduced system solved through distributed shared memory), so a step has no transposes and
+//     no y frame. 8 cells per thread; ny a multiple of 64 and at most 4096.
 //
 // A step launches, in this order (kernel_sequence()):
 //   build-x, solve-x, transpose-zeta-x2y, transpose-p-x2y, build-y, solve-y, transpose-zeta-y2x,
 //   transpose-q-y2x (fused: sweep-x, transpose-zeta-x2y, transpose-p-x2y, sweep-y,
-//   transpose-zeta-y2x, transpose-q-y2x)
+//   transpose-zeta-y2x, transpose-q-y2x; fused-cluster: sweep-x, sweep-y)
 // then rotates buffers (finish_step()). Every kernel is idempotent given its inputs, so one kernel
 // may be launched repeatedly; launching the sequence and then finish_step() is exactly step().
 #pragma once
@@ -44,14 +48,15 @@
 
 namespace warpmodel::adi {
 
-enum class Variant { ThreadPerLine, BlockPerLine, Partitioned, Fused };
+enum class Variant { ThreadPerLine, BlockPerLine, Partitioned, Fused, FusedCluster };
 enum class BlockSolver { Pcr, CrPcr };
 enum class Precision { Double, Single };
 
 std::string_view to_string(Variant v);
 std::string_view to_string(BlockSolver s);
 std::string_view to_string(Precision p);
-std::optional<Variant> parse_variant(std::string_view s);  // "thread-per-line", "block-per-line", "partitioned", "fused"
+// "thread-per-line", "block-per-line", "partitioned", "fused", "fused-cluster"
+std::optional<Variant> parse_variant(std::string_view s);
 std::optional<BlockSolver> parse_block_solver(std::string_view s);  // "pcr", "cr-pcr"
 std::optional<Precision> parse_precision(std::string_view s);       // "double", "single"
 
@@ -59,9 +64,9 @@ struct SolverConfig {
   Variant variant = Variant::ThreadPerLine;
   BlockSolver block_solver = BlockSolver::CrPcr;  // block-per-line only
   Precision precision = Precision::Double;
-  int partition_cells = 8;  // partitioned and fused: cells per thread, 8 or 16
+  int partition_cells = 8;  // partitioned and fused: cells per thread, 8 or 16 (fused also 4); fused-cluster: 8
   int n = 256;  // cells per row (per side of a square grid); a multiple of 32; block-per-line: n <= 1024
-  int ny = 0;   // rows, a multiple of 32; 0: n (square). Only fused takes ny != n.
+  int ny = 0;   // rows, a multiple of 32; 0: n (square). Only fused and fused-cluster take ny != n.
   PhysicalParameters physics{};
 
   int rows() const { return ny == 0 ? n : ny; }
@@ -94,7 +99,7 @@ struct KernelInfo {
   double effective_bytes;  // (reads + writes) * n * n * sizeof(element)
 };
 
-// The kernels of a step in launch order: the staged variants' eight, or fused's two.
+// The kernels of a step in launch order: the staged variants' eight, fused's six, fused-cluster's two.
 const std::vector<std::string>& step_kernel_names(Variant v);
 const std::vector<std::string>& step_kernel_names();  // the staged variants' (thread-per-line, ...)
 

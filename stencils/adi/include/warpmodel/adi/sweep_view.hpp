@@ -97,4 +97,23 @@ struct CellWindow : SweepFields<T, CellWindow<T>> {
   }
 };
 
+// The along-major view (line_stride == 1: the y-sweep reading the x frame's row-major arrays, a line
+// being a column) seen from one cell (i0, l0), as CellWindow is for line-major arrays. A pair of cells
+// of one line is two rows: two loads (fused-cluster's y-sweep, cluster_sweep.hpp). Same values as
+// SweepView{..., along_stride, 1}, so the same rows to the last bit (test ColumnWindow.*).
+template <class T>
+struct ColumnWindow : SweepFields<T, ColumnWindow<T>> {
+  long long along_stride;
+  int i0, l0;
+
+  WARPMODEL_ADI_HD static ColumnWindow at(const SweepView<T>& v, int i, int l) {
+    const long long o = static_cast<long long>(i) * v.along_stride + l;  // v.line_stride == 1
+    return {v.zeta_ptr + o, v.bed_ptr + o, v.along_ptr + o, v.cross_old_ptr + o, v.cross_new_ptr + o, v.along_stride, i, l};
+  }
+  WARPMODEL_ADI_HD T load(const T* f, int i, int l) const {
+    return read_only_load(f + (static_cast<long long>(i - i0) * along_stride + (l - l0)));
+  }
+  WARPMODEL_ADI_HD ValuePair<T> load_pair(const T* f, int i, int l) const { return {load(f, i, l), load(f, i + 1, l)}; }
+};
+
 }  // namespace warpmodel::adi

@@ -1,0 +1,77 @@
+// fused-cluster's y-sweep: the y-sweep on the x frame's row-major arrays, so a step needs no transposes.
+// The host- and device-side layout it shares with the solver and the tests; the kernel is in
+// gpu/cluster_sweep.cuh.
+//
+// A cluster of kClusterColumns blocks owns kClusterColumns consecutive columns (the y-sweep's lines);
+// block r of the cluster holds rows [r R, (r+1) R) of all of them (R = ny / kClusterColumns), so a warp's
+// loads and stores touch kClusterColumns consecutive values of a row (64 bytes in double) and need no
+// transpose. Each thread runs the partitioned solve (partitioned.hpp) on one segment of kCells rows of
+// one column, its rows in shared memory as fused.hpp keeps them. Column w's reduced system (P = ny / kCells
+// segments, spread over the cluster's blocks) is solved by block w of the cluster: every segment writes
+// its two reduced rows into that block's shared memory (distributed shared memory), that block's P threads
+// solve them as a block-local solve would (solve_reduced_system), and each segment reads its Z back.
+//
+// Why (H200, 2048^2 double, results/h200/logs/adi-cluster-y/): the step 302.5 us against the transposing
+// fused step's 326.0 on one card; its y-sweep takes 177 against 125 (cluster slots, the column layout and
+// the exchange: results/h200/logs/adi-cluster-slots/), but the four transposes (76 us) are gone. Slower in
+// single at 2048^2 and 4096^2 there, so a variant of its own, not fused's y-sweep.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "warpmodel/adi/fused.hpp"
+#include "warpmodel/adi/hd.hpp"
+
+namespace warpmodel::adi {
+
+// Columns of a cluster, and blocks in it: 8, the largest portable cluster size (16 columns, whole
+// 128-byte rows a warp, were slower: 188.7 us a sweep against 176.5, results/h200/logs/adi-cluster-y/).
+constexpr int kClusterColumns = 8;
+// Cells per thread: 8 only (the size the probes measured).
+constexpr int kClusterCells = 8;
+
+// Slot of block cell c = w R + r (column w, row r of the block) in each per-cell array: a segment's cells
+// together, rotated as fused_slot does and by one more cell a column, so that the 8 columns of a row (a
+// build's or a store's half warp) fall in different banks.
+template <class T, int kCells>
+WARPMODEL_ADI_HD int cluster_slot(int c, int rows) {
+  constexpr int kBytes = kCells * static_cast<int>(sizeof(T));
+  constexpr int kSegmentsPerRotation = 128 / kBytes > 0 ? 128 / kBytes : 1;
+  const int segment = c / kCells, column = c / rows;
+  return segment * kCells + (c + segment / kSegmentsPerRotation + column) % kCells;
+}
+
+template <class T, int kCells>
+struct ClusterSlots {
+  int rows;  // R: rows of a block
+  WARPMODEL_ADI_HD int operator()(int c) const { return cluster_slot<T, kCells>(c, rows); }
+};
+
+// T elements of shared memory a block needs for ny rows: four per-cell arrays of kClusterColumns x R
+// cells, the reduced rows the cluster's segments send (6 P, then the block-local PCR's buffers), and the
+// column's Z (P).
+inline int cluster_sweep_shared_elements(int ny, int cells) {
+  const int segments = ny / cells;
+  return 4 * ny + 6 * segments + segments;
+}
+
+// Empty when fused-cluster's y-sweep takes ny rows of this element size, else why not (one line).
+inline std::string cluster_sweep_refusal(int ny, int cells, std::size_t element, std::size_t max_shared_bytes) {
+  if (cells != kClusterCells)
+    return "fused-cluster: cells per thread must be " + std::to_string(kClusterCells) + ", not " + std::to_string(cells);
+  if (ny % (kClusterColumns * cells) != 0)
+    return "fused-cluster: rows " + std::to_string(ny) + " must be a multiple of " +
+           std::to_string(kClusterColumns * cells) + " (" + std::to_string(kClusterColumns) + " blocks of whole " +
+           std::to_string(cells) + "-cell segments a column); variant fused takes any multiple of 32";
+  if (ny / cells > partitioned_max_threads(cells))
+    return "fused-cluster: rows " + std::to_string(ny) + " need more than " +
+           std::to_string(partitioned_max_threads(cells)) + " threads a block (at most " +
+           std::to_string(partitioned_max_threads(cells) * cells) + " rows); variant fused takes them";
+  if (static_cast<std::size_t>(cluster_sweep_shared_elements(ny, cells)) * element > max_shared_bytes)
+    return "fused-cluster: rows " + std::to_string(ny) + " need more than " + std::to_string(max_shared_bytes / 1024) +
+           " KiB of shared memory a block";
+  return {};
+}
+
+}  // namespace warpmodel::adi
