@@ -141,7 +141,7 @@ def why_short(ks, n, copy_gbs, ctx):
     return out
 
 
-def fused_section(kernels, copy_gbs, dram):
+def fused_section(kernels, copy_gbs, dram, ctx_commit="?"):
     """Issue 15: per size and precision, the step of every variant, the fused step against the best
     of the variants before it, state-only bandwidth as a fraction of copy, DRAM bytes per step."""
     md = ["## Issue 15: a step near the memory limit (variants fused and fused-cluster)\n",
@@ -190,6 +190,10 @@ def fused_section(kernels, copy_gbs, dram):
     for variant in ISSUE15_HEADLINES:
         key = next(((k, v) for k, v in kernels.items()
                     if k[0] == variant and k[1] == "double" and k[2] == (2048, 2048) and "step" in v), None)
+        if not key and copy_gbs:
+            lines.append(f"- {variant}, 2048^2 double: not in this adi.json (bench_adi of commit "
+                         f"{str(ctx_commit)[:7]}, before the variant existed or without it)")
+            continue
         if not key or not copy_gbs:
             continue
         st = key[1]["step"]
@@ -299,7 +303,7 @@ def adi_report(doc, run_doc, prov_path, dram_docs=()):
         md.append(provenance(earlier, None))
 
     dram = dram_per_step(dram_docs)
-    md += fused_section(kernels, copy_gbs, dram)
+    md += fused_section(kernels, copy_gbs, dram, ctx.get("git_commit", "?"))
     md.append("## Target: a double-precision step at 2048^2 at >= 60 % of the device-to-device copy bandwidth\n")
     lines = []
     if copy:

@@ -25,7 +25,7 @@ ELEMENT_BYTES = {"double": 8, "single": 4}
 STYLE = {"thread-per-line": ("tab:gray", "o"), "block-per-line/pcr": ("tab:olive", "v"),
          "block-per-line/cr-pcr": ("tab:green", "^"), "partitioned": ("tab:purple", "s"),
          "partitioned/c16": ("tab:pink", "D"), "fused": ("tab:blue", "o"), "fused/c4": ("tab:cyan", "P"),
-         "fused/c16": ("tab:brown", "X")}
+         "fused/c16": ("tab:brown", "X"), "fused-cluster": ("tab:red", "*")}
 
 
 def fail(msg):

@@ -3,7 +3,8 @@
 
 The step through CUDA graphs (benchmark `step-graph`, GpuSolver::run) shows in the issue-15 table beside
 the step where it was measured and as "-" where not (runs of bench_adi before it, e.g. the H100's), and
-it is never counted as one of a step's kernels: adding it changes no other line of the report.
+it is never counted as one of a step's kernels: adding it changes no other line of the report. Each
+issue-15 variant (fused, fused-cluster) gets its verdict line, or a line saying the JSON lacks it.
 usage: test_adi_report.py REPO
 """
 import json
@@ -85,6 +86,23 @@ def main():
         verdict = next((l for l in without if l.startswith("- **fused, 2048^2 double:")), "")
         if "through CUDA graphs (`GpuSolver::run`) 315.0 us per step (also above the target)" not in verdict:
             failures.append(f"the issue-15 verdict does not give the graph step: {verdict!r}")
+
+        # Each issue-15 variant gets its verdict: fused-cluster, absent from this JSON, is said to be so
+        # (the H100's adi.json predates it); present, it gets the same bold line as fused.
+        missing = next((l for l in without if l.startswith("- fused-cluster, 2048^2 double:")), "")
+        if "not in this adi.json (bench_adi of commit 0000000" not in missing:
+            failures.append(f"no line saying fused-cluster was not measured: {missing!r}")
+        doc = document(False)
+        doc["benchmarks"].append(bench("adi/fused-cluster/double/2048/step", 300.0, 14 * 2048 * 2048 * 8, step=True))
+        cluster = report(repo, tmp, "cluster", doc)
+        verdict = next((l for l in cluster if l.startswith("- **fused-cluster, 2048^2 double: 300.0 us per step**")), "")
+        if "target <= 250 us: NOT met" not in verdict:
+            failures.append(f"fused-cluster's verdict: {verdict!r}")
+        if any(l.startswith("- fused-cluster, 2048^2 double: not in") for l in cluster):
+            failures.append("fused-cluster measured, yet said not to be")
+        row = table_row(cluster, "fused-cluster")
+        if not row or row[3] != "300.0" or row[4] != "-":
+            failures.append(f"fused-cluster row: {row}, want step 300.0 and '-' in the graph column")
 
         # The graph row is a step, not a kernel of one: nothing else in the report may move.
         changed = [(a, b) for a, b in zip(without, with_graph) if a != b]

@@ -28,7 +28,8 @@ struct SweepPlan {
   std::vector<int> warps_per_sm{8, 16, 24, 32};
   // ADI: every kernel of a step, per variant and precision, at each size (block-per-line to 1024).
   std::vector<int> adi_sizes{256, 1024, 2048};
-  std::vector<std::string> adi_variants{"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr", "fused"};
+  std::vector<std::string> adi_variants{"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr", "fused",
+                                        "fused-cluster"};
   std::vector<std::string> adi_precisions{"double", "single"};
   // Corpus (profiles/corpus), after the stencils and ADI: every kernel x size x declared shape.
   bool corpus = true;
