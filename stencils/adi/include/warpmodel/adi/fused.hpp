@@ -66,8 +66,9 @@
 // and a distributed reduced solve costing about 37 where the block-local PCR costs 19. Exchanging the
 // reduced rows through L2 in a cooperative grid instead (every slot, no clusters) made it no faster
 // (175.4 us), nor did clusters of 4 (32-byte row segments: 205.6) or persistent clusters (183.1)
-// (results/h200/logs/adi-cluster-slots/). Not kept: slower in single at 2048^2 and 4096^2, and
-// even with every slot used and a local-PCR-cheap exchange the step would be about 273 us.
+// (results/h200/logs/adi-cluster-slots/). Not fused's y-sweep (slower in single at 4096^2, and even with
+// every slot used and a local-PCR-cheap exchange the step would be about 273 us), but a variant of its
+// own since 09b6880: fused-cluster (cluster_sweep.hpp), 300.4 us against fused's 325.6 in one run.
 // Nor did transposing in the sweeps (probes, not kept: results/h200/logs/adi-bands/): the last block
 // of a sweep to finish a band of 8 lines (16 in single; an atomic counter a band, release/acquire)
 // transposed the band's zeta and flux, read back through L2, into the other frame through its shared
