@@ -71,49 +71,44 @@ struct SweepView : SweepFields<T, SweepView<T>> {
   WARPMODEL_ADI_HD T load(const T* f, int i, int l) const { return read_only_load(f + i * along_stride + l * line_stride); }
 };
 
-// The line-major view (along_stride == 1) seen from one cell (i0, l0): every field's pointer already
-// at that cell, so a build of cell (i0, l0) addresses its neighbours as small constant offsets from
-// five pointers (i0 - i and l0 - l fold to 0 or +-1 once build_cell is inlined). The fused build read
-// about 36 values per cell then (25 since load_cell_stencil); through SweepView each address cost an
-// integer multiply and a 64-bit add (ncu on the H200: 40 IADD3, 28 IMAD.X and 32 IMAD.MOV per cell
-// against 36 loads). Same values as
-// SweepView, so the same rows to the last bit.
-template <class T>
-struct CellWindow : SweepFields<T, CellWindow<T>> {
-  long long line_stride;
+// A view with one unit stride, seen from one cell (i0, l0): every field's pointer already at that cell,
+// so a build of cell (i0, l0) addresses its neighbours as small constant offsets from five pointers
+// (i0 - i and l0 - l fold to 0 or +-1 once build_cell is inlined). The fused build read about 36 values
+// per cell then (25 since load_cell_stencil); through SweepView each address cost an integer multiply
+// and a 64-bit add (ncu on the H200: 40 IADD3, 28 IMAD.X and 32 IMAD.MOV per cell against 36 loads).
+// Same values as SweepView, so the same rows to the last bit.
+//   kLineMajor (CellWindow): along_stride == 1, `stride` the line stride; the cells i and i+1 of a pair
+//     are neighbours in memory, one vector load.
+//   !kLineMajor (ColumnWindow): line_stride == 1, `stride` the along stride (fused-cluster's y-sweep on
+//     the x frame's row-major arrays, a line being a column: cluster_sweep.hpp); a pair is two rows, two
+//     loads (test FusedCluster.ColumnWindowBuildsWhatTheTransposedFrameBuilds).
+template <class T, bool kLineMajor>
+struct UnitStrideWindow : SweepFields<T, UnitStrideWindow<T, kLineMajor>> {
+  long long stride;
   int i0, l0;
 
-  WARPMODEL_ADI_HD static CellWindow at(const SweepView<T>& v, int i, int l) {
-    const long long o = static_cast<long long>(l) * v.line_stride + i;  // v.along_stride == 1
-    return {v.zeta_ptr + o, v.bed_ptr + o, v.along_ptr + o, v.cross_old_ptr + o, v.cross_new_ptr + o, v.line_stride, i, l};
+  WARPMODEL_ADI_HD static long long offset(long long stride, int i, int l) {
+    return kLineMajor ? static_cast<long long>(l) * stride + i : static_cast<long long>(i) * stride + l;
   }
-  WARPMODEL_ADI_HD T load(const T* f, int i, int l) const {
-    return read_only_load(f + (static_cast<long long>(l - l0) * line_stride + (i - i0)));
+  WARPMODEL_ADI_HD static UnitStrideWindow at(const SweepView<T>& v, int i, int l) {
+    const long long s = kLineMajor ? v.line_stride : v.along_stride;
+    const long long o = offset(s, i, l);
+    return {v.zeta_ptr + o, v.bed_ptr + o, v.along_ptr + o, v.cross_old_ptr + o, v.cross_new_ptr + o, s, i, l};
   }
-  // Cells i and i+1 of line l of field f in one load: (l * line_stride + i) must be even (i even,
-  // line_stride even, the arrays' bases aligned as cudaMalloc aligns them).
+  WARPMODEL_ADI_HD T load(const T* f, int i, int l) const { return read_only_load(f + offset(stride, i - i0, l - l0)); }
+  // Cells i and i+1 of line l of field f. Line-major: one load, (l * stride + i) must be even (i even,
+  // the stride even, the arrays' bases aligned as cudaMalloc aligns them).
   WARPMODEL_ADI_HD ValuePair<T> load_pair(const T* f, int i, int l) const {
-    return read_only_load_pair(f + (static_cast<long long>(l - l0) * line_stride + (i - i0)));
+    if constexpr (kLineMajor)
+      return read_only_load_pair(f + offset(stride, i - i0, l - l0));
+    else
+      return {load(f, i, l), load(f, i + 1, l)};
   }
 };
 
-// The along-major view (line_stride == 1: the y-sweep reading the x frame's row-major arrays, a line
-// being a column) seen from one cell (i0, l0), as CellWindow is for line-major arrays. A pair of cells
-// of one line is two rows: two loads (fused-cluster's y-sweep, cluster_sweep.hpp). Same values as
-// SweepView{..., along_stride, 1}, so the same rows to the last bit (test ColumnWindow.*).
 template <class T>
-struct ColumnWindow : SweepFields<T, ColumnWindow<T>> {
-  long long along_stride;
-  int i0, l0;
-
-  WARPMODEL_ADI_HD static ColumnWindow at(const SweepView<T>& v, int i, int l) {
-    const long long o = static_cast<long long>(i) * v.along_stride + l;  // v.line_stride == 1
-    return {v.zeta_ptr + o, v.bed_ptr + o, v.along_ptr + o, v.cross_old_ptr + o, v.cross_new_ptr + o, v.along_stride, i, l};
-  }
-  WARPMODEL_ADI_HD T load(const T* f, int i, int l) const {
-    return read_only_load(f + (static_cast<long long>(i - i0) * along_stride + (l - l0)));
-  }
-  WARPMODEL_ADI_HD ValuePair<T> load_pair(const T* f, int i, int l) const { return {load(f, i, l), load(f, i + 1, l)}; }
-};
+using CellWindow = UnitStrideWindow<T, true>;
+template <class T>
+using ColumnWindow = UnitStrideWindow<T, false>;
 
 }  // namespace warpmodel::adi
