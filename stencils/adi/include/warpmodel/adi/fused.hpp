@@ -195,13 +195,6 @@ struct FusedSegment {
   WARPMODEL_ADI_HD void store_flux(int j, T value) const { coef[cells + slot(j)] = value; }
 };
 
-// The partitioned solve (partitioned.hpp) of one segment whose rows are in shared memory: each row is
-// read when a chain needs it, and row k's DownwardRow goes over its momentum row as soon as both
-// chains have read it (after step max(k, kCells-1-k)), so only the chain rows still waiting are in
-// registers; back substitution reads them back. Why: the block then needs four values a cell and no
-// copy of the rows in registers (72 KiB a 2048-cell double line at e3abcd8, instead of 106), which was
-// meant to let three lines in an SM; the pair build's registers did not allow that (adi_kernels.cuh), but at
-// two lines the smaller blocks alone made the 2048^2 double step 8 % faster (the header above).
 // Phase 1 of adi_segment_fused: both chains over the segment's rows; its two reduced rows.
 template <class T, int kCells, class Segment>
 WARPMODEL_ADI_HD ReducedRows<T> fused_segment_chains(const Segment& seg, T mass_diagonal, bool has_west) {
@@ -229,6 +222,13 @@ WARPMODEL_ADI_HD void fused_segment_back_substitute(const Segment& seg, T mass_d
                              ends, last_segment, seg);
 }
 
+// The partitioned solve (partitioned.hpp) of one segment whose rows are in shared memory: each row is
+// read when a chain needs it, and row k's DownwardRow goes over its momentum row as soon as both
+// chains have read it (after step max(k, kCells-1-k)), so only the chain rows still waiting are in
+// registers; back substitution reads them back. Why: the block then needs four values a cell and no
+// copy of the rows in registers (72 KiB a 2048-cell double line at e3abcd8, instead of 106), which was
+// meant to let three lines in an SM; the pair build's registers did not allow that (adi_kernels.cuh), but at
+// two lines the smaller blocks alone made the 2048^2 double step 8 % faster (the header above).
 template <class T, int kCells, class Block>
 WARPMODEL_ADI_HD void adi_segment_fused(const Block& block, int segment, int segments, SegmentSlots index, int slots,
                                         const FusedSegment<T, kCells>& seg, T mass_diagonal, T* reduced) {
