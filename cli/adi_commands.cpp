@@ -164,8 +164,7 @@ int run_adi(const RunAdiArgs& a) {
     j["gpu"] = run.gpu_name;
     j["variant"] = a.variant;
     if (config.variant == adi::Variant::BlockPerLine) j["solver"] = a.solver;
-    if (config.variant == adi::Variant::Partitioned || config.variant == adi::Variant::Fused ||
-        config.variant == adi::Variant::FusedCluster)
+    if (config.variant == adi::Variant::Partitioned || adi::is_fused_family(config.variant))
       j["partition_cells"] = a.partition_cells;
     j["precision"] = a.precision;
     j["n"] = config.n;

@@ -57,7 +57,7 @@ std::optional<Precision> parse_precision(std::string_view s) {
 std::string validate(const SolverConfig& c) {
   if (c.n < 32 || c.n % 32 != 0) return "size " + std::to_string(c.n) + " must be a positive multiple of 32";
   if (c.n > 32768) return "size " + std::to_string(c.n) + " is above 32768 (32-bit indices)";
-  const bool fused_family = c.variant == Variant::Fused || c.variant == Variant::FusedCluster;
+  const bool fused_family = is_fused_family(c.variant);
   if (c.ny != 0 && c.ny != c.n) {
     if (!fused_family)
       return "a non-square grid (" + std::to_string(c.n) + " x " + std::to_string(c.ny) +
@@ -201,7 +201,7 @@ struct GpuSolver::Impl {
   int along_stride() const { return along_major ? n : 1; }
   int line_stride() const { return along_major ? 1 : n; }
   // fused and fused-cluster: the fused x-sweep and its *_out buffers.
-  bool fused() const { return config.variant == Variant::Fused || config.variant == Variant::FusedCluster; }
+  bool fused() const { return is_fused_family(config.variant); }
   // fused-cluster: the y-sweep reads and writes the x frame (cluster_sweep.hpp); no y frame.
   bool cluster_y() const { return config.variant == Variant::FusedCluster; }
 
@@ -557,11 +557,14 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
     m.fused_lanes_x = fused_lanes(m.n, config.partition_cells, m.ny, m.element, m.max_shared_bytes, 2 * sms);
     if (!m.cluster_y())
       m.fused_lanes_y = fused_lanes(m.ny, config.partition_cells, m.n, m.element, m.max_shared_bytes, 2 * sms);
-    if (m.fused_lanes_x == 0 || m.fused_lanes_y == 0 ||
-        (m.cluster_y() && !cluster_sweep_refusal(m.ny, config.partition_cells, m.element, m.max_shared_bytes).empty()))
+    if (m.fused_lanes_x == 0 || m.fused_lanes_y == 0)
       throw std::invalid_argument(std::string(to_string(config.variant)) +
                                   ": a line does not fit the shared memory of one block on this GPU (" +
                                   std::to_string(optin / 1024) + " KiB)");
+    if (m.cluster_y())  // validate() assumed sm_90's 227 KiB; this GPU's limit may be lower
+      if (const std::string why = cluster_sweep_refusal(m.ny, config.partition_cells, m.element, m.max_shared_bytes);
+          !why.empty())
+        throw std::invalid_argument(why + " on this GPU");
   }
   int device = 0, sms = 0;
   gpu::check(cudaGetDevice(&device), "cudaGetDevice");

@@ -20,8 +20,8 @@
 #include <cstddef>
 #include <string>
 
-#include "warpmodel/adi/fused.hpp"
 #include "warpmodel/adi/hd.hpp"
+#include "warpmodel/adi/partitioned.hpp"
 
 namespace warpmodel::adi {
 

@@ -60,6 +60,9 @@ std::optional<Variant> parse_variant(std::string_view s);
 std::optional<BlockSolver> parse_block_solver(std::string_view s);  // "pcr", "cr-pcr"
 std::optional<Precision> parse_precision(std::string_view s);       // "double", "single"
 
+// fused and fused-cluster: the fused x-sweep (one kernel per sweep, no coefficient arrays), non-square grids.
+inline bool is_fused_family(Variant v) { return v == Variant::Fused || v == Variant::FusedCluster; }
+
 struct SolverConfig {
   Variant variant = Variant::ThreadPerLine;
   BlockSolver block_solver = BlockSolver::CrPcr;  // block-per-line only
