@@ -30,7 +30,9 @@ def benchmark_name(name):
 
 
 def read_runs(directory, variant):
-    files = sorted(glob.glob(os.path.join(directory, f"bench-{variant}-*.json")))
+    # The runs, not their provenance sidecars (bench-V-N.provenance.json beside each).
+    files = sorted(f for f in glob.glob(os.path.join(directory, f"bench-{variant}-*.json"))
+                   if not f.endswith(".provenance.json"))
     if not files:
         raise InputError(f"no bench-{variant}-*.json in {directory}: name the variants by their files")
     times, context = {}, None
@@ -73,7 +75,7 @@ def table(directory, variants):
     if record:
         sources.append(f"- the run (`provenance.json` beside these files): {record.get('gpu', '?')} "
                        f"{record.get('gpu_uuid', '?')}, driver {record.get('driver', '?')}, date {record.get('date', '?')}, "
-                       f"commit {record.get('git_commit', '?')}, command `{record.get('command', '?')}`")
+                       f"commit {record.get('git_commit', record.get('commit', '?'))}, command `{record.get('command', '?')}`")
         binaries = record.get("variants", {})
         for v in variants:
             binary = v if v in binaries else v.split("_")[0]  # probe.sh: variant_C is binary `variant` run another way

@@ -410,6 +410,28 @@ void expect_cluster_slots(int rows) {
   }
 }
 
+// The kernel addresses a cell with its column given (ColumnSlots, cluster_slot_in_column: no division by
+// R on the device): solve thread t = w S + s takes the column w = t / S for every cell of its segment, which
+// holds only because a segment never straddles two columns (R a multiple of kClusterCells).
+template <class T>
+void expect_column_slots_match(int rows) {
+  const int segments_per_column = rows / kClusterCells;
+  for (int t = 0; t < kClusterColumns * segments_per_column; ++t) {
+    const FusedSegment<T, kClusterCells, ColumnSlots<T, kClusterCells>> seg{nullptr, 0, t * kClusterCells,
+                                                                           {t / segments_per_column}};
+    for (int j = 0; j < kClusterCells; ++j)
+      ASSERT_EQ(seg.slot(j), (cluster_slot<T, kClusterCells>(t * kClusterCells + j, rows)))
+          << "thread " << t << ", cell " << j << ", " << rows << " rows";
+  }
+}
+
+TEST(FusedCluster, ColumnSlotsAreTheLayoutsSlots) {
+  for (int rows : {8, 24, 256, 512}) {
+    expect_column_slots_match<double>(rows);
+    expect_column_slots_match<float>(rows);
+  }
+}
+
 TEST(FusedCluster, SlotsKeepSegmentsAndSpreadRowsOverBanks) {
   for (int rows : {8, 24, 256, 512}) {
     expect_cluster_slots<double>(rows);

@@ -31,6 +31,10 @@ def main():
             write_run(tmp, "base", r, {"adi/fused/double/2048/step": step, "adi/fused/double/2048/sweep-x": sweep})
         for r, step in enumerate([80.0, 82.0], start=1):
             write_run(tmp, "new", r, {"adi/fused/double/2048/step": step})
+        # A provenance sidecar beside a run (bench-V-N.provenance.json, as the probe folders keep them) is
+        # not a run: it must be passed over, not refused as malformed benchmark JSON.
+        with open(os.path.join(tmp, "bench-new-1.provenance.json"), "w") as f:
+            json.dump({"gpu": "NVIDIA H200", "file": "bench-new-1.json"}, f)
         out_csv = os.path.join(tmp, "ab.csv")
         p = run(tmp, "base,new", "-o", out_csv)
         if p.returncode != 0:

@@ -69,7 +69,6 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   T* coef = reinterpret_cast<T*>(shared_raw);
   T* reduced = coef + 4 * cells;
   T* z = reduced + 6 * (n_along / kCells);
-  const ClusterSlots<T, kCells> slots{rows};
 
   // A. Build. Lane L of a warp takes column L % W of group L / W (G = 32 / W groups); warp trip k takes
   // rows band(k / 4) * 8G + 8g + 2 (k % 4) (+1): a half warp's rows are 8 apart (other segments, other
@@ -86,14 +85,15 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
     build_cell_pair(ColumnWindow<T>::at(view, i, l), i, l, n_along, lines, constants,
                     block.all_in_warp(cell_pair_is_interior(i, l, n_along, lines)), built[0], built[1]);
 #pragma unroll
-    for (int h = 0; h < 2; ++h) put_built_cell(coef, cells, slots(w * rows + r + h), built[h]);
+    for (int h = 0; h < 2; ++h)
+      put_built_cell(coef, cells, cluster_slot_in_column<T, kCells>(w * rows + r + h, w), built[h]);
   }
   block.sync();
 
   // B. Solve: thread t = w S + s takes segment s of column w (its cells w R + s kCells ..).
   const int w = t / segments_per_column, s = t % segments_per_column;
   const int g = rank * segments_per_column + s, segments = n_along / kCells;
-  const FusedSegment<T, kCells, ClusterSlots<T, kCells>> seg{coef, cells, t * kCells, slots};
+  const FusedSegment<T, kCells, ColumnSlots<T, kCells>> seg{coef, cells, t * kCells, {w}};
   const ReducedRows<T> reduced_rows = fused_segment_chains<T, kCells>(seg, constants.mass_diagonal, g > 0);
   cluster.barrier_wait();
   const SegmentEnds<T> ends =
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
     const int lane = e % 32, k = e / 32, group = lane / kW;
     const int cw = banded ? lane % kW : e % kW;
     const int r = banded ? (k / 8) * 8 * kGroups + 8 * group + k % 8 : e / kW;
-    const int slot = slots(cw * rows + r);
+    const int slot = cluster_slot_in_column<T, kCells>(cw * rows + r, cw);
     const long long at = static_cast<long long>(row0 + r) * lines + col0 + cw;
     zeta_out[at] = coef[slot];
     flux_out[at] = row0 + r < n_along - 1 ? coef[cells + slot] : T(0);  // the north wall

@@ -33,19 +33,31 @@ constexpr int kClusterCells = 8;
 
 // Slot of block cell c = w R + r (column w, row r of the block) in each per-cell array: a segment's cells
 // together, rotated as fused_slot does and by one more cell a column, so that the 8 columns of a row (a
-// build's or a store's half warp) fall in different banks.
+// build's or a store's half warp) fall in different banks. The kernel always knows the column of the cell
+// it addresses (a thread's segment lies in one column), so it passes w and no integer division by R is
+// left on the device (cluster_slot_in_column); cluster_slot derives w for the host and the tests. Until
+// then every slot of the build, the chains and the store divided by R at run time (9 divisions in the SASS
+// of cluster_sweep_kernel<double, 8>, 1 after): the 2048^2 double y-sweep took 174.9 us against 168.7, the
+// step 302.9 against 295.0, 4096^2 double 745.0 against 709.1 (H200, same card, medians of two alternated
+// runs, results/h200/logs/adi-fused-cluster/slots/ab.md).
 template <class T, int kCells>
-WARPMODEL_ADI_HD int cluster_slot(int c, int rows) {
+WARPMODEL_ADI_HD int cluster_slot_in_column(int c, int column) {
   constexpr int kBytes = kCells * static_cast<int>(sizeof(T));
   constexpr int kSegmentsPerRotation = 128 / kBytes > 0 ? 128 / kBytes : 1;
-  const int segment = c / kCells, column = c / rows;
+  const int segment = c / kCells;
   return segment * kCells + (c + segment / kSegmentsPerRotation + column) % kCells;
 }
 
 template <class T, int kCells>
-struct ClusterSlots {
-  int rows;  // R: rows of a block
-  WARPMODEL_ADI_HD int operator()(int c) const { return cluster_slot<T, kCells>(c, rows); }
+WARPMODEL_ADI_HD int cluster_slot(int c, int rows) {
+  return cluster_slot_in_column<T, kCells>(c, c / rows);
+}
+
+// The slots of one column's cells (FusedSegment's Slots for a thread whose segment is in column w).
+template <class T, int kCells>
+struct ColumnSlots {
+  int column;
+  WARPMODEL_ADI_HD int operator()(int c) const { return cluster_slot_in_column<T, kCells>(c, column); }
 };
 
 // T elements of shared memory a block needs for ny rows: four per-cell arrays of kClusterColumns x R
