@@ -442,7 +442,8 @@ TEST(FusedCluster, SlotsKeepSegmentsAndSpreadRowsOverBanks) {
 // The sizes fused-cluster takes: rows a multiple of 8 columns x 8 cells, one thread a segment (at most
 // 512, so 4096 rows), the block's shared memory within the limit; 8 cells per thread only.
 TEST(FusedCluster, Sizes) {
-  EXPECT_EQ(cluster_sweep_shared_elements(2048, 8), 4 * 2048 + 7 * 256);
+  // 4 per-cell arrays, 6 P reduced values, 8 columns x (32 + 1) Z values, 2 mbarriers (4 elements).
+  EXPECT_EQ(cluster_sweep_shared_elements(2048, 8), 4 * 2048 + 6 * 256 + 8 * 33 + 4);
   for (int ny : {64, 128, 192, 1024, 2048, 4096}) {
     EXPECT_EQ(cluster_sweep_refusal(ny, 8, sizeof(double), kFusedMaxSharedBytes), "") << ny;
     EXPECT_EQ(cluster_sweep_refusal(ny, 8, sizeof(float), kFusedMaxSharedBytes), "") << ny;

@@ -14,36 +14,109 @@
 
 namespace warpmodel::adi::gpu {
 
-// Phase 2 across the cluster. Segment g of the column owned by block `owner` sends its reduced rows
-// there; that block's thread t (the block has P threads, one per segment of a column) solves the column
-// as solve_reduced_system does within a block and publishes Z_t; the segment reads Z_g and Z_{g+1}
-// back. Two cluster barriers: the probe's three-barrier form (each segment doing its own CR step) was
-// 4 us a sweep slower (results/h200/logs/adi-cluster-y/, cy8 against cy8b). `reduced`: 6 P elements,
-// `z`: P, in every block. Returns after barrier_arrive: the caller waits (barrier_wait) before exiting,
-// so that no block's shared memory goes while another block still reads it.
+// Distributed shared memory without the cluster barrier's fences: a value is pushed into another block's
+// shared memory by st.async, which counts its bytes on an mbarrier of that block; the block waits on its own
+// mbarrier for the bytes it expects. Why: barrier.cluster.arrive's release is a MEMBAR.ALL.GPU and its wait
+// an invalidation of the SM's L1 (CCTL.IVALL, also under the other block of the SM, mid-build): with the
+// exchange's two cluster barriers relaxed (a timing-only probe) the 2048^2 double y-sweep took 162.8 us
+// against 168.7 (results/h200/logs/adi-fused-cluster/slots/ab.md, variant rel); this exchange made it 161.0
+// against 169.0, the step 289.4 against 299.2, 4096^2 single 650.8 against 675.4 (H200, same card, medians of
+// two alternated runs; results/h200/logs/adi-fused-cluster/exchange/ab.md, memcheck and racecheck clean).
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// The address of the same shared-memory location in block `rank` of the cluster.
+__device__ __forceinline__ unsigned cluster_address(unsigned address, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
+  return remote;
+}
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// One arrival that also announces `bytes` to come (the phase completes when they have all landed).
+__device__ __forceinline__ void mbarrier_arrive_expect_bytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait_phase0(unsigned bar) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar)
+        : "memory");
+}
+// value -> remote_address (another block's shared memory), its bytes counted on remote_bar there.
 template <class T>
-__device__ SegmentEnds<T> solve_reduced_system_in_cluster(cooperative_groups::cluster_group& cluster,
-                                                          const DeviceBlock& block, int owner, int g, int segments,
-                                                          const ReducedRows<T>& rows, T* reduced, T* z) {
-  const int P = segments;
-  T* gathered = cluster.map_shared_rank(reduced, owner);
-  gathered[g] = rows.alpha;
-  gathered[P + g] = rows.tau;
-  gathered[2 * P + g] = rows.delta;
-  gathered[3 * P + g] = rows.sigma;
-  gathered[4 * P + g] = rows.gamma;
-  gathered[5 * P + g] = rows.eps;
-  cluster.sync();
+__device__ __forceinline__ void push_to_block(unsigned remote_address, T value, unsigned remote_bar) {
+  if constexpr (sizeof(T) == 8)
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f64 [%0], %1, [%2];" ::"r"(remote_address),
+                 "d"(static_cast<double>(value)), "r"(remote_bar)
+                 : "memory");
+  else
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_address),
+                 "f"(static_cast<float>(value)), "r"(remote_bar)
+                 : "memory");
+}
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+
+// Where a block's shared memory holds what the exchange brings: `reduced` (6 P: the rows of the column the
+// block owns, then the block-local PCR's buffers), `z` (kClusterColumns x (S + 1): for each column, the Z of
+// the block's S segments and of the next block's first), and the two mbarriers counting their bytes.
+template <class T>
+struct ClusterExchange {
+  T* reduced;
+  T* z;
+  unsigned rows_bar, z_bar;  // shared addresses
+};
+
+// Bytes each mbarrier of block `rank` waits for: the 6 P values of its column's rows; the Z values of its
+// segments in every column, and of the next block's first segment unless it is the last block.
+template <class T>
+__device__ unsigned exchanged_row_bytes(int segments) {
+  return static_cast<unsigned>(6 * segments * sizeof(T));
+}
+template <class T>
+__device__ unsigned exchanged_z_bytes(int segments_per_column, int rank) {
+  const int values = kClusterColumns * segments_per_column + (rank + 1 < kClusterColumns ? kClusterColumns : 0);
+  return static_cast<unsigned>(values * sizeof(T));
+}
+
+// Phase 2 across the cluster. Segment g (of P) of column w sends its reduced rows to block w, the column's
+// owner; that block's thread t (the block has P threads) solves the column as solve_reduced_system does
+// within a block and sends Z_t to the block holding segment t (and, for a block's first segment, to the block
+// before, as the Z after its last); each segment then reads Z_g and Z_{g+1} from its own block. The caller
+// has waited for every block of the cluster to start (their mbarriers initialised) before this.
+template <class T>
+__device__ SegmentEnds<T> solve_reduced_system_in_cluster(const DeviceBlock& block, const ClusterExchange<T>& ex,
+                                                          int rank, int w, int s, int segments_per_column,
+                                                          const ReducedRows<T>& rows) {
+  const int S = segments_per_column, P = kClusterColumns * S, g = rank * S + s;
+  const unsigned owner = static_cast<unsigned>(w);
+  const unsigned owner_bar = cluster_address(ex.rows_bar, owner);
+  const T values[6] = {rows.alpha, rows.tau, rows.delta, rows.sigma, rows.gamma, rows.eps};
+#pragma unroll
+  for (int k = 0; k < 6; ++k)
+    push_to_block(cluster_address(shared_address(ex.reduced + k * P + g), owner), values[k], owner_bar);
+  mbarrier_wait_phase0(ex.rows_bar);  // this block's column: every segment's rows are here
   const int t = static_cast<int>(threadIdx.x);
+  const T* reduced = ex.reduced;
   const ReducedRows<T> column_rows{reduced[t],         reduced[P + t],     reduced[2 * P + t],
                                    reduced[3 * P + t], reduced[4 * P + t], reduced[5 * P + t]};
   block.sync();  // every row read before solve_reduced_system reuses the memory
-  z[t] = solve_reduced_system(block, t, P, SegmentSlots{0, 1}, P, column_rows, reduced).z;
-  cluster.sync();
-  const T* owner_z = cluster.map_shared_rank(z, owner);
-  const SegmentEnds<T> ends{owner_z[g], g + 1 < P ? owner_z[g + 1] : T(0)};
-  cluster.barrier_arrive();
-  return ends;
+  const T z_t = solve_reduced_system(block, t, P, SegmentSlots{0, 1}, P, column_rows, ex.reduced).z;
+  const int to = t / S, at = rank * (S + 1) + t % S;  // rank = the column this block owns
+  push_to_block(cluster_address(shared_address(ex.z + at), static_cast<unsigned>(to)), z_t,
+                cluster_address(ex.z_bar, static_cast<unsigned>(to)));
+  if (t % S == 0 && to > 0)
+    push_to_block(cluster_address(shared_address(ex.z + rank * (S + 1) + S), static_cast<unsigned>(to - 1)), z_t,
+                  cluster_address(ex.z_bar, static_cast<unsigned>(to - 1)));
+  mbarrier_wait_phase0(ex.z_bar);
+  return {ex.z[w * (S + 1) + s], g + 1 < P ? ex.z[w * (S + 1) + s + 1] : T(0)};
 }
 
 // One y-sweep on row-major arrays: view = {zeta, bed, q, p old, p new} with along_stride = the row length
@@ -54,11 +127,8 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
                          T* __restrict__ flux_out, int n_along, int lines) {
   constexpr int kW = kClusterColumns;
   extern __shared__ __align__(16) unsigned char shared_raw[];
-  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const DeviceBlock block{};
-  // Every block of the cluster must have started before another writes its shared memory.
-  cluster.barrier_arrive();
-  const int rank = static_cast<int>(cluster.block_rank());
+  const int rank = static_cast<int>(cooperative_groups::this_cluster().block_rank());
   const int col0 = static_cast<int>(blockIdx.x) / kW * kW;
   const int rows = n_along / kW;  // R
   const int row0 = rank * rows;
@@ -67,8 +137,20 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   const int threads = kW * segments_per_column;
   const int t = static_cast<int>(threadIdx.x);
   T* coef = reinterpret_cast<T*>(shared_raw);
-  T* reduced = coef + 4 * cells;
-  T* z = reduced + 6 * (n_along / kCells);
+  ClusterExchange<T> ex{};
+  ex.reduced = coef + 4 * cells;
+  ex.z = ex.reduced + 6 * (n_along / kCells);
+  ex.rows_bar = shared_address(ex.z + kW * (segments_per_column + 1));  // 8-byte aligned (cluster_sweep.hpp)
+  ex.z_bar = ex.rows_bar + 8;
+  if (t == 0) {
+    mbarrier_init(ex.rows_bar, 1);
+    mbarrier_init(ex.z_bar, 1);
+    mbarrier_arrive_expect_bytes(ex.rows_bar, exchanged_row_bytes<T>(n_along / kCells));
+    mbarrier_arrive_expect_bytes(ex.z_bar, exchanged_z_bytes<T>(segments_per_column, rank));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  // Every block of the cluster must have started, its mbarriers initialised, before another pushes into it.
+  cluster_arrive_relaxed();
 
   // A. Build. Lane L of a warp takes column L % W of group L / W (G = 32 / W groups); warp trip k takes
   // rows band(k / 4) * 8G + 8g + 2 (k % 4) (+1): a half warp's rows are 8 apart (other segments, other
@@ -95,9 +177,12 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   const int g = rank * segments_per_column + s, segments = n_along / kCells;
   const FusedSegment<T, kCells, ColumnSlots<T, kCells>> seg{coef, cells, t * kCells, {w}};
   const ReducedRows<T> reduced_rows = fused_segment_chains<T, kCells>(seg, constants.mass_diagonal, g > 0);
-  cluster.barrier_wait();
+  cluster_wait();
   const SegmentEnds<T> ends =
-      solve_reduced_system_in_cluster(cluster, block, w, g, segments, reduced_rows, reduced, z);
+      solve_reduced_system_in_cluster(block, ex, rank, w, s, segments_per_column, reduced_rows);
+  // No block leaves while a push to another may still be on its way: each arrives once its own Z are in,
+  // so the last wait below passes only when every block has everything it was sent.
+  cluster_arrive_relaxed();
   fused_segment_back_substitute<T, kCells>(seg, constants.mass_diagonal, ends, g + 1 == segments);
   block.sync();
 
@@ -111,7 +196,7 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
     zeta_out[at] = coef[slot];
     flux_out[at] = row0 + r < n_along - 1 ? coef[cells + slot] : T(0);  // the north wall
   }
-  cluster.barrier_wait();  // the phase-2 arrive: no block leaves while another reads its Z
+  cluster_wait();
 }
 
 }  // namespace warpmodel::adi::gpu

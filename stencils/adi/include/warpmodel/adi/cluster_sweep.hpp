@@ -9,7 +9,9 @@
 // one column, its rows in shared memory as fused.hpp keeps them. Column w's reduced system (P = ny / kCells
 // segments, spread over the cluster's blocks) is solved by block w of the cluster: every segment writes
 // its two reduced rows into that block's shared memory (distributed shared memory), that block's P threads
-// solve them as a block-local solve would (solve_reduced_system), and each segment reads its Z back.
+// solve them as a block-local solve would (solve_reduced_system) and send each Z to the block of its
+// segment. Every value goes by st.async, counted on an mbarrier of the receiving block (gpu/cluster_sweep.cuh
+// says why), so the exchange needs no cluster barrier.
 //
 // Why (H200, 2048^2 double, results/h200/logs/adi-cluster-y/): the step 302.5 us against the transposing
 // fused step's 326.0 on one card; its y-sweep takes 177 against 125 (cluster slots, the column layout and
@@ -61,11 +63,13 @@ struct ColumnSlots {
 };
 
 // T elements of shared memory a block needs for ny rows: four per-cell arrays of kClusterColumns x R
-// cells, the reduced rows the cluster's segments send (6 P, then the block-local PCR's buffers), and the
-// column's Z (P).
+// cells, the reduced rows the cluster's segments send (6 P, then the block-local PCR's buffers), the Z
+// the owners send back (kClusterColumns x (S + 1): each column's S segments of the block and the next
+// block's first, S = P / kClusterColumns), and 4 elements for the exchange's two 8-byte mbarriers (16
+// bytes in single; the offset before them is a whole number of 8-byte words in either precision).
 inline int cluster_sweep_shared_elements(int ny, int cells) {
   const int segments = ny / cells;
-  return 4 * ny + 6 * segments + segments;
+  return 4 * ny + 6 * segments + kClusterColumns * (segments / kClusterColumns + 1) + 4;
 }
 
 // Empty when fused-cluster's y-sweep takes ny rows of this element size, else why not (one line).
