@@ -68,7 +68,8 @@
 // (175.4 us), nor did clusters of 4 (32-byte row segments: 205.6) or persistent clusters (183.1)
 // (results/h200/logs/adi-cluster-slots/). Not fused's y-sweep (slower in single at 4096^2, and even with
 // every slot used and a local-PCR-cheap exchange the step would be about 273 us), but a variant of its
-// own since 09b6880: fused-cluster (cluster_sweep.hpp), 300.4 us against fused's 325.6 in one run.
+// own since 09b6880: fused-cluster (cluster_sweep.hpp), 300.4 us against fused's 325.6 in one run (291.5 against
+// 326.5 at 39ead0b, its y-sweep's slots and exchange made cheaper).
 // Nor did transposing in the sweeps (probes, not kept: results/h200/logs/adi-bands/): the last block
 // of a sweep to finish a band of 8 lines (16 in single; an atomic counter a band, release/acquire)
 // transposed the band's zeta and flux, read back through L2, into the other frame through its shared
