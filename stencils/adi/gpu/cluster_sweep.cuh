@@ -64,9 +64,8 @@ __device__ __forceinline__ void cluster_arrive_relaxed() {
 }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
 
-// Where a block's shared memory holds what the exchange brings: `reduced` (6 P: the rows of the column the
-// block owns, then the block-local PCR's buffers), `z` (kClusterColumns x (S + 1): for each column, the Z of
-// the block's S segments and of the next block's first), and the two mbarriers counting their bytes.
+// The parts of a block's shared memory the exchange fills (cluster_shared_layout): `reduced`, `z` (slots by
+// cluster_z_slot), and the two mbarriers counting their bytes.
 template <class T>
 struct ClusterExchange {
   T* reduced;
@@ -109,14 +108,16 @@ __device__ SegmentEnds<T> solve_reduced_system_in_cluster(const DeviceBlock& blo
                                    reduced[3 * P + t], reduced[4 * P + t], reduced[5 * P + t]};
   block.sync();  // every row read before solve_reduced_system reuses the memory
   const T z_t = solve_reduced_system(block, t, P, SegmentSlots{0, 1}, P, column_rows, ex.reduced).z;
-  const int to = t / S, at = rank * (S + 1) + t % S;  // rank = the column this block owns
-  push_to_block(cluster_address(shared_address(ex.z + at), static_cast<unsigned>(to)), z_t,
-                cluster_address(ex.z_bar, static_cast<unsigned>(to)));
+  // Z_t goes to the block of segment t, in this block's column (rank: the column this block owns), and, for
+  // a block's first segment, to the block before as the Z after its last.
+  const int to = t / S;
+  push_to_block(cluster_address(shared_address(ex.z + cluster_z_slot(rank, t % S, S)), static_cast<unsigned>(to)),
+                z_t, cluster_address(ex.z_bar, static_cast<unsigned>(to)));
   if (t % S == 0 && to > 0)
-    push_to_block(cluster_address(shared_address(ex.z + rank * (S + 1) + S), static_cast<unsigned>(to - 1)), z_t,
-                  cluster_address(ex.z_bar, static_cast<unsigned>(to - 1)));
+    push_to_block(cluster_address(shared_address(ex.z + cluster_z_slot(rank, S, S)), static_cast<unsigned>(to - 1)),
+                  z_t, cluster_address(ex.z_bar, static_cast<unsigned>(to - 1)));
   mbarrier_wait_phase0(ex.z_bar);
-  return {ex.z[w * (S + 1) + s], g + 1 < P ? ex.z[w * (S + 1) + s + 1] : T(0)};
+  return {ex.z[cluster_z_slot(w, s, S)], g + 1 < P ? ex.z[cluster_z_slot(w, s + 1, S)] : T(0)};
 }
 
 // One y-sweep on row-major arrays: view = {zeta, bed, q, p old, p new} with along_stride = the row length
@@ -137,10 +138,11 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   const int threads = kW * segments_per_column;
   const int t = static_cast<int>(threadIdx.x);
   T* coef = reinterpret_cast<T*>(shared_raw);
+  const ClusterSharedLayout layout = cluster_shared_layout(n_along, kCells);
   ClusterExchange<T> ex{};
-  ex.reduced = coef + 4 * cells;
-  ex.z = ex.reduced + 6 * (n_along / kCells);
-  ex.rows_bar = shared_address(ex.z + kW * (segments_per_column + 1));  // 8-byte aligned (cluster_sweep.hpp)
+  ex.reduced = coef + layout.reduced;
+  ex.z = coef + layout.z;
+  ex.rows_bar = shared_address(coef + layout.barriers);  // 8-byte aligned (cluster_sweep.hpp)
   ex.z_bar = ex.rows_bar + 8;
   if (t == 0) {
     mbarrier_init(ex.rows_bar, 1);

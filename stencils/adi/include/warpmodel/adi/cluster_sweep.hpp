@@ -62,15 +62,32 @@ struct ColumnSlots {
   WARPMODEL_ADI_HD int operator()(int c) const { return cluster_slot_in_column<T, kCells>(c, column); }
 };
 
-// T elements of shared memory a block needs for ny rows: four per-cell arrays of kClusterColumns x R
-// cells, the reduced rows the cluster's segments send (6 P, then the block-local PCR's buffers), the Z
-// the owners send back (kClusterColumns x (S + 1): each column's S segments of the block and the next
-// block's first, S = P / kClusterColumns), and 4 elements for the exchange's two 8-byte mbarriers (16
-// bytes in single; the offset before them is a whole number of 8-byte words in either precision).
-inline int cluster_sweep_shared_elements(int ny, int cells) {
+// Where each part of a block's shared memory starts, in T elements (the kernel's pointers and the launch's
+// size from one place): four per-cell arrays of kClusterColumns x R cells; the reduced rows the cluster's
+// segments send (6 P, then the block-local PCR's buffers); the Z the owners send back (kClusterColumns x
+// (S + 1): each column's S segments of the block and the next block's first, S = P / kClusterColumns); and
+// 4 elements for the exchange's two 8-byte mbarriers (16 bytes in single; the offset before them is a whole
+// number of 8-byte words in either precision).
+struct ClusterSharedLayout {
+  int reduced, z, barriers, total;
+};
+WARPMODEL_ADI_HD ClusterSharedLayout cluster_shared_layout(int ny, int cells) {
   const int segments = ny / cells;
-  return 4 * ny + 6 * segments + kClusterColumns * (segments / kClusterColumns + 1) + 4;
+  ClusterSharedLayout at{};
+  at.reduced = 4 * ny;
+  at.z = at.reduced + 6 * segments;
+  at.barriers = at.z + kClusterColumns * (segments / kClusterColumns + 1);
+  at.total = at.barriers + 4;
+  return at;
 }
+
+// Slot of column w's local segment s (0 .. S, S being the next block's first) in the Z part.
+WARPMODEL_ADI_HD int cluster_z_slot(int column, int local_segment, int segments_per_column) {
+  return column * (segments_per_column + 1) + local_segment;
+}
+
+// T elements of shared memory a block needs for ny rows.
+inline int cluster_sweep_shared_elements(int ny, int cells) { return cluster_shared_layout(ny, cells).total; }
 
 // Empty when fused-cluster's y-sweep takes ny rows of this element size, else why not (one line).
 inline std::string cluster_sweep_refusal(int ny, int cells, std::size_t element, std::size_t max_shared_bytes) {
