@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <functional>
@@ -24,14 +25,27 @@ namespace {
 
 struct HostBlock {
   std::barrier<>* barrier;
+  std::atomic<int>* votes;  // sync_or: threads whose p held in the current call
   void sync() const { barrier->arrive_and_wait(); }
+  // __syncthreads_or: every thread counts its vote, reads the sum after the barrier, and takes its
+  // vote back after a second one (a thread's next vote comes after that barrier, so no call sees
+  // another's).
+  bool sync_or(bool p) const {
+    if (p) votes->fetch_add(1);
+    barrier->arrive_and_wait();
+    const bool any = votes->load() > 0;
+    barrier->arrive_and_wait();
+    if (p) votes->fetch_sub(1);
+    return any;
+  }
   bool all_in_warp(bool p) const { return p; }  // a host thread is a warp of one
 };
 
 // Runs body(block, t) on `threads` threads that share one barrier.
 void run_block(int threads, const std::function<void(const HostBlock&, int)>& body) {
   std::barrier<> barrier(threads);
-  const HostBlock block{&barrier};
+  std::atomic<int> votes{0};
+  const HostBlock block{&barrier, &votes};
   std::vector<std::jthread> pool;
   for (int t = 0; t < threads; ++t) pool.emplace_back([&, t] { body(block, t); });
 }
@@ -41,8 +55,10 @@ struct Line {
   double mass_diagonal = 0;
 };
 
-Line hump_line(int n, int step_count, double line_fraction = 0.55) {
-  State<double> s = make_hump_state(n, n);
+Line hump_line(int n, int step_count, double line_fraction = 0.55, double depth = HumpProblem{}.depth) {
+  HumpProblem problem;
+  problem.depth = depth;
+  State<double> s = make_hump_state(n, n, problem);
   reference_run(s, PhysicalParameters{}, step_count);  // a developed flow, not the state at rest
   const auto k = sweep_constants<double>(PhysicalParameters{}, SweepDirection::X);
   const SweepView<double> v{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, n};
@@ -172,7 +188,7 @@ TEST(Partitioned, BlockShape) {
 // Variant fused (fused.hpp) on the CPU: every block of both sweeps of a step run as the GPU runs
 // them (one std::thread per GPU thread), the y-sweep on transposed arrays as the solver does,
 // against reference_step (Thomas on each line). Non-square grids too.
-template <int kCells>
+template <int kCells, PcrLevels kLevels = PcrLevels::All>
 void fused_sweep_on_cpu(const SweepView<double>& view, int n_along, int lines, const SweepConstants<double>& k,
                         std::vector<double>& zeta_out, std::vector<double>& flux_out) {
   const int lanes = fused_lanes(n_along, kCells, lines, sizeof(double), kFusedMaxSharedBytes);
@@ -182,8 +198,8 @@ void fused_sweep_on_cpu(const SweepView<double>& view, int n_along, int lines, c
   for (int b = 0; b < lines / lanes; ++b) {
     std::vector<double> shared(static_cast<std::size_t>(fused_shared_elements(lanes, n_along, kCells)), std::nan(""));
     run_block(segments * lanes, [&](const HostBlock& block, int t) {
-      adi_sweep_fused<double, kCells>(block, b, t, lanes, n_along, lines, view, k, shared.data(), zeta_out.data(),
-                                      flux_out.data());
+      adi_sweep_fused<double, kCells, kLevels>(block, b, t, lanes, n_along, lines, view, k, shared.data(),
+                                               zeta_out.data(), flux_out.data());
     });
   }
 }
@@ -196,27 +212,28 @@ std::vector<double> transposed(const std::vector<double>& v, int cols, int rows)
   return out;
 }
 
-template <int kCells>
+template <int kCells, PcrLevels kLevels = PcrLevels::All>
 void fused_step_on_cpu(State<double>& s, const PhysicalParameters& physics) {
   const int nx = s.nx, ny = s.ny;
   std::vector<double> zeta_half(s.cells(), std::nan("")), p_next(s.cells(), std::nan(""));
   const SweepView<double> x_view{s.zeta.data(), s.bed.data(), s.p.data(), s.q_old.data(), s.q_new.data(), 1, nx};
-  fused_sweep_on_cpu<kCells>(x_view, nx, ny, sweep_constants<double>(physics, SweepDirection::X), zeta_half, p_next);
+  fused_sweep_on_cpu<kCells, kLevels>(x_view, nx, ny, sweep_constants<double>(physics, SweepDirection::X), zeta_half,
+                                      p_next);
   // The y frame: nx lines (columns) of ny cells.
   const std::vector<double> zeta_y = transposed(zeta_half, nx, ny), bed_y = transposed(s.bed, nx, ny),
                             q_y = transposed(s.q_new, nx, ny), p_y = transposed(s.p, nx, ny),
                             p_next_y = transposed(p_next, nx, ny);
   std::vector<double> zeta_next_y(s.cells(), std::nan("")), q_next_y(s.cells(), std::nan(""));
   const SweepView<double> y_view{zeta_y.data(), bed_y.data(), q_y.data(), p_y.data(), p_next_y.data(), 1, ny};
-  fused_sweep_on_cpu<kCells>(y_view, ny, nx, sweep_constants<double>(physics, SweepDirection::Y), zeta_next_y,
-                             q_next_y);
+  fused_sweep_on_cpu<kCells, kLevels>(y_view, ny, nx, sweep_constants<double>(physics, SweepDirection::Y), zeta_next_y,
+                                      q_next_y);
   s.zeta = transposed(zeta_next_y, ny, nx);
   s.p = std::move(p_next);
   s.q_old = std::move(s.q_new);
   s.q_new = transposed(q_next_y, ny, nx);
 }
 
-template <int kCells>
+template <int kCells, PcrLevels kLevels = PcrLevels::All>
 void check_fused(int nx, int ny) {
   constexpr int kSteps = 3;
   State<double> ref = make_hump_state(nx, ny);
@@ -224,7 +241,7 @@ void check_fused(int nx, int ny) {
   State<double> fused = ref;
   for (int step = 0; step < kSteps; ++step) {
     reference_step(ref, PhysicalParameters{});
-    fused_step_on_cpu<kCells>(fused, PhysicalParameters{});
+    fused_step_on_cpu<kCells, kLevels>(fused, PhysicalParameters{});
   }
   const std::pair<const std::vector<double>*, const std::vector<double>*> fields[] = {
       {&fused.zeta, &ref.zeta}, {&fused.p, &ref.p}, {&fused.q_old, &ref.q_old}, {&fused.q_new, &ref.q_new}};
@@ -245,6 +262,104 @@ TEST(Fused, StepAgreesWithReference) {
   check_fused<8>(96, 64);    // non-square, 12 segments (not a power of two) per row
   check_fused<16>(64, 160);  // 10 segments per column
   check_fused<4>(64, 96);    // 16 / 24 segments per line
+  // fused-cluster's x-sweep: PCR until the reduced rows decouple (every size above stops early).
+  check_fused<8, PcrLevels::UntilDecoupled>(256, 64);
+  check_fused<8, PcrLevels::UntilDecoupled>(96, 64);
+}
+
+// solve_reduced_system with PCR until the rows decouple (PcrLevels::UntilDecoupled, fused-cluster)
+// against all log2 P levels, on the reduced system of a developed hump line of n cells (8-cell
+// segments, one block of P = n / 8 threads): the levels it runs, and how far its Z and Q are from
+// the full solve's, relative to their largest magnitudes.
+struct ReducedSolveRun {
+  int levels = 0;
+  double z_difference = 0, q_difference = 0;
+};
+
+template <PcrLevels kLevels>
+std::vector<SegmentEnds<double>> solve_reduced_on_cpu(const std::vector<ReducedRows<double>>& rows, int& levels) {
+  const int segments = static_cast<int>(rows.size());
+  std::vector<double> shared(static_cast<std::size_t>(partitioned_shared_elements(segments, 1)), std::nan(""));
+  std::vector<SegmentEnds<double>> ends(rows.size());
+  std::atomic<int> votes_true{0};
+  run_block(segments, [&](const HostBlock& block, int t) {
+    struct Counting {  // counts the levels: the sync_or calls that let the block go on
+      const HostBlock& inner;
+      std::atomic<int>* counted;
+      int t;
+      void sync() const { inner.sync(); }
+      bool sync_or(bool p) const {
+        const bool any = inner.sync_or(p);
+        if (any && t == 0) counted->fetch_add(1);
+        return any;
+      }
+    } counting{block, &votes_true, t};
+    ends[t] = solve_reduced_system<double, kLevels>(counting, t, segments, SegmentSlots{0, 1}, segments, rows[t],
+                                                    shared.data());
+  });
+  levels = votes_true.load();
+  return ends;
+}
+
+ReducedSolveRun reduced_solve_against_all_levels(int n, double depth) {
+  constexpr int kCells = 8;
+  const Line line = hump_line(n, 5, 0.55, depth);
+  const int segments = n / kCells;
+  std::vector<ReducedRows<double>> rows(segments);
+  for (int s = 0; s < segments; ++s) {
+    auto row = [&](int j) {
+      const int i = s * kCells + j;
+      return CellRows<double>{line.dma[i], line.amo[i], line.bmo[i], line.cmo[i], line.dmo[i]};
+    };
+    DownwardRow<double> down = downward_first(row(0));
+    UpwardRow<double> up = upward_last(line.dma[s * kCells + kCells - 1], line.mass_diagonal);
+    for (int j = 1; j < kCells; ++j) {
+      down = downward_next(row(j), down, line.mass_diagonal);
+      up = upward_next(row(kCells - 1 - j), up, line.mass_diagonal);
+    }
+    rows[s] = reduced_rows(up, down, s > 0);
+  }
+  int levels_all = 0;
+  ReducedSolveRun run;
+  const auto all = solve_reduced_on_cpu<PcrLevels::All>(rows, levels_all);
+  const auto until = solve_reduced_on_cpu<PcrLevels::UntilDecoupled>(rows, run.levels);
+  double z_scale = 0;
+  for (const auto& e : all) z_scale = std::max(z_scale, std::abs(e.z));
+  for (int s = 0; s < segments; ++s) {
+    run.z_difference = std::max(run.z_difference, std::abs(until[s].z - all[s].z) / z_scale);
+    run.z_difference = std::max(run.z_difference, std::abs(until[s].z_next - all[s].z_next) / z_scale);
+  }
+  return run;
+}
+
+// The levels partitioned.hpp's comment gives for the hump problem (512 cells, 64 segments: PCR's full
+// depth is 6 levels), and the Z within a 2^-50 of the full solve's largest (the bound is 2^-60 of the
+// largest Q; the Z rows multiply Q by O(1) factors, and both solves round differently).
+TEST(PcrLevels, UntilDecoupledStopsWhereTheRowsDecouple) {
+  const struct {
+    double depth;
+    int levels;
+  } cases[] = {{10.0, 3}, {100.0, 5}};
+  for (const auto& c : cases) {
+    const ReducedSolveRun run = reduced_solve_against_all_levels(512, c.depth);
+    EXPECT_EQ(run.levels, c.levels) << "depth " << c.depth;
+    EXPECT_LT(run.z_difference, std::ldexp(1.0, -50)) << "depth " << c.depth;
+  }
+}
+
+// A system that does not decouple before log2 P levels runs them all: 512 cells (64 segments, 6 levels)
+// at 1000 m depth (after 5 levels |a| + |c| is still 6e-12), and 64 cells (3 levels) at 100 m.
+TEST(PcrLevels, UntilDecoupledRunsEveryLevelWhenItMust) {
+  const struct {
+    int n;
+    double depth;
+    int levels;
+  } cases[] = {{512, 1000.0, 6}, {64, 100.0, 3}};
+  for (const auto& c : cases) {
+    const ReducedSolveRun run = reduced_solve_against_all_levels(c.n, c.depth);
+    EXPECT_EQ(run.levels, c.levels) << c.n << " cells, depth " << c.depth;
+    EXPECT_EQ(run.z_difference, 0.0) << c.n << " cells, depth " << c.depth;  // the same levels, the same arithmetic
+  }
 }
 
 // The fused build's cell pairs (one set of loads for cells i and i+1) give each cell the rows a

@@ -107,7 +107,8 @@ __device__ SegmentEnds<T> solve_reduced_system_in_cluster(const DeviceBlock& blo
   const ReducedRows<T> column_rows{reduced[t],         reduced[P + t],     reduced[2 * P + t],
                                    reduced[3 * P + t], reduced[4 * P + t], reduced[5 * P + t]};
   block.sync();  // every row read before solve_reduced_system reuses the memory
-  const T z_t = solve_reduced_system(block, t, P, SegmentSlots{0, 1}, P, column_rows, ex.reduced).z;
+  const T z_t =
+      solve_reduced_system<T, PcrLevels::UntilDecoupled>(block, t, P, SegmentSlots{0, 1}, P, column_rows, ex.reduced).z;
   // Z_t goes to the block of segment t, in this block's column (rank: the column this block owns), and, for
   // a block's first segment, to the block before as the Z after its last.
   const int to = t / S;

@@ -28,6 +28,8 @@ class DeviceBuffer : public support::cuda::DeviceBuffer<std::byte> {
 // __syncthreads() for the block bodies of block_algorithms.hpp.
 struct DeviceBlock {
   __device__ void sync() const { __syncthreads(); }
+  // A barrier that also tells every thread whether p held on any thread of the block.
+  __device__ bool sync_or(bool p) const { return __syncthreads_or(p) != 0; }
   // Whether p holds on every active thread of the calling thread's warp.
   __device__ bool all_in_warp(bool p) const { return __all_sync(__activemask(), p); }
 };

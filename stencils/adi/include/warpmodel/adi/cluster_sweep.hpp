@@ -9,8 +9,8 @@
 // one column, its rows in shared memory as fused.hpp keeps them. Column w's reduced system (P = ny / kCells
 // segments, spread over the cluster's blocks) is solved by block w of the cluster: every segment writes
 // its two reduced rows into that block's shared memory (distributed shared memory), that block's P threads
-// solve them as a block-local solve would (solve_reduced_system) and send each Z to the block of its
-// segment. Every value goes by st.async, counted on an mbarrier of the receiving block (gpu/cluster_sweep.cuh
+// solve them as a block-local solve would (solve_reduced_system, PCR until the rows decouple:
+// PcrLevels::UntilDecoupled, partitioned.hpp) and send each Z to the block of its segment. Every value goes by st.async, counted on an mbarrier of the receiving block (gpu/cluster_sweep.cuh
 // says why), so the exchange needs no cluster barrier.
 //
 // Why (H200, 2048^2 double, results/h200/logs/adi-cluster-y/): the step 302.5 us against the transposing

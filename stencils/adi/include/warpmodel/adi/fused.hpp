@@ -69,7 +69,11 @@
 // (results/h200/logs/adi-cluster-slots/). Not fused's y-sweep (slower in single at 4096^2, and even with
 // every slot used and a local-PCR-cheap exchange the step would be about 273 us), but a variant of its
 // own since 09b6880: fused-cluster (cluster_sweep.hpp), 300.4 us against fused's 325.6 in one run (291.5 against
-// 326.5 at 39ead0b, its y-sweep's slots and exchange made cheaper).
+// 326.5 at 39ead0b, its y-sweep's slots and exchange made cheaper). fused-cluster's sweeps (its x-sweep is this
+// sweep as fused_cluster_sweep_x_kernel) also stop PCR once the reduced rows decouple (PcrLevels::UntilDecoupled,
+// partitioned.hpp: 3 levels of 8 at 2048 cells): 2048^2 double step 275.9 us against 286.8, x-sweep 117.6 against
+// 123.6 (H200, same card; results/h200/logs/adi-fused-cluster/pcr-levels/ab.md). fused keeps every level, so its
+// kernels and the tables measured with them on both GPUs stand.
 // Nor did transposing in the sweeps (probes, not kept: results/h200/logs/adi-bands/): the last block
 // of a sweep to finish a band of 8 lines (16 in single; an atomic counter a band, release/acquire)
 // transposed the band's zeta and flux, read back through L2, into the other frame through its shared
@@ -230,11 +234,11 @@ WARPMODEL_ADI_HD void fused_segment_back_substitute(const Segment& seg, T mass_d
 // copy of the rows in registers (72 KiB a 2048-cell double line at e3abcd8, instead of 106), which was
 // meant to let three lines in an SM; the pair build's registers did not allow that (adi_kernels.cuh), but at
 // two lines the smaller blocks alone made the 2048^2 double step 8 % faster (the header above).
-template <class T, int kCells, class Block>
+template <class T, int kCells, PcrLevels kLevels, class Block>
 WARPMODEL_ADI_HD void adi_segment_fused(const Block& block, int segment, int segments, SegmentSlots index, int slots,
                                         const FusedSegment<T, kCells>& seg, T mass_diagonal, T* reduced) {
   const ReducedRows<T> rows = fused_segment_chains<T, kCells>(seg, mass_diagonal, segment > 0);
-  const SegmentEnds<T> ends = solve_reduced_system(block, segment, segments, index, slots, rows, reduced);
+  const SegmentEnds<T> ends = solve_reduced_system<T, kLevels>(block, segment, segments, index, slots, rows, reduced);
   fused_segment_back_substitute<T, kCells>(seg, mass_diagonal, ends, segment + 1 == segments);
 }
 
@@ -264,8 +268,9 @@ inline int fused_lanes(int n_along, int cells, int lines, std::size_t element, s
 }
 
 // One thread of block `block_index` of a fused sweep over `lines` line-major lines of n_along
-// cells (view.along_stride == 1, view.line_stride == n_along; outputs addressed alike).
-template <class T, int kCells, class Block>
+// cells (view.along_stride == 1, view.line_stride == n_along; outputs addressed alike). kLevels:
+// fused runs every PCR level, fused-cluster's x-sweep stops once the rows decouple (partitioned.hpp).
+template <class T, int kCells, PcrLevels kLevels = PcrLevels::All, class Block>
 WARPMODEL_ADI_HD void adi_sweep_fused(const Block& block, int block_index, int t, int lanes, int n_along, int lines,
                                       const SweepView<T>& view, const SweepConstants<T>& constants, T* shared,
                                       T* zeta_out, T* flux_out) {
@@ -298,9 +303,9 @@ WARPMODEL_ADI_UNROLL
 
   // B. Solve; zeta over dma, the flux over the momentum row's first array.
   const FusedThread me = fused_thread(t, segments);
-  adi_segment_fused<T, kCells>(block, me.segment, segments, SegmentSlots{me.lane * segments, 1}, threads,
-                               FusedSegment<T, kCells>{coef, cells, me.lane * n_along + me.segment * kCells, {}},
-                               constants.mass_diagonal, reduced);
+  adi_segment_fused<T, kCells, kLevels>(block, me.segment, segments, SegmentSlots{me.lane * segments, 1}, threads,
+                                        FusedSegment<T, kCells>{coef, cells, me.lane * n_along + me.segment * kCells, {}},
+                                        constants.mass_diagonal, reduced);
   block.sync();
 
   // C. Store, coalesced.

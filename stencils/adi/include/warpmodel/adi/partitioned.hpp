@@ -175,9 +175,35 @@ struct SegmentEnds {
   T z, z_next;
 };
 
+// How many PCR levels solve_reduced_system runs.
+//  All: log2 P, as PCR is written (variants partitioned and fused).
+//  UntilDecoupled (fused-cluster): until every row's normalised off-diagonals a, c are negligible,
+//   |a| + |c| <= pcr_decoupled_bound<T>(), found by a vote in the barrier each level has anyway
+//   (Block::sync_or). Then q_s = d_s up to (|a| + |c|) max|q|, below the rounding of max|q|
+//   (2^-60 in double, 2^-30 in float: a 128th and a 64th of an ulp), and further levels would only
+//   add rounding. Why: a level multiplies the off-diagonals' ratio to the diagonal by itself (the
+//   rows couple their neighbours s and 2s apart through products), so a diagonally dominant system
+//   decouples in a few levels. The segments' Q rows are: the coupling of an ADI line decays by about
+//   0.38 a cell at the hump problem's 10 m depth (Courant number 2), 4e-4 over an 8-cell segment, and
+//   PCR's rows fall to 7e-14 after 2 levels and 2e-27 after 3: 3 levels of the 8 a 2048-cell line
+//   runs (5 at 100 m; 512 cells: 3 and 5 of 6, and all 6 at 1000 m; tests/adi/test_block_algorithms.cpp,
+//   PcrLevels). Each level is a barrier, a reciprocal and two dependent rounds of shared-memory loads,
+//   at 8 warps a block.
+enum class PcrLevels { All, UntilDecoupled };
+
+template <class T>
+WARPMODEL_ADI_HD constexpr T pcr_decoupled_bound() {
+  return sizeof(T) == 8 ? T(1.0 / 1152921504606846976.0) : T(1.0 / 1073741824.0);  // 2^-60, 2^-30
+}
+
+template <class T>
+WARPMODEL_ADI_HD bool pcr_row_is_decoupled(T a, T c) {
+  return (a < T(0) ? -a : a) + (c < T(0) ? -c : c) <= pcr_decoupled_bound<T>();
+}
+
 // Phase 2: one CR step substitutes the Z rows into the Q rows, PCR solves the P rows in Q, and Z_s,
 // Z_{s+1} follow from the Z rows. `shared`: partitioned_shared_elements(segments, lanes) elements.
-template <class T, class Block>
+template <class T, PcrLevels kLevels = PcrLevels::All, class Block>
 WARPMODEL_ADI_HD SegmentEnds<T> solve_reduced_system(const Block& block, int segment, int segments,
                                                      SegmentSlots index, int slots, const ReducedRows<T>& rows,
                                                      T* shared) {
@@ -212,7 +238,12 @@ WARPMODEL_ADI_HD SegmentEnds<T> solve_reduced_system(const Block& block, int seg
     sa[slot] = ra;
     sc[slot] = rc;
     sd[slot] = rd;
-    block.sync();
+    if constexpr (kLevels == PcrLevels::UntilDecoupled) {
+      // Every thread leaves at the same barrier; no one reads this buffer, which the code below reuses.
+      if (!block.sync_or(!pcr_row_is_decoupled(ra, rc))) break;
+    } else {
+      block.sync();
+    }
     T na = T(0), nb = T(1), nc = T(0), nd = rd;
     if (segment - s >= 0) {
       const int j = index(segment - s);
@@ -232,7 +263,7 @@ WARPMODEL_ADI_HD SegmentEnds<T> solve_reduced_system(const Block& block, int seg
     rd = nd * inv;
   }
   const T q = rd;
-  T* sq = shared + 3 * buffer * slots + 2 * slots;  // the buffer no thread reads any more
+  T* sq = shared + 3 * buffer * slots + 2 * slots;  // the buffer no thread reads any more (also after a break)
   sq[slot] = q;
   block.sync();
   const T q_prev = segment > 0 ? sq[index(segment - 1)] : T(0);
