@@ -10,7 +10,10 @@ scripts/setup.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
 echo "test: ASan + UBSan build (build-sanitize/, no CUDA)"
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPMODEL_ENABLE_CUDA=OFF \
+# -O1 -g1 (line tables: reports still name file and line): the sanitized build took 722 s of a 1,460 s
+# run at -O2 -g on a 2-core machine, and a translation unit compiles in half the time at -O1 -g1.
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DWARPMODEL_ENABLE_CUDA=OFF \
   -DWARPMODEL_BUILD_BENCHMARKS=OFF -DWARPMODEL_SANITIZE=ON >build-sanitize.log 2>&1 || { cat build-sanitize.log; exit 1; }
 sanitized_targets=(warpmodel test_model test_cli test_sass test_ubench_core)
 cmake --build build-sanitize -j"$(nproc)" --target "${sanitized_targets[@]}" >>build-sanitize.log 2>&1 ||
