@@ -115,6 +115,9 @@ std::vector<Case> all_cases() {
     cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, 96, 8, 128);
     cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, 224, 8, 64);
     cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, 160, 8, 192);
+    // Clusters of 16 columns (cluster_columns: 2048 and 4096 rows): 32 x 2048, two clusters of 16 blocks of
+    // 128 rows.
+    cases.emplace_back(Variant::FusedCluster, BlockSolver::CrPcr, p, 32, 8, 2048);
   }
   return cases;
 }
@@ -367,11 +370,12 @@ TEST(Sanitizer, FusedSmall) {
     if (std::get<0>(c) == Variant::Fused && (std::get<3>(c) == 64 || std::get<3>(c) == 96)) two_steps_agree(c, std::get<3>(c));
 }
 
-// fused-cluster alone (its cluster barriers and distributed shared memory under racecheck): 64^2 and
-// 96 x 128.
+// fused-cluster alone (its exchange through distributed shared memory under racecheck): 64^2 and 96 x 128
+// (clusters of 8), 32 x 2048 (clusters of 16).
 TEST(Sanitizer, FusedClusterSmall) {
   for (const Case& c : all_cases())
-    if (std::get<0>(c) == Variant::FusedCluster && (std::get<3>(c) == 64 || std::get<3>(c) == 96))
+    if (std::get<0>(c) == Variant::FusedCluster &&
+        (std::get<3>(c) == 64 || std::get<3>(c) == 96 || std::get<3>(c) == 32))
       two_steps_agree(c, std::get<3>(c));
 }
 

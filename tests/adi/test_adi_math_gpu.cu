@@ -21,11 +21,12 @@ namespace warpmodel::adi {
 namespace {
 
 template <class T>
-__global__ void evaluate_approximations(const T* x, T* reciprocal, T* sixth_root, int n) {
+__global__ void evaluate_approximations(const T* x, T* reciprocal, T* sixth_root, T* reciprocal_cubic, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= n) return;
   reciprocal[i] = adi_reciprocal(x[i]);
   sixth_root[i] = x[i] > T(0) ? adi_sixth_root(x[i]) : T(0);  // the friction's argument is positive
+  reciprocal_cubic[i] = static_cast<T>(adi_reciprocal_cubic(static_cast<double>(x[i])));  // fused-cluster's
 }
 
 // Inputs: 10^(-6 .. 6) in 20001 steps (the host test's), their negatives (pivots may be negative), and
@@ -52,7 +53,7 @@ double relative_error_in_epsilon(T got, long double exact) {
 }
 
 struct WorstErrors {
-  double reciprocal = 0, sixth_root = 0;
+  double reciprocal = 0, sixth_root = 0, reciprocal_cubic = 0;
 };
 
 template <class T>
@@ -60,28 +61,33 @@ WorstErrors measure() {
   namespace cu = support::cuda;
   const std::vector<T> x = inputs<T>();
   const int n = static_cast<int>(x.size());
-  cu::DeviceBuffer<T> d_x(x.size()), d_rcp(x.size()), d_root(x.size());
+  cu::DeviceBuffer<T> d_x(x.size()), d_rcp(x.size()), d_root(x.size()), d_cubic(x.size());
   d_x.upload(x);
-  evaluate_approximations<T><<<(n + 255) / 256, 256>>>(d_x.data(), d_rcp.data(), d_root.data(), n);
+  evaluate_approximations<T><<<(n + 255) / 256, 256>>>(d_x.data(), d_rcp.data(), d_root.data(), d_cubic.data(), n);
   cu::check_launch("evaluate_approximations");
-  const std::vector<T> rcp = d_rcp.download(), root = d_root.download();
+  const std::vector<T> rcp = d_rcp.download(), root = d_root.download(), cubic = d_cubic.download();
   WorstErrors worst;
   for (std::size_t i = 0; i < x.size(); ++i) {
     const long double xi = x[i];
     worst.reciprocal = std::max(worst.reciprocal, relative_error_in_epsilon(rcp[i], 1.0L / xi));
+    worst.reciprocal_cubic = std::max(worst.reciprocal_cubic, relative_error_in_epsilon(cubic[i], 1.0L / xi));
     if (xi > 0) worst.sixth_root = std::max(worst.sixth_root, relative_error_in_epsilon(root[i], std::pow(xi, 1.0L / 6)));
   }
-  std::printf("%s: worst adi_reciprocal %.3f, adi_sixth_root %.3f (units of epsilon, relative; %d inputs)\n",
-              sizeof(T) == 8 ? "double" : "float", worst.reciprocal, worst.sixth_root, n);
+  std::printf("%s: worst adi_reciprocal %.3f, adi_sixth_root %.3f, adi_reciprocal_cubic %.3f (units of epsilon, "
+              "relative; %d inputs)\n",
+              sizeof(T) == 8 ? "double" : "float", worst.reciprocal, worst.sixth_root, worst.reciprocal_cubic, n);
   return worst;
 }
 
 // Bounds: the reciprocal's refinement ends with a Newton step on an FMA residual, so within one unit
 // (CUDA's correctly rounded reciprocal is within 0.5); the sixth root as the host path's (2, test_reference.cpp).
+// The cubic correction alone (fused-cluster's double reciprocal, hd.hpp): its last rounding (half a unit) and
+// its truncation e^3 (|e| = |1 - x r| of the hardware seed), within two units.
 TEST(DeviceApproximations, DoubleReciprocalAndSixthRoot) {
   const WorstErrors worst = measure<double>();
   EXPECT_LE(worst.reciprocal, 1.0);
   EXPECT_LE(worst.sixth_root, 2.0);
+  EXPECT_LE(worst.reciprocal_cubic, 2.0);
 }
 
 TEST(DeviceApproximations, FloatReciprocalAndSixthRoot) {

@@ -504,61 +504,101 @@ TEST(FusedCluster, ColumnWindowBuildsWhatTheTransposedFrameBuilds) {
 }
 
 // cluster_slot keeps each segment's cells together (a permutation within the segment, so the solve's
-// chains see their rows in order), and the kClusterColumns columns of one row (a build's or a store's
-// lanes) fall in distinct shared-memory banks.
-template <class T>
+// chains see their rows in order), and the kColumns columns of one row (a build's or a store's lanes) fall in
+// distinct shared-memory banks, as do the solve's reads (cell j of 32 consecutive threads' segments).
+template <class T, int kColumns>
 void expect_cluster_slots(int rows) {
-  const int cells = kClusterColumns * rows;
+  const int cells = kColumns * rows;
   std::vector<int> seen(static_cast<std::size_t>(cells), 0);
   for (int c = 0; c < cells; ++c) {
-    const int slot = cluster_slot<T, kClusterCells>(c, rows);
-    ASSERT_EQ(slot / kClusterCells, c / kClusterCells) << "cell " << c << ", " << rows << " rows";
+    const int slot = cluster_slot<T, kClusterCells, kColumns>(c, rows);
+    ASSERT_EQ(slot / kClusterCells / (rows / kClusterCells), c / rows) << "cell " << c << ", " << rows << " rows";
     ++seen[static_cast<std::size_t>(slot)];
   }
   for (int count : seen) ASSERT_EQ(count, 1);
-  for (int r = 0; r < rows; ++r) {
-    std::vector<int> banks;
-    for (int w = 0; w < kClusterColumns; ++w)
-      banks.push_back((cluster_slot<T, kClusterCells>(w * rows + r, rows) * static_cast<int>(sizeof(T)) / 4) % 32);
-    std::sort(banks.begin(), banks.end());
-    EXPECT_EQ(std::adjacent_find(banks.begin(), banks.end()), banks.end()) << "row " << r << " of " << rows;
+  // A segment's cells stay together: one segment's slots are one segment's worth of consecutive slots.
+  for (int first = 0; first < cells; first += kClusterCells) {
+    std::vector<int> slots;
+    for (int j = 0; j < kClusterCells; ++j) slots.push_back(cluster_slot<T, kClusterCells, kColumns>(first + j, rows));
+    const int lowest = *std::min_element(slots.begin(), slots.end());
+    EXPECT_EQ(lowest % kClusterCells, 0) << "segment from cell " << first;
+    for (int slot : slots) EXPECT_LT(slot - lowest, kClusterCells) << "segment from cell " << first;
   }
+  const auto banks_distinct = [](std::vector<int> slots) {
+    for (int& s : slots) s = (s * static_cast<int>(sizeof(T)) / 4) % 32;
+    std::sort(slots.begin(), slots.end());
+    return std::adjacent_find(slots.begin(), slots.end()) == slots.end();
+  };
+  // A wavefront is 128 bytes: 16 doubles, 32 floats.
+  constexpr int kLanes = 128 / static_cast<int>(sizeof(T));
+  for (int r = 0; r < rows; ++r) {
+    std::vector<int> slots;
+    for (int w = 0; w < kColumns && w < kLanes; ++w) slots.push_back(cluster_slot<T, kClusterCells, kColumns>(w * rows + r, rows));
+    EXPECT_TRUE(banks_distinct(slots)) << "row " << r << " of " << rows << ", " << kColumns << " columns";
+  }
+  // The solve: a column's consecutive segments (a warp's threads, within one column).
+  const int per_column = rows / kClusterCells;
+  for (int w = 0; w < kColumns; ++w)
+    for (int first = 0; first < per_column; first += kLanes)
+      for (int j = 0; j < kClusterCells; ++j) {
+        std::vector<int> slots;
+        for (int s = first; s < std::min(first + kLanes, per_column); ++s)
+          slots.push_back(cluster_slot<T, kClusterCells, kColumns>(w * rows + s * kClusterCells + j, rows));
+        EXPECT_TRUE(banks_distinct(slots)) << "solve, column " << w << ", segments from " << first << ", cell " << j
+                                           << ", " << kColumns << " columns, " << rows << " rows";
+      }
 }
 
 // The kernel addresses a cell with its column given (ColumnSlots, cluster_slot_in_column: no division by
 // R on the device): solve thread t = w S + s takes the column w = t / S for every cell of its segment, which
 // holds only because a segment never straddles two columns (R a multiple of kClusterCells).
-template <class T>
+template <class T, int kColumns>
 void expect_column_slots_match(int rows) {
   const int segments_per_column = rows / kClusterCells;
-  for (int t = 0; t < kClusterColumns * segments_per_column; ++t) {
-    const FusedSegment<T, kClusterCells, ColumnSlots<T, kClusterCells>> seg{nullptr, 0, t * kClusterCells,
-                                                                           {t / segments_per_column}};
+  for (int t = 0; t < kColumns * segments_per_column; ++t) {
+    const FusedSegment<T, kClusterCells, ColumnSlots<T, kClusterCells, kColumns>> seg{nullptr, 0, t * kClusterCells,
+                                                                                     {t / segments_per_column}};
     for (int j = 0; j < kClusterCells; ++j)
-      ASSERT_EQ(seg.slot(j), (cluster_slot<T, kClusterCells>(t * kClusterCells + j, rows)))
+      ASSERT_EQ(seg.slot(j), (cluster_slot<T, kClusterCells, kColumns>(t * kClusterCells + j, rows)))
           << "thread " << t << ", cell " << j << ", " << rows << " rows";
   }
 }
 
+// 8 columns: any multiple of 8 rows; 16 columns: an even number of segments a column (cluster_columns).
 TEST(FusedCluster, ColumnSlotsAreTheLayoutsSlots) {
   for (int rows : {8, 24, 256, 512}) {
-    expect_column_slots_match<double>(rows);
-    expect_column_slots_match<float>(rows);
+    expect_column_slots_match<double, kClusterColumnsNarrow>(rows);
+    expect_column_slots_match<float, kClusterColumnsNarrow>(rows);
+  }
+  for (int rows : {128, 256}) {
+    expect_column_slots_match<double, kClusterColumnsWide>(rows);
+    expect_column_slots_match<float, kClusterColumnsWide>(rows);
   }
 }
 
 TEST(FusedCluster, SlotsKeepSegmentsAndSpreadRowsOverBanks) {
   for (int rows : {8, 24, 256, 512}) {
-    expect_cluster_slots<double>(rows);
-    expect_cluster_slots<float>(rows);
+    expect_cluster_slots<double, kClusterColumnsNarrow>(rows);
+    expect_cluster_slots<float, kClusterColumnsNarrow>(rows);
   }
+  for (int rows : {128, 256}) {  // the blocks of 2048 and 4096 rows (cluster_columns)
+    expect_cluster_slots<double, kClusterColumnsWide>(rows);
+    expect_cluster_slots<float, kClusterColumnsWide>(rows);
+  }
+}
+
+// 16 columns at 2048 and 4096 rows (blocks of a multiple of 128 rows), 8 at every other size.
+TEST(FusedCluster, ClusterColumns) {
+  for (int ny : {64, 128, 1024, 1984, 2112, 2304, 3072, 4032}) EXPECT_EQ(cluster_columns(ny, 8), kClusterColumnsNarrow) << ny;
+  for (int ny : {2048, 4096}) EXPECT_EQ(cluster_columns(ny, 8), kClusterColumnsWide) << ny;
 }
 
 // The sizes fused-cluster takes: rows a multiple of 8 columns x 8 cells, one thread a segment (at most
 // 512, so 4096 rows), the block's shared memory within the limit; 8 cells per thread only.
 TEST(FusedCluster, Sizes) {
-  // 4 per-cell arrays, 6 P reduced values, 8 columns x (32 + 1) Z values, 2 mbarriers (4 elements).
-  EXPECT_EQ(cluster_sweep_shared_elements(2048, 8), 4 * 2048 + 6 * 256 + 8 * 33 + 4);
+  // 4 per-cell arrays, 6 P reduced values, W columns x (P / W + 1) Z values, 2 mbarriers (4 elements).
+  EXPECT_EQ(cluster_sweep_shared_elements(2048, 8, 8), 4 * 2048 + 6 * 256 + 8 * 33 + 4);
+  EXPECT_EQ(cluster_sweep_shared_elements(2048, 8, 16), 4 * 2048 + 6 * 256 + 16 * 17 + 4);
   for (int ny : {64, 128, 192, 1024, 2048, 4096}) {
     EXPECT_EQ(cluster_sweep_refusal(ny, 8, sizeof(double), kFusedMaxSharedBytes), "") << ny;
     EXPECT_EQ(cluster_sweep_refusal(ny, 8, sizeof(float), kFusedMaxSharedBytes), "") << ny;

@@ -256,6 +256,8 @@ constexpr int fused_min_blocks() {
   return blocks > 1 ? blocks : 1;
 }
 
+// One block of a fused sweep (fused_sweep_kernel; fused-cluster's x-sweep, gpu/cluster_sweep.cu, with
+// PcrLevels::UntilDecoupled).
 template <class T, int kCells, PcrLevels kLevels>
 __device__ __forceinline__ void fused_sweep_block(const SweepView<T>& view, const SweepConstants<T>& constants,
                                                   T* zeta_out, T* flux_out, int n_along, int lines, int lanes) {
@@ -270,16 +272,6 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
     fused_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
                        T* __restrict__ flux_out, int n_along, int lines, int lanes) {
   fused_sweep_block<T, kCells, PcrLevels::All>(view, constants, zeta_out, flux_out, n_along, lines, lanes);
-}
-
-// fused-cluster's x-sweep: fused's, its reduced systems solved until their rows decouple
-// (PcrLevels::UntilDecoupled, partitioned.hpp). A kernel of its own so that fused's keeps its name and SASS
-// (the measurements committed for fused on both GPUs stand).
-template <class T, int kCells>
-__global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blocks<T, kCells>())
-    fused_cluster_sweep_x_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
-                                 T* __restrict__ flux_out, int n_along, int lines, int lanes) {
-  fused_sweep_block<T, kCells, PcrLevels::UntilDecoupled>(view, constants, zeta_out, flux_out, n_along, lines, lanes);
 }
 
 // --- solve, block-per-line (S2): PCR or CR-PCR in shared memory --------------------------------

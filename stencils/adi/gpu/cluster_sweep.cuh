@@ -1,6 +1,5 @@
-// fused-cluster's y-sweep kernel (cluster_sweep.hpp says what it does and why): one cluster of
-// kClusterColumns blocks per kClusterColumns columns, launched with the cluster dimension
-// (gpu_solver.cu, cudaLaunchKernelEx).
+// fused-cluster's y-sweep kernel (cluster_sweep.hpp says what it does and why): one cluster of kColumns
+// blocks per kColumns columns, launched with the cluster dimension (cluster_sweep.cu, cudaLaunchKernelEx).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -79,9 +78,9 @@ template <class T>
 __device__ unsigned exchanged_row_bytes(int segments) {
   return static_cast<unsigned>(6 * segments * sizeof(T));
 }
-template <class T>
+template <class T, int kColumns>
 __device__ unsigned exchanged_z_bytes(int segments_per_column, int rank) {
-  const int values = kClusterColumns * segments_per_column + (rank + 1 < kClusterColumns ? kClusterColumns : 0);
+  const int values = kColumns * segments_per_column + (rank + 1 < kColumns ? kColumns : 0);
   return static_cast<unsigned>(values * sizeof(T));
 }
 
@@ -90,11 +89,11 @@ __device__ unsigned exchanged_z_bytes(int segments_per_column, int rank) {
 // within a block and sends Z_t to the block holding segment t (and, for a block's first segment, to the block
 // before, as the Z after its last); each segment then reads Z_g and Z_{g+1} from its own block. The caller
 // has waited for every block of the cluster to start (their mbarriers initialised) before this.
-template <class T>
+template <class T, int kColumns>
 __device__ SegmentEnds<T> solve_reduced_system_in_cluster(const DeviceBlock& block, const ClusterExchange<T>& ex,
                                                           int rank, int w, int s, int segments_per_column,
                                                           const ReducedRows<T>& rows) {
-  const int S = segments_per_column, P = kClusterColumns * S, g = rank * S + s;
+  const int S = segments_per_column, P = kColumns * S, g = rank * S + s;
   const unsigned owner = static_cast<unsigned>(w);
   const unsigned owner_bar = cluster_address(ex.rows_bar, owner);
   const T values[6] = {rows.alpha, rows.tau, rows.delta, rows.sigma, rows.gamma, rows.eps};
@@ -123,11 +122,11 @@ __device__ SegmentEnds<T> solve_reduced_system_in_cluster(const DeviceBlock& blo
 
 // One y-sweep on row-major arrays: view = {zeta, bed, q, p old, p new} with along_stride = the row length
 // `lines` and line_stride = 1; n_along = ny rows. Block b: columns b / W * W .. + W - 1, rows of its rank.
-template <class T, int kCells>
+template <class T, int kCells, int kColumns>
 __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blocks<T, kCells>())
     cluster_sweep_kernel(SweepView<T> view, SweepConstants<T> constants, T* __restrict__ zeta_out,
                          T* __restrict__ flux_out, int n_along, int lines) {
-  constexpr int kW = kClusterColumns;
+  constexpr int kW = kColumns;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   const DeviceBlock block{};
   const int rank = static_cast<int>(cooperative_groups::this_cluster().block_rank());
@@ -139,7 +138,7 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   const int threads = kW * segments_per_column;
   const int t = static_cast<int>(threadIdx.x);
   T* coef = reinterpret_cast<T*>(shared_raw);
-  const ClusterSharedLayout layout = cluster_shared_layout(n_along, kCells);
+  const ClusterSharedLayout layout = cluster_shared_layout(n_along, kCells, kW);
   ClusterExchange<T> ex{};
   ex.reduced = coef + layout.reduced;
   ex.z = coef + layout.z;
@@ -149,7 +148,7 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
     mbarrier_init(ex.rows_bar, 1);
     mbarrier_init(ex.z_bar, 1);
     mbarrier_arrive_expect_bytes(ex.rows_bar, exchanged_row_bytes<T>(n_along / kCells));
-    mbarrier_arrive_expect_bytes(ex.z_bar, exchanged_z_bytes<T>(segments_per_column, rank));
+    mbarrier_arrive_expect_bytes(ex.z_bar, exchanged_z_bytes<T, kW>(segments_per_column, rank));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   // Every block of the cluster must have started, its mbarriers initialised, before another pushes into it.
@@ -171,18 +170,18 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
                     block.all_in_warp(cell_pair_is_interior(i, l, n_along, lines)), built[0], built[1]);
 #pragma unroll
     for (int h = 0; h < 2; ++h)
-      put_built_cell(coef, cells, cluster_slot_in_column<T, kCells>(w * rows + r + h, w), built[h]);
+      put_built_cell(coef, cells, cluster_slot_in_column<T, kCells, kW>(w * rows + r + h, w), built[h]);
   }
   block.sync();
 
   // B. Solve: thread t = w S + s takes segment s of column w (its cells w R + s kCells ..).
   const int w = t / segments_per_column, s = t % segments_per_column;
   const int g = rank * segments_per_column + s, segments = n_along / kCells;
-  const FusedSegment<T, kCells, ColumnSlots<T, kCells>> seg{coef, cells, t * kCells, {w}};
+  const FusedSegment<T, kCells, ColumnSlots<T, kCells, kW>> seg{coef, cells, t * kCells, {w}};
   const ReducedRows<T> reduced_rows = fused_segment_chains<T, kCells>(seg, constants.mass_diagonal, g > 0);
   cluster_wait();
   const SegmentEnds<T> ends =
-      solve_reduced_system_in_cluster(block, ex, rank, w, s, segments_per_column, reduced_rows);
+      solve_reduced_system_in_cluster<T, kW>(block, ex, rank, w, s, segments_per_column, reduced_rows);
   // No block leaves while a push to another may still be on its way: each arrives once its own Z are in,
   // so the last wait below passes only when every block has everything it was sent.
   cluster_arrive_relaxed();
@@ -194,7 +193,7 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
     const int lane = e % 32, k = e / 32, group = lane / kW;
     const int cw = banded ? lane % kW : e % kW;
     const int r = banded ? (k / 8) * 8 * kGroups + 8 * group + k % 8 : e / kW;
-    const int slot = cluster_slot_in_column<T, kCells>(cw * rows + r, cw);
+    const int slot = cluster_slot_in_column<T, kCells, kW>(cw * rows + r, cw);
     const long long at = static_cast<long long>(row0 + r) * lines + col0 + cw;
     zeta_out[at] = coef[slot];
     flux_out[at] = row0 + r < n_along - 1 ? coef[cells + slot] : T(0);  // the north wall

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "adi_kernels.cuh"
-#include "cluster_sweep.cuh"
+#include "cluster_sweep_launch.hpp"
 #include "cuda_check.cuh"
 #include "warpmodel/adi/cluster_sweep.hpp"
 #include "warpmodel/adi/fused.hpp"
@@ -168,6 +168,7 @@ struct GpuSolver::Impl {
   int thomas_lanes = 32;
   int partition_lanes = 1;  // partitioned: lines per block
   int fused_lanes_x = 1, fused_lanes_y = 1;  // fused: lines per block of each sweep
+  int cluster_columns_y = kClusterColumnsNarrow;  // fused-cluster: columns (blocks) of a y-sweep cluster
   cudaStream_t stream = nullptr;
   // Frame X holds the arrays as the x-sweep reads them, frame Y as the y-sweep does; a value at
   // (i along, l line) sits at i * along_stride + l * line_stride in its frame.
@@ -243,11 +244,12 @@ struct GpuSolver::Impl {
         }
         break;
       case Kernel::SweepY:
-        if (cluster_y()) {  // one block per column, clusters of kClusterColumns (launched with the dimension)
+        if (cluster_y()) {  // one block per column, clusters of cluster_columns_y (launched with the dimension)
           g.block[0] = static_cast<unsigned>(ny / config.partition_cells);
           g.grid[0] = un;
           g.dynamic_shared_bytes =
-              static_cast<std::size_t>(cluster_sweep_shared_elements(ny, config.partition_cells)) * element;
+              static_cast<std::size_t>(cluster_sweep_shared_elements(ny, config.partition_cells, cluster_columns_y)) *
+              element;
           break;
         }
         [[fallthrough]];
@@ -290,11 +292,10 @@ struct GpuSolver::Impl {
         return config.block_solver == BlockSolver::Pcr ? reinterpret_cast<const void*>(&gpu::solve_pcr_kernel<T>)
                                                        : reinterpret_cast<const void*>(&gpu::solve_cr_pcr_kernel<T>);
       case Kernel::SweepY:
-        if (cluster_y()) return reinterpret_cast<const void*>(&gpu::cluster_sweep_kernel<T, kClusterCells>);
+        if (cluster_y()) return gpu::cluster_sweep_y_function<T>(cluster_columns_y);
         [[fallthrough]];
       case Kernel::SweepX:
-        if (k == Kernel::SweepX && cluster_y())
-          return reinterpret_cast<const void*>(&gpu::fused_cluster_sweep_x_kernel<T, kClusterCells>);
+        if (k == Kernel::SweepX && cluster_y()) return gpu::fused_cluster_sweep_x_function<T>();
         return with_fused_cells(config.partition_cells, [](auto cells) {
           return reinterpret_cast<const void*>(&gpu::fused_sweep_kernel<T, decltype(cells)::value>);
         });
@@ -408,7 +409,13 @@ struct GpuSolver::Impl {
         break;
       case Kernel::SweepY:
         if (cluster_y()) {
-          launch_cluster_sweep_y<T>(grid, block, g.dynamic_shared_bytes);
+          // The y-sweep on the x frame: reads zeta^{n+1/2} (zeta_x_out), bed, q^{n+1/2} (q_x_new), p^n (p_x),
+          // p^{n+1} (p_x_out); writes zeta^{n+1} over zeta^n (zeta_x) and q^{n+3/2} over q^{n-1/2} (q_x_old),
+          // which only the x-sweep before it read; finish_step() rotates them as for fused.
+          const SweepView<T> view{zeta_x_out.as<T>(), bed_x.as<T>(), q_x_new.as<T>(), p_x.as<T>(), p_x_out.as<T>(), n, 1};
+          gpu::launch_cluster_sweep_y<T>(grid, block, g.dynamic_shared_bytes, stream, cluster_columns_y, view,
+                                         sweep_constants<T>(config.physics, SweepDirection::Y), zeta_x.as<T>(),
+                                         q_x_old.as<T>(), ny, n);
           break;
         }
         [[fallthrough]];
@@ -423,50 +430,19 @@ struct GpuSolver::Impl {
         T* zeta_out = x ? zeta_x_out.as<T>() : zeta_y_out.as<T>();
         T* flux_out = x ? p_x_out.as<T>() : q_y_out.as<T>();
         const int along = x ? n : ny, lines = x ? ny : n, lanes = x ? fused_lanes_x : fused_lanes_y;
-        if (x && cluster_y())
-          gpu::fused_cluster_sweep_x_kernel<T, kClusterCells><<<grid, block, g.dynamic_shared_bytes, stream>>>(
+        if (x && cluster_y()) {
+          gpu::launch_fused_cluster_sweep_x<T>(grid, block, g.dynamic_shared_bytes, stream, view, constants, zeta_out,
+                                               flux_out, along, lines, lanes);
+          break;
+        }
+        with_fused_cells(config.partition_cells, [&](auto cells) {
+          gpu::fused_sweep_kernel<T, decltype(cells)::value><<<grid, block, g.dynamic_shared_bytes, stream>>>(
               view, constants, zeta_out, flux_out, along, lines, lanes);
-        else
-          with_fused_cells(config.partition_cells, [&](auto cells) {
-            gpu::fused_sweep_kernel<T, decltype(cells)::value><<<grid, block, g.dynamic_shared_bytes, stream>>>(
-                view, constants, zeta_out, flux_out, along, lines, lanes);
-          });
+        });
         gpu::check_launch(x ? "sweep-x" : "sweep-y");
         break;
       }
     }
-  }
-
-  // fused-cluster's y-sweep on the x frame: reads zeta^{n+1/2} (zeta_x_out), bed, q^{n+1/2} (q_x_new),
-  // p^n (p_x), p^{n+1} (p_x_out); writes zeta^{n+1} over zeta^n (zeta_x) and q^{n+3/2} over q^{n-1/2}
-  // (q_x_old), which only the x-sweep before it read; finish_step() rotates them as for fused.
-  template <class T>
-  void launch_cluster_sweep_y(dim3 grid, dim3 block, std::size_t shared_bytes) {
-    const SweepView<T> view{zeta_x_out.as<T>(), bed_x.as<T>(), q_x_new.as<T>(), p_x.as<T>(), p_x_out.as<T>(), n, 1};
-    const SweepConstants<T> constants = sweep_constants<T>(config.physics, SweepDirection::Y);
-    cudaLaunchConfig_t launch{};
-    launch.gridDim = grid;
-    launch.blockDim = block;
-    launch.dynamicSmemBytes = shared_bytes;
-    launch.stream = stream;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = kClusterColumns;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    // The load-balancing cluster scheduling policy: the 1024^2 double y-sweep took 38.4 us against 45.1 with the
-    // default, the steps of every other size measured within 0.5 % (H200, same card, medians of two alternated
-    // runs; results/h200/logs/adi-fused-cluster/pcr-levels/ab.md; earlier probes: policy/, cross-pairs/).
-    cudaLaunchAttribute policy{};
-    policy.id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
-    policy.val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicyLoadBalancing;
-    cudaLaunchAttribute attributes[] = {cluster, policy};
-    launch.attrs = attributes;
-    launch.numAttrs = 2;
-    gpu::check(cudaLaunchKernelEx(&launch, gpu::cluster_sweep_kernel<T, kClusterCells>, view, constants,
-                                  zeta_x.as<T>(), q_x_old.as<T>(), ny, n),
-               "sweep-y (cudaLaunchKernelEx, clusters of " + std::to_string(kClusterColumns) + ")");
-    gpu::check_launch("sweep-y");
   }
 
   void launch_kernel(Kernel k) {
@@ -611,7 +587,24 @@ GpuSolver::GpuSolver(const SolverConfig& config) : impl_(std::make_unique<Impl>(
                  "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
   };
   allow_shared(solve, shared_bytes);
-  if (m.cluster_y()) allow_shared(Kernel::SweepY, m.geometry(Kernel::SweepY).dynamic_shared_bytes);
+  if (m.cluster_y()) {
+    // 16 columns where cluster_columns says so and this GPU can run such a cluster, else 8.
+    const auto prepare = [&] {
+      const LaunchGeometry g = m.geometry(Kernel::SweepY);
+      const dim3 grid(g.grid[0], g.grid[1], g.grid[2]), block(g.block[0], g.block[1], g.block[2]);
+      return m.config.precision == Precision::Double
+                 ? gpu::prepare_cluster_sweep_y<double>(m.cluster_columns_y, grid, block, g.dynamic_shared_bytes)
+                 : gpu::prepare_cluster_sweep_y<float>(m.cluster_columns_y, grid, block, g.dynamic_shared_bytes);
+    };
+    m.cluster_columns_y = cluster_columns(m.ny, config.partition_cells);
+    if (prepare() == 0 && m.cluster_columns_y != kClusterColumnsNarrow) {
+      m.cluster_columns_y = kClusterColumnsNarrow;
+      if (prepare() == 0)
+        throw std::invalid_argument("fused-cluster: this GPU cannot run a cluster of " +
+                                    std::to_string(kClusterColumnsNarrow) + " y-sweep blocks of " +
+                                    std::to_string(m.ny) + " rows; variant fused takes them");
+    }
+  }
   upload(make_hump_state(m.n, m.ny));
 }
 

@@ -2,16 +2,16 @@
 // The host- and device-side layout it shares with the solver and the tests; the kernel is in
 // gpu/cluster_sweep.cuh.
 //
-// A cluster of kClusterColumns blocks owns kClusterColumns consecutive columns (the y-sweep's lines);
-// block r of the cluster holds rows [r R, (r+1) R) of all of them (R = ny / kClusterColumns), so a warp's
-// loads and stores touch kClusterColumns consecutive values of a row (64 bytes in double) and need no
-// transpose. Each thread runs the partitioned solve (partitioned.hpp) on one segment of kCells rows of
-// one column, its rows in shared memory as fused.hpp keeps them. Column w's reduced system (P = ny / kCells
-// segments, spread over the cluster's blocks) is solved by block w of the cluster: every segment writes
-// its two reduced rows into that block's shared memory (distributed shared memory), that block's P threads
-// solve them as a block-local solve would (solve_reduced_system, PCR until the rows decouple:
-// PcrLevels::UntilDecoupled, partitioned.hpp) and send each Z to the block of its segment. Every value goes by st.async, counted on an mbarrier of the receiving block (gpu/cluster_sweep.cuh
-// says why), so the exchange needs no cluster barrier.
+// A cluster of W blocks owns W consecutive columns (the y-sweep's lines; W = 8 or 16, cluster_columns);
+// block r of the cluster holds rows [r R, (r+1) R) of all of them (R = ny / W), so a warp's loads and
+// stores touch W consecutive values of a row (64 or 128 bytes in double) and need no transpose. Each thread
+// runs the partitioned solve (partitioned.hpp) on one segment of kCells rows of one column, its rows in
+// shared memory as fused.hpp keeps them. Column w's reduced system (P = ny / kCells segments, spread over the
+// cluster's blocks) is solved by block w of the cluster: every segment writes its two reduced rows into that
+// block's shared memory (distributed shared memory), that block's P threads solve them as a block-local solve
+// would (solve_reduced_system, PCR until the rows decouple: PcrLevels::UntilDecoupled, partitioned.hpp) and
+// send each Z to the block of its segment. Every value goes by st.async, counted on an mbarrier of the
+// receiving block (gpu/cluster_sweep.cuh says why), so the exchange needs no cluster barrier.
 //
 // Why (H200, 2048^2 double, results/h200/logs/adi-cluster-y/): the step 302.5 us against the transposing
 // fused step's 326.0 on one card; its y-sweep takes 177 against 125 (cluster slots, the column layout and
@@ -27,56 +27,71 @@
 
 namespace warpmodel::adi {
 
-// Columns of a cluster, and blocks in it: 8, the largest portable cluster size (16 columns, whole
-// 128-byte rows a warp, were slower: 188.7 us a sweep against 176.5, results/h200/logs/adi-cluster-y/).
-constexpr int kClusterColumns = 8;
-// Cells per thread: 8 only (the size the probes measured).
+// Columns of a cluster, and blocks in it: 8 (the largest portable cluster size: a warp's load is 4 rows of 64
+// bytes) or 16 (a non-portable size: 2 rows of 128 bytes), chosen by cluster_columns. Cells per thread: 8 only
+// (the size the probes measured).
+constexpr int kClusterColumnsNarrow = 8;
+constexpr int kClusterColumnsWide = 16;
 constexpr int kClusterCells = 8;
 
+// The cluster width for ny rows: 16 columns where each block then holds a multiple of 128 rows (ny 2048 or
+// 4096: cluster_slot_in_column's rotations then keep a row's 16 columns in distinct banks), else 8. Why (H200, results/h200/logs/adi-fused-cluster/
+// width-rcp/call2/ab.md, 16 columns against 8 on one card): 2048^2 double step 269.4 us against 277.2 (the y-sweep
+// 148.5 against 155.4), 4096^2 single 570.9 against 603.6, 4096^2 double the same; but 1024^2 double 89.1
+// against 76.1 (blocks of 64 rows). Until then, when clusters of 16 columns were tried with blocks twice the size
+// (16 columns x 256 rows, one block an SM), they were slower: 188.7 us a y-sweep against 176.5
+// (results/h200/logs/adi-cluster-y/). The solver falls back to 8 where the GPU cannot run a cluster of 16.
+inline int cluster_columns(int ny, int cells) {
+  return ny % (kClusterColumnsWide * 16 * cells) == 0 ? kClusterColumnsWide : kClusterColumnsNarrow;
+}
+
 // Slot of block cell c = w R + r (column w, row r of the block) in each per-cell array: a segment's cells
-// together, rotated as fused_slot does and by one more cell a column, so that the 8 columns of a row (a
-// build's or a store's half warp) fall in different banks. The kernel always knows the column of the cell
-// it addresses (a thread's segment lies in one column), so it passes w and no integer division by R is
-// left on the device (cluster_slot_in_column); cluster_slot derives w for the host and the tests. Until
-// then every slot of the build, the chains and the store divided by R at run time (9 divisions in the SASS
-// of cluster_sweep_kernel<double, 8>, 1 after): the 2048^2 double y-sweep took 174.9 us against 168.7, the
-// step 302.9 against 295.0, 4096^2 double 745.0 against 709.1 (H200, same card, medians of two alternated
-// runs, results/h200/logs/adi-fused-cluster/slots/ab.md).
-template <class T, int kCells>
+// together, rotated as fused_slot does and by one more cell a column, so that the columns of a row (a build's
+// or a store's lanes) fall in different banks (the block's segment index adds w (S/2 + 1) to the rotation in
+// double: w mod 8 when S = R / 8 is a multiple of 16, as cluster_columns asks of 16 columns); with 16 columns a
+// double row is 128 bytes, and columns w and w+8 (the same rotation) are kept apart by swapping the segments of
+// each even-odd pair in columns 8-15. The kernel always knows the column of the cell it addresses (a thread's segment
+// lies in one column), so it passes w and no integer division by R is left on the device
+// (cluster_slot_in_column); cluster_slot derives w for the host and the tests. Until then every slot of the
+// build, the chains and the store divided by R at run time (9 divisions in the SASS of
+// cluster_sweep_kernel<double, 8>, 1 after): the 2048^2 double y-sweep took 174.9 us against 168.7, the step
+// 302.9 against 295.0, 4096^2 double 745.0 against 709.1 (H200, same card, medians of two alternated runs,
+// results/h200/logs/adi-fused-cluster/slots/ab.md).
+template <class T, int kCells, int kColumns>
 WARPMODEL_ADI_HD int cluster_slot_in_column(int c, int column) {
   constexpr int kBytes = kCells * static_cast<int>(sizeof(T));
   constexpr int kSegmentsPerRotation = 128 / kBytes > 0 ? 128 / kBytes : 1;
-  const int segment = c / kCells;
+  const int segment = (c / kCells) ^ (kColumns > 8 ? (column >> 3) & 1 : 0);
   return segment * kCells + (c + segment / kSegmentsPerRotation + column) % kCells;
 }
 
-template <class T, int kCells>
+template <class T, int kCells, int kColumns>
 WARPMODEL_ADI_HD int cluster_slot(int c, int rows) {
-  return cluster_slot_in_column<T, kCells>(c, c / rows);
+  return cluster_slot_in_column<T, kCells, kColumns>(c, c / rows);
 }
 
 // The slots of one column's cells (FusedSegment's Slots for a thread whose segment is in column w).
-template <class T, int kCells>
+template <class T, int kCells, int kColumns>
 struct ColumnSlots {
   int column;
-  WARPMODEL_ADI_HD int operator()(int c) const { return cluster_slot_in_column<T, kCells>(c, column); }
+  WARPMODEL_ADI_HD int operator()(int c) const { return cluster_slot_in_column<T, kCells, kColumns>(c, column); }
 };
 
 // Where each part of a block's shared memory starts, in T elements (the kernel's pointers and the launch's
-// size from one place): four per-cell arrays of kClusterColumns x R cells; the reduced rows the cluster's
-// segments send (6 P, then the block-local PCR's buffers); the Z the owners send back (kClusterColumns x
-// (S + 1): each column's S segments of the block and the next block's first, S = P / kClusterColumns); and
-// 4 elements for the exchange's two 8-byte mbarriers (16 bytes in single; the offset before them is a whole
-// number of 8-byte words in either precision).
+// size from one place): four per-cell arrays of W x R cells (W columns); the reduced rows the cluster's
+// segments send (6 P, then the block-local PCR's buffers); the Z the owners send back (W x (S + 1): each
+// column's S segments of the block and the next block's first, S = P / W); and 4 elements for the exchange's
+// two 8-byte mbarriers (16 bytes in single; the offset before them is a whole number of 8-byte words in either
+// precision).
 struct ClusterSharedLayout {
   int reduced, z, barriers, total;
 };
-WARPMODEL_ADI_HD ClusterSharedLayout cluster_shared_layout(int ny, int cells) {
+WARPMODEL_ADI_HD ClusterSharedLayout cluster_shared_layout(int ny, int cells, int columns) {
   const int segments = ny / cells;
   ClusterSharedLayout at{};
   at.reduced = 4 * ny;
   at.z = at.reduced + 6 * segments;
-  at.barriers = at.z + kClusterColumns * (segments / kClusterColumns + 1);
+  at.barriers = at.z + columns * (segments / columns + 1);
   at.total = at.barriers + 4;
   return at;
 }
@@ -86,22 +101,25 @@ WARPMODEL_ADI_HD int cluster_z_slot(int column, int local_segment, int segments_
   return column * (segments_per_column + 1) + local_segment;
 }
 
-// T elements of shared memory a block needs for ny rows.
-inline int cluster_sweep_shared_elements(int ny, int cells) { return cluster_shared_layout(ny, cells).total; }
+// T elements of shared memory a block needs for ny rows in clusters of `columns`.
+inline int cluster_sweep_shared_elements(int ny, int cells, int columns) {
+  return cluster_shared_layout(ny, cells, columns).total;
+}
 
 // Empty when fused-cluster's y-sweep takes ny rows of this element size, else why not (one line).
 inline std::string cluster_sweep_refusal(int ny, int cells, std::size_t element, std::size_t max_shared_bytes) {
   if (cells != kClusterCells)
     return "fused-cluster: cells per thread must be " + std::to_string(kClusterCells) + ", not " + std::to_string(cells);
-  if (ny % (kClusterColumns * cells) != 0)
+  if (ny % (kClusterColumnsNarrow * cells) != 0)
     return "fused-cluster: rows " + std::to_string(ny) + " must be a multiple of " +
-           std::to_string(kClusterColumns * cells) + " (" + std::to_string(kClusterColumns) + " blocks of whole " +
-           std::to_string(cells) + "-cell segments a column); variant fused takes any multiple of 32";
+           std::to_string(kClusterColumnsNarrow * cells) + " (" + std::to_string(kClusterColumnsNarrow) +
+           " blocks of whole " + std::to_string(cells) + "-cell segments a column); variant fused takes any multiple of 32";
   if (ny / cells > partitioned_max_threads(cells))
     return "fused-cluster: rows " + std::to_string(ny) + " need more than " +
            std::to_string(partitioned_max_threads(cells)) + " threads a block (at most " +
            std::to_string(partitioned_max_threads(cells) * cells) + " rows); variant fused takes them";
-  if (static_cast<std::size_t>(cluster_sweep_shared_elements(ny, cells)) * element > max_shared_bytes)
+  if (static_cast<std::size_t>(cluster_sweep_shared_elements(ny, cells, cluster_columns(ny, cells))) * element >
+      max_shared_bytes)
     return "fused-cluster: rows " + std::to_string(ny) + " need more than " + std::to_string(max_shared_bytes / 1024) +
            " KiB of shared memory a block";
   return {};

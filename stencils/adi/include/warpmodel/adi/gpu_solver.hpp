@@ -97,8 +97,8 @@ struct ArrayTraffic {
 struct KernelInfo {
   std::string name;        // step-level name, e.g. "solve-x"
   const void* function;    // host stub of the __global__ function (cudaFuncGetAttributes, CUPTI)
-  LaunchGeometry launch;   // as step() launches it (fused-cluster's sweep-y: also in clusters of 8 blocks,
-                           // kClusterColumns in cluster_sweep.hpp, which LaunchGeometry does not carry)
+  LaunchGeometry launch;   // as step() launches it (fused-cluster's sweep-y: also in clusters of 8 or 16
+                           // blocks, cluster_columns in cluster_sweep.hpp, which LaunchGeometry does not carry)
   ArrayTraffic traffic;    // arrays of n * n elements of the solver's precision
   double effective_bytes;  // (reads + writes) * n * n * sizeof(element)
 };

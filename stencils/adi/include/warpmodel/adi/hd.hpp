@@ -25,23 +25,43 @@ WARPMODEL_ADI_HD T adi_sqrt(T x) {
 #endif
 }
 
+// 1/x on the device from the hardware approximation (MUFU.RCP64H, about 2^-22) and its cubic correction,
+// r (1 + e + e^2) with e = 1 - x r: 3 DFMA, within a few units in the last place (the correction's own
+// rounding; tests/adi/test_adi_math_gpu.cu measures it). On the host 1 / x.
+WARPMODEL_ADI_HD double adi_reciprocal_cubic(double x) {
+#if defined(__CUDA_ARCH__)
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  double e = fma(-x, r, 1.0);
+  e = fma(e, e, e);
+  return fma(r, e, r);
+#else
+  return 1.0 / x;
+#endif
+}
+
 // 1/x. On the device without the IEEE division's slow-path branch: the hardware approximation
 // (MUFU.RCP64H / MUFU.RCP) refined by FMA steps as CUDA's own reciprocal does on its fast path
-// (a cubic correction and one Newton step in double, one Newton step in float). Branch-free, so the
+// (the cubic correction and one Newton step in double, one Newton step in float). Branch-free, so the
 // compiler can interleave independent chains around it; this is what the latency-bound kernels
 // (thread-per-line Thomas) need. Valid for normal, finite x (the ADI pivots and depths are O(1e-2
 // .. 1e2)). On the host: 1 / x.
+// A translation unit compiled with WARPMODEL_ADI_CUBIC_RECIPROCAL (fused-cluster's kernels,
+// gpu/cluster_sweep.cu) stops the double after the cubic correction (adi_reciprocal_cubic): 3 DFMA
+// instead of 5. Measured on the H200 (results/h200/logs/adi-fused-cluster/width-rcp/call1/ab.md): fused-cluster's
+// 2048^2 double step 271.7 us against 277.0, 4096^2 1,120.7 against 1,142.8, the 100-step comparisons with the
+// CPU reference passing; every other variant keeps the Newton step, so their kernels and tables stand.
 template <class T>
 WARPMODEL_ADI_HD T adi_reciprocal(T x) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 8) {
-    double r;
-    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(static_cast<double>(x)));
-    double e = fma(-static_cast<double>(x), r, 1.0);
-    e = fma(e, e, e);
-    r = fma(r, e, r);
-    e = fma(-static_cast<double>(x), r, 1.0);
+    const double r = adi_reciprocal_cubic(static_cast<double>(x));
+#if defined(WARPMODEL_ADI_CUBIC_RECIPROCAL)
+    return static_cast<T>(r);
+#else
+    const double e = fma(-static_cast<double>(x), r, 1.0);
     return static_cast<T>(fma(r, e, r));
+#endif
   } else {
     float r;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(static_cast<float>(x)));
