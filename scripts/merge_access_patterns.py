@@ -4,7 +4,10 @@
 The committed file is the address analysis of the binary the validation sweep measured. When the
 analysis improves but the program's kernels moved on (the measured binary is not at hand), the
 kernels whose SASS is unchanged (same static instruction count) take the new analysis and the
-others keep the committed one, so `validate` still matches every launch to its own code.
+others keep the committed one, so `validate` still matches every launch to its own code. Kernels
+the committed file lacks (added to the program since, and measured by a sweep that did not bring its
+own analysis back) are added from the new one; `validate` attaches them only to launches whose
+static instruction count they match.
 
 usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json
 """
@@ -41,11 +44,16 @@ def main() -> int:
         else:
             kernels[name] = old
             kept.append(name)
+    added = sorted(name for name in new["kernels"] if name not in committed["kernels"])
+    for name in added:
+        kernels[name] = new["kernels"][name]
     out = dict(committed)
     out["kernels"] = kernels
     out["provenance"] = {
-        "how": "the kernels with unchanged SASS (static instruction count) re-analysed; the others kept",
+        "how": "the kernels with unchanged SASS (static instruction count) re-analysed; the others kept; "
+               "the kernels the committed file lacked added",
         "refreshed": {"kernels": len(refreshed), **new["provenance"]},
+        "added": {"kernels": len(added), "names": added, **new["provenance"]},
         "kept": {"kernels": len(kept), "names": kept, **committed["provenance"]},
         "command": "scripts/merge_access_patterns.py " + " ".join(sys.argv[1:]),
     }
@@ -53,7 +61,8 @@ def main() -> int:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
     os.replace(out_path + ".tmp", out_path)
-    print(f"merge_access_patterns: {len(refreshed)} kernels re-analysed, {len(kept)} kept -> {out_path}")
+    print(f"merge_access_patterns: {len(refreshed)} kernels re-analysed, {len(kept)} kept, {len(added)} added "
+          f"-> {out_path}")
     return 0
 
 
