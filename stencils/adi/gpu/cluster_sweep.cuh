@@ -155,8 +155,9 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   cluster_arrive_relaxed();
 
   // A. Build. Lane L of a warp takes column L % W of group L / W (G = 32 / W groups); warp trip k takes
-  // rows band(k / 4) * 8G + 8g + 2 (k % 4) (+1): a half warp's rows are 8 apart (other segments, other
-  // banks). Where R is not a multiple of 8G: pair e of column e % W.
+  // rows band(k / 4) * 8G + 8g + 2 (k % 4) (+1): with 8 columns a half warp's rows are 8 apart (other
+  // segments, other banks), with 16 a half warp is one row's 16 columns (cluster_slot_in_column keeps them in
+  // distinct banks). Where R is not a multiple of 8G: pair e of column e % W.
   constexpr int kGroups = 32 / kW;
   const bool banded = rows % (8 * kGroups) == 0 && threads % 32 == 0;
   const int pairs = banded ? 4 * (rows / (8 * kGroups)) * 32 : kW * rows / 2;
