@@ -20,6 +20,8 @@ for k in ("sweep-x", "sweep-y"):
     lines = open(f"ncu-{k}.csv").read().splitlines()
     first = next(n for n, line in enumerate(lines) if line.startswith('"ID"'))  # ncu's own lines come before
     for d in csv.DictReader(io.StringIO("\n".join(lines[first:]))):
+        if not (d.get("ID") or "").isdigit():  # the application's own output after ncu's rows
+            continue
         names[k] = d["Kernel Name"].split("(")[0].replace("void ", "")
         if d["Metric Name"]:
             values[(k, d["Section Name"], d["Metric Name"])] = (d["Metric Value"], d["Metric Unit"])
