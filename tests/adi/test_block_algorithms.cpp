@@ -269,18 +269,20 @@ TEST(Fused, StepAgreesWithReference) {
 
 // solve_reduced_system with PCR until the rows decouple (PcrLevels::UntilDecoupled, fused-cluster)
 // against all log2 P levels, on the reduced system of a developed hump line of n cells (8-cell
-// segments, one block of P = n / 8 threads): the levels it runs, and how far its Z and Q are from
-// the full solve's, relative to their largest magnitudes.
+// segments, one block of P = n / 8 threads): the levels it runs, and how far its Z are from the full
+// solve's, relative to their largest magnitude.
 struct ReducedSolveRun {
-  int levels = 0;
-  double z_difference = 0, q_difference = 0;
+  int levels = 0;  // PCR levels run (UntilDecoupled: the sync_or calls that let the block go on)
+  double z_difference = 0;
+  std::vector<SegmentEnds<double>> ends;
 };
 
 template <PcrLevels kLevels>
-std::vector<SegmentEnds<double>> solve_reduced_on_cpu(const std::vector<ReducedRows<double>>& rows, int& levels) {
+ReducedSolveRun solve_reduced_on_cpu(const std::vector<ReducedRows<double>>& rows) {
   const int segments = static_cast<int>(rows.size());
   std::vector<double> shared(static_cast<std::size_t>(partitioned_shared_elements(segments, 1)), std::nan(""));
-  std::vector<SegmentEnds<double>> ends(rows.size());
+  ReducedSolveRun run;
+  run.ends.resize(rows.size());
   std::atomic<int> votes_true{0};
   run_block(segments, [&](const HostBlock& block, int t) {
     struct Counting {  // counts the levels: the sync_or calls that let the block go on
@@ -294,11 +296,11 @@ std::vector<SegmentEnds<double>> solve_reduced_on_cpu(const std::vector<ReducedR
         return any;
       }
     } counting{block, &votes_true, t};
-    ends[t] = solve_reduced_system<double, kLevels>(counting, t, segments, SegmentSlots{0, 1}, segments, rows[t],
-                                                    shared.data());
+    run.ends[t] = solve_reduced_system<double, kLevels>(counting, t, segments, SegmentSlots{0, 1}, segments,
+                                                        rows[t], shared.data());
   });
-  levels = votes_true.load();
-  return ends;
+  run.levels = votes_true.load();
+  return run;
 }
 
 ReducedSolveRun reduced_solve_against_all_levels(int n, double depth) {
@@ -319,15 +321,13 @@ ReducedSolveRun reduced_solve_against_all_levels(int n, double depth) {
     }
     rows[s] = reduced_rows(up, down, s > 0);
   }
-  int levels_all = 0;
-  ReducedSolveRun run;
-  const auto all = solve_reduced_on_cpu<PcrLevels::All>(rows, levels_all);
-  const auto until = solve_reduced_on_cpu<PcrLevels::UntilDecoupled>(rows, run.levels);
+  const std::vector<SegmentEnds<double>> all = solve_reduced_on_cpu<PcrLevels::All>(rows).ends;
+  ReducedSolveRun run = solve_reduced_on_cpu<PcrLevels::UntilDecoupled>(rows);
   double z_scale = 0;
   for (const auto& e : all) z_scale = std::max(z_scale, std::abs(e.z));
   for (int s = 0; s < segments; ++s) {
-    run.z_difference = std::max(run.z_difference, std::abs(until[s].z - all[s].z) / z_scale);
-    run.z_difference = std::max(run.z_difference, std::abs(until[s].z_next - all[s].z_next) / z_scale);
+    run.z_difference = std::max(run.z_difference, std::abs(run.ends[s].z - all[s].z) / z_scale);
+    run.z_difference = std::max(run.z_difference, std::abs(run.ends[s].z_next - all[s].z_next) / z_scale);
   }
   return run;
 }
@@ -427,6 +427,15 @@ TEST(Fused, BlockLayout) {
 // fused_slot keeps each segment's cells together (a permutation within the segment) and serves
 // every access of the sweep without bank conflicts: shared memory serves 128 bytes at once (a warp
 // of floats, a half warp of doubles), and each group's elements must fall in distinct 4-byte banks.
+// Whether T elements at these shared-memory slots are in distinct banks (32 banks of 4 bytes): one
+// wavefront of 128 bytes serves them all.
+template <class T>
+bool in_distinct_banks(std::vector<int> slots) {
+  for (int& s : slots) s = (s * static_cast<int>(sizeof(T)) / 4) % 32;
+  std::sort(slots.begin(), slots.end());
+  return std::adjacent_find(slots.begin(), slots.end()) == slots.end();
+}
+
 template <class T, int kCells>
 void expect_conflict_free_slots() {
   constexpr int kGroup = 128 / static_cast<int>(sizeof(T));
@@ -438,30 +447,24 @@ void expect_conflict_free_slots() {
     ++seen[static_cast<std::size_t>(slot)];
   }
   for (int count : seen) ASSERT_EQ(count, 1);
-  auto distinct_banks = [&](const std::vector<int>& slots) {
-    std::vector<int> bank(slots.size());
-    for (std::size_t k = 0; k < slots.size(); ++k) bank[k] = (slots[k] * static_cast<int>(sizeof(T)) / 4) % 32;
-    std::sort(bank.begin(), bank.end());
-    return std::adjacent_find(bank.begin(), bank.end()) == bank.end();
-  };
   for (int first = 0; first < cells / kCells; first += kGroup) {
     for (int j = 0; j < kCells; ++j) {  // the solve: thread s reads cell j of segment s
       std::vector<int> slots;
       for (int s = first; s < first + kGroup && s < cells / kCells; ++s) slots.push_back(fused_slot<T, kCells>(s * kCells + j));
-      EXPECT_TRUE(distinct_banks(slots)) << "solve, segments from " << first << ", cell " << j;
+      EXPECT_TRUE(in_distinct_banks<T>(slots)) << "solve, segments from " << first << ", cell " << j;
     }
   }
   for (int first = 0; first + 2 * kGroup <= cells; first += 2 * kGroup) {
     for (int h = 0; h < 2; ++h) {  // the build: thread t writes cell 2t + h
       std::vector<int> slots;
       for (int t = 0; t < kGroup; ++t) slots.push_back(fused_slot<T, kCells>(first + 2 * t + h));
-      EXPECT_TRUE(distinct_banks(slots)) << "build, cells from " << first;
+      EXPECT_TRUE(in_distinct_banks<T>(slots)) << "build, cells from " << first;
     }
   }
   for (int first = 0; first + kGroup <= cells; first += kGroup) {  // the store: consecutive cells
     std::vector<int> slots;
     for (int t = 0; t < kGroup; ++t) slots.push_back(fused_slot<T, kCells>(first + t));
-    EXPECT_TRUE(distinct_banks(slots)) << "store, cells from " << first;
+    EXPECT_TRUE(in_distinct_banks<T>(slots)) << "store, cells from " << first;
   }
 }
 
@@ -524,17 +527,12 @@ void expect_cluster_slots(int rows) {
     EXPECT_EQ(lowest % kClusterCells, 0) << "segment from cell " << first;
     for (int slot : slots) EXPECT_LT(slot - lowest, kClusterCells) << "segment from cell " << first;
   }
-  const auto banks_distinct = [](std::vector<int> slots) {
-    for (int& s : slots) s = (s * static_cast<int>(sizeof(T)) / 4) % 32;
-    std::sort(slots.begin(), slots.end());
-    return std::adjacent_find(slots.begin(), slots.end()) == slots.end();
-  };
   // A wavefront is 128 bytes: 16 doubles, 32 floats.
   constexpr int kLanes = 128 / static_cast<int>(sizeof(T));
   for (int r = 0; r < rows; ++r) {
     std::vector<int> slots;
     for (int w = 0; w < kColumns && w < kLanes; ++w) slots.push_back(cluster_slot<T, kClusterCells, kColumns>(w * rows + r, rows));
-    EXPECT_TRUE(banks_distinct(slots)) << "row " << r << " of " << rows << ", " << kColumns << " columns";
+    EXPECT_TRUE(in_distinct_banks<T>(slots)) << "row " << r << " of " << rows << ", " << kColumns << " columns";
   }
   // The solve: a column's consecutive segments (a warp's threads, within one column).
   const int per_column = rows / kClusterCells;
@@ -544,7 +542,7 @@ void expect_cluster_slots(int rows) {
         std::vector<int> slots;
         for (int s = first; s < std::min(first + kLanes, per_column); ++s)
           slots.push_back(cluster_slot<T, kClusterCells, kColumns>(w * rows + s * kClusterCells + j, rows));
-        EXPECT_TRUE(banks_distinct(slots)) << "solve, column " << w << ", segments from " << first << ", cell " << j
+        EXPECT_TRUE(in_distinct_banks<T>(slots)) << "solve, column " << w << ", segments from " << first << ", cell " << j
                                            << ", " << kColumns << " columns, " << rows << " rows";
       }
 }

@@ -64,7 +64,9 @@ namespace {
 // pcr-levels/ab.md; earlier probes: policy/, cross-pairs/).
 struct ClusterLaunch {
   cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attributes[2]{};
+  cudaLaunchAttribute attributes[2]{};  // config.attrs points here: not to be copied
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
   ClusterLaunch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, int columns) {
     config.gridDim = grid;
     config.blockDim = block;

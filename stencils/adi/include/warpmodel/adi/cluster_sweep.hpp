@@ -34,24 +34,27 @@ constexpr int kClusterColumnsNarrow = 8;
 constexpr int kClusterColumnsWide = 16;
 constexpr int kClusterCells = 8;
 
-// The cluster width for ny rows: 16 columns where each block then holds a multiple of 128 rows (ny 2048 or
-// 4096: cluster_slot_in_column's rotations then keep a row's 16 columns in distinct banks), else 8. Why (H200, results/h200/logs/adi-fused-cluster/
-// width-rcp/call2/ab.md, 16 columns against 8 on one card): 2048^2 double step 269.4 us against 277.2 (the y-sweep
-// 148.5 against 155.4), 4096^2 single 570.9 against 603.6, 4096^2 double the same; but 1024^2 double 89.1
-// against 76.1 (blocks of 64 rows). Until then, when clusters of 16 columns were tried with blocks twice the size
-// (16 columns x 256 rows, one block an SM), they were slower: 188.7 us a y-sweep against 176.5
-// (results/h200/logs/adi-cluster-y/). The solver falls back to 8 where the GPU cannot run a cluster of 16.
+// The cluster width for ny rows: 16 columns where each block then holds a multiple of 16 segments a column
+// (ny 2048 or 4096; cluster_slot_in_column's rotations then keep a row's 16 columns in distinct banks), else 8.
+// Why (H200, results/h200/logs/adi-fused-cluster/width-rcp/call2/ab.md, 16 columns against 8 on one card):
+// 2048^2 double step 269.4 us against 277.2 (the y-sweep 148.5 against 155.4), 4096^2 single 570.9 against
+// 603.6, 4096^2 double the same; but 1024^2 double 89.1 against 76.1 (blocks of 64 rows). Until then, when
+// clusters of 16 columns were tried with blocks twice the size (16 columns x 256 rows, one block an SM), they
+// were slower: 188.7 us a y-sweep against 176.5 (results/h200/logs/adi-cluster-y/). The solver falls back to 8
+// where the GPU cannot run a cluster of 16.
 inline int cluster_columns(int ny, int cells) {
-  return ny % (kClusterColumnsWide * 16 * cells) == 0 ? kClusterColumnsWide : kClusterColumnsNarrow;
+  const int segments_per_column_wide = ny / (kClusterColumnsWide * cells);
+  const bool whole_segments = ny % (kClusterColumnsWide * cells) == 0;
+  return whole_segments && segments_per_column_wide % 16 == 0 ? kClusterColumnsWide : kClusterColumnsNarrow;
 }
 
 // Slot of block cell c = w R + r (column w, row r of the block) in each per-cell array: a segment's cells
 // together, rotated as fused_slot does and by one more cell a column, so that the columns of a row (a build's
 // or a store's lanes) fall in different banks (the block's segment index adds w (S/2 + 1) to the rotation in
 // double: w mod 8 when S = R / 8 is a multiple of 16, as cluster_columns asks of 16 columns); with 16 columns a
-// double row is 128 bytes, and columns w and w+8 (the same rotation) are kept apart by swapping the segments of
-// each even-odd pair in columns 8-15. The kernel always knows the column of the cell it addresses (a thread's segment
-// lies in one column), so it passes w and no integer division by R is left on the device
+// double row is 128 bytes, and columns w and w+8 (the same rotation) are kept apart by swapping the segments
+// of each even-odd pair in columns 8-15. The kernel always knows the column of the cell it addresses (a
+// thread's segment lies in one column), so it passes w and no integer division by R is left on the device
 // (cluster_slot_in_column); cluster_slot derives w for the host and the tests. Until then every slot of the
 // build, the chains and the store divided by R at run time (9 divisions in the SASS of
 // cluster_sweep_kernel<double, 8>, 1 after): the 2048^2 double y-sweep took 174.9 us against 168.7, the step
