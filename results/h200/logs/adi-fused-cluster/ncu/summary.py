@@ -3,6 +3,7 @@
 usage: python3 summary.py > summary.md   (run in this folder)"""
 import csv
 import io
+import json
 
 KEYS = [("GPU Speed Of Light Throughput", "SM Frequency"), ("GPU Speed Of Light Throughput", "Duration"),
         ("GPU Speed Of Light Throughput", "Elapsed Cycles"), ("GPU Speed Of Light Throughput", "SM Active Cycles"),
@@ -27,6 +28,11 @@ for k in ("sweep-x", "sweep-y"):
             values[(k, d["Section Name"], d["Metric Name"])] = (d["Metric Value"], d["Metric Unit"])
 print("Nsight Compute on fused-cluster's sweeps at 2048^2 double (the 6th launch of each; durations at ncu's locked")
 print("SM clock, not the run's). Written by summary.py from ncu-sweep-x.csv and ncu-sweep-y.csv.\n")
+# Where the measurements came from: the folder's record (provenance.json, copied from the call's gpu.txt and date.txt).
+record = json.load(open("provenance.json"))
+print("Measured on " + record["gpu"] + " (" + record["gpu_uuid"] + "), driver " + record["driver"] + ", CUDA " +
+      record["cuda"] + ", max SM clock " + str(record["sm_clock_mhz"]) + " MHz; " + record["date"] + "; commit " +
+      record["commit"] + "; command `" + record["command"] + "`.\n")
 print(f"| metric | unit | sweep-x ({names['sweep-x']}) | sweep-y ({names['sweep-y']}) |")
 print("|---|---|---|---|")
 for section, metric in KEYS:
