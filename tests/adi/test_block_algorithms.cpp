@@ -585,6 +585,60 @@ TEST(FusedCluster, SlotsKeepSegmentsAndSpreadRowsOverBanks) {
   }
 }
 
+// ClusterTrips: the build's pairs and the store's cells of a block, each taken by exactly one (thread, trip);
+// where banded, a warp's trip is G rows of W consecutive columns, lane L on column L % W (the loads and stores
+// coalesce), and the build's rows of a half warp are 8 apart with 8 columns.
+template <int kColumns>
+void expect_cluster_trips(int rows) {
+  const int threads = kColumns * rows / kClusterCells;
+  std::vector<int> built(static_cast<std::size_t>(kColumns * rows), 0), stored(built.size(), 0);
+  for (int t = 0; t < threads; ++t) {
+    const ClusterTrips<kClusterCells, kColumns> trips(t, rows);
+    ASSERT_EQ(trips.threads, static_cast<unsigned>(threads));
+    for (unsigned j = 0; j < kClusterCells / 2; ++j) {
+      const ClusterCell pair = trips.build_pair(j);
+      ASSERT_TRUE(pair.column >= 0 && pair.column < kColumns && pair.row >= 0 && pair.row + 1 < rows && pair.row % 2 == 0)
+          << "thread " << t << " trip " << j << ", " << rows << " rows";
+      for (int h = 0; h < 2; ++h) ++built[static_cast<std::size_t>(pair.column * rows + pair.row + h)];
+    }
+    for (unsigned j = 0; j < kClusterCells; ++j) {
+      const ClusterCell cell = trips.store_cell(j);
+      ASSERT_TRUE(cell.column >= 0 && cell.column < kColumns && cell.row >= 0 && cell.row < rows)
+          << "thread " << t << " trip " << j << ", " << rows << " rows";
+      ++stored[static_cast<std::size_t>(cell.column * rows + cell.row)];
+    }
+  }
+  for (std::size_t c = 0; c < built.size(); ++c) {
+    ASSERT_EQ(built[c], 1) << "cell " << c << " built, " << kColumns << " columns, " << rows << " rows";
+    ASSERT_EQ(stored[c], 1) << "cell " << c << " stored, " << kColumns << " columns, " << rows << " rows";
+  }
+  if (!ClusterTrips<kClusterCells, kColumns>(0, rows).banded) return;
+  for (int warp0 = 0; warp0 < threads; warp0 += 32)
+    for (unsigned j = 0; j < kClusterCells; ++j)
+      for (int lane = 0; lane < 32; ++lane) {
+        const ClusterTrips<kClusterCells, kColumns> trips(warp0 + lane, rows);
+        const ClusterTrips<kClusterCells, kColumns> first(warp0 + lane / kColumns * kColumns, rows);
+        EXPECT_EQ(trips.store_cell(j).column, lane % kColumns);
+        EXPECT_EQ(trips.store_cell(j).row, first.store_cell(j).row) << "lane " << lane << " of the warp at " << warp0;
+        if (j < kClusterCells / 2) {
+          EXPECT_EQ(trips.build_pair(j).column, lane % kColumns);
+          EXPECT_EQ(trips.build_pair(j).row, first.build_pair(j).row);
+          if (kColumns == 8 && lane % 16 >= 8) {
+            const ClusterTrips<kClusterCells, kColumns> half_before(warp0 + lane - 8, rows);
+            EXPECT_EQ(trips.build_pair(j).row, half_before.build_pair(j).row + 8);
+          }
+        }
+      }
+}
+
+TEST(FusedCluster, TripsTakeEveryCellOnce) {
+  for (int rows : {8, 24, 32, 64, 96, 128, 256, 512}) expect_cluster_trips<kClusterColumnsNarrow>(rows);
+  for (int rows : {16, 48, 64, 128, 256}) expect_cluster_trips<kClusterColumnsWide>(rows);
+  EXPECT_TRUE((ClusterTrips<kClusterCells, kClusterColumnsWide>(0, 128).banded));  // 2048 rows in clusters of 16
+  EXPECT_TRUE((ClusterTrips<kClusterCells, kClusterColumnsNarrow>(0, 128).banded));  // 1024 rows in clusters of 8
+  EXPECT_FALSE((ClusterTrips<kClusterCells, kClusterColumnsNarrow>(0, 24).banded));
+}
+
 // 16 columns at 2048 and 4096 rows (blocks of a multiple of 128 rows), 8 at every other size.
 TEST(FusedCluster, ClusterColumns) {
   for (int ny : {64, 128, 1024, 1984, 2112, 2304, 3072, 4032}) EXPECT_EQ(cluster_columns(ny, 8), kClusterColumnsNarrow) << ny;

@@ -135,7 +135,6 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   const int row0 = rank * rows;
   const int cells = kW * rows;  // block cell c = w R + r
   const int segments_per_column = rows / kCells;
-  const int threads = kW * segments_per_column;
   const int t = static_cast<int>(threadIdx.x);
   T* coef = reinterpret_cast<T*>(shared_raw);
   const ClusterSharedLayout layout = cluster_shared_layout(n_along, kCells, kW);
@@ -154,17 +153,11 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   // Every block of the cluster must have started, its mbarriers initialised, before another pushes into it.
   cluster_arrive_relaxed();
 
-  // A. Build. Lane L of a warp takes column L % W of group L / W (G = 32 / W groups); warp trip k takes
-  // rows band(k / 4) * 8G + 8g + 2 (k % 4) (+1): with 8 columns a half warp's rows are 8 apart (other
-  // segments, other banks), with 16 a half warp is one row's 16 columns (cluster_slot_in_column keeps them in
-  // distinct banks). Where R is not a multiple of 8G: pair e of column e % W.
-  constexpr int kGroups = 32 / kW;
-  const bool banded = rows % (8 * kGroups) == 0 && threads % 32 == 0;
-  const int pairs = banded ? 4 * (rows / (8 * kGroups)) * 32 : kW * rows / 2;
-  for (int e = t; e < pairs; e += threads) {
-    const int lane = e % 32, k = e / 32, group = lane / kW;
-    const int w = banded ? lane % kW : e % kW;
-    const int r = banded ? (k / 4) * 8 * kGroups + 8 * group + 2 * (k % 4) : 2 * (e / kW);
+  // A. Build: kCells / 2 pairs a thread, a warp's lanes on W consecutive columns (ClusterTrips).
+  const ClusterTrips<kCells, kW> trips(t, rows);
+#pragma unroll 1
+  for (unsigned j = 0; j < kCells / 2; ++j) {
+    const auto [w, r] = trips.build_pair(j);
     const int i = row0 + r, l = col0 + w;
     CellRows<T> built[2];
     build_cell_pair(ColumnWindow<T>::at(view, i, l), i, l, n_along, lines, constants,
@@ -189,13 +182,13 @@ __global__ void __launch_bounds__(partitioned_max_threads(kCells), fused_min_blo
   fused_segment_back_substitute<T, kCells>(seg, constants.mass_diagonal, ends, g + 1 == segments);
   block.sync();
 
-  // C. Store, a row's W columns at once (rows banded as the build's).
-  for (int e = t; e < cells; e += threads) {
-    const int lane = e % 32, k = e / 32, group = lane / kW;
-    const int cw = banded ? lane % kW : e % kW;
-    const int r = banded ? (k / 8) * 8 * kGroups + 8 * group + k % 8 : e / kW;
+  // C. Store, a row's W columns at once (ClusterTrips).
+  const long long block_origin = static_cast<long long>(row0) * lines + col0;
+#pragma unroll
+  for (unsigned j = 0; j < kCells; ++j) {
+    const auto [cw, r] = trips.store_cell(j);
     const int slot = cluster_slot_in_column<T, kCells, kW>(cw * rows + r, cw);
-    const long long at = static_cast<long long>(row0 + r) * lines + col0 + cw;
+    const long long at = block_origin + static_cast<long long>(r) * lines + cw;
     zeta_out[at] = coef[slot];
     flux_out[at] = row0 + r < n_along - 1 ? coef[cells + slot] : T(0);  // the north wall
   }
