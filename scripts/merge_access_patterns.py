@@ -7,20 +7,32 @@ kernels whose SASS is unchanged (same static instruction count) take the new ana
 others keep the committed one, so `validate` still matches every launch to its own code. Kernels
 the committed file lacks (added to the program since, and measured by a sweep that did not bring its
 own analysis back) are added from the new one; `validate` attaches them only to launches whose
-static instruction count they match.
+static instruction count they match. Kernels whose launches were re-measured with the new binary
+(--remeasured REGEX, matched against the mangled name) take the new analysis even where their SASS
+changed: the committed analysis describes code that no longer ran.
 
-usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json
+usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json [--remeasured REGEX]
 """
 import json
 import os
+import re
 import sys
 
 
 def main() -> int:
-    if len(sys.argv) != 4:
+    args = sys.argv[1:]
+    remeasured = None
+    if len(args) == 5 and args[3] == "--remeasured":
+        try:
+            remeasured = re.compile(args[4])
+        except re.error as e:
+            print(f"merge_access_patterns: --remeasured {args[4]!r} is not a regular expression ({e})", file=sys.stderr)
+            return 2
+        args = args[:3]
+    if len(args) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    committed_path, new_path, out_path = sys.argv[1:]
+    committed_path, new_path, out_path = args
     try:
         with open(committed_path) as f:
             committed = json.load(f)
@@ -35,12 +47,15 @@ def main() -> int:
             print(f"merge_access_patterns: {path} has no {', '.join(missing)}: both files must be "
                   "`warpmodel sass-analyze --addresses --format json` output", file=sys.stderr)
             return 1
-    kernels, refreshed, kept = {}, [], []
+    kernels, refreshed, replaced, kept = {}, [], [], []
     for name, old in committed["kernels"].items():
         fresh = new["kernels"].get(name)
         if fresh is not None and fresh.get("static_instructions") == old.get("static_instructions"):
             kernels[name] = fresh
             refreshed.append(name)
+        elif fresh is not None and remeasured is not None and remeasured.search(name):
+            kernels[name] = fresh
+            replaced.append(name)
         else:
             kernels[name] = old
             kept.append(name)
@@ -57,12 +72,15 @@ def main() -> int:
         "kept": {"kernels": len(kept), "names": kept, **committed["provenance"]},
         "command": "scripts/merge_access_patterns.py " + " ".join(sys.argv[1:]),
     }
+    if remeasured is not None:
+        out["provenance"]["how"] += "; the re-measured kernels (--remeasured) re-analysed although their SASS changed"
+        out["provenance"]["replaced"] = {"kernels": len(replaced), "names": replaced, **new["provenance"]}
     with open(out_path + ".tmp", "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
     os.replace(out_path + ".tmp", out_path)
-    print(f"merge_access_patterns: {len(refreshed)} kernels re-analysed, {len(kept)} kept, {len(added)} added "
-          f"-> {out_path}")
+    print(f"merge_access_patterns: {len(refreshed)} kernels re-analysed, {len(replaced)} replaced (re-measured), "
+          f"{len(kept)} kept, {len(added)} added -> {out_path}")
     return 0
 
 

@@ -2,8 +2,9 @@
 """results.merge_access_patterns: scripts/merge_access_patterns.py on hand-written analyses.
 
 A kernel whose static instruction count is unchanged takes the new analysis, a changed one keeps the committed
-one, a kernel only the new analysis has is added, and the provenance names each group; a file that is not an
-analysis is refused (exit 1, one line, no output file).
+one, a kernel only the new analysis has is added, and the provenance names each group; with --remeasured a
+changed kernel matching the expression takes the new analysis; a file that is not an analysis is refused (exit
+1, one line, no output file), and so is an expression that does not compile (exit 2).
 usage: test_merge_access_patterns.py REPO
 """
 import json
@@ -41,6 +42,24 @@ def main():
             if prov["kept"]["names"] != ["changed"] or prov["added"]["names"] != ["added"] or \
                     prov["refreshed"]["kernels"] != 1 or prov["added"]["commit"] != "bbb":
                 failures.append(f"provenance: {prov}")
+        remeasured_out = os.path.join(tmp, "out-remeasured.json")
+        p = subprocess.run([sys.executable, script, paths["committed"], paths["new"], remeasured_out, "--remeasured",
+                            "^chan"], capture_output=True, text=True)
+        if p.returncode != 0:
+            failures.append(f"merge --remeasured failed: {p.stderr.strip()}")
+        else:
+            out = json.load(open(remeasured_out))
+            tags = {name: k["access_patterns"]["tag"] for name, k in out["kernels"].items()}
+            if tags != {"same": "new", "changed": "new", "added": "new"}:
+                failures.append(f"--remeasured kernels: {tags}")
+            prov = out["provenance"]
+            if prov["replaced"]["names"] != ["changed"] or prov["kept"]["kernels"] != 0:
+                failures.append(f"--remeasured provenance: {prov}")
+        bad_regex_out = os.path.join(tmp, "out-bad-regex.json")
+        p = subprocess.run([sys.executable, script, paths["committed"], paths["new"], bad_regex_out, "--remeasured",
+                            "("], capture_output=True, text=True)
+        if p.returncode != 2 or len(p.stderr.strip().splitlines()) != 1 or os.path.exists(bad_regex_out):
+            failures.append(f"bad --remeasured: rc {p.returncode}, stderr {p.stderr!r}")
         with open(paths["bad"], "w") as f:
             json.dump({"kernels": {}}, f)  # no provenance: not an analysis
         out_bad = os.path.join(tmp, "out-bad.json")
