@@ -113,14 +113,17 @@ struct ClusterTrips {
   // Trip j < kCells / 2 of the build: the pair's column and first row.
   WARPMODEL_ADI_HD ClusterCell build_pair(unsigned j) const {
     const unsigned e = t + j * threads, k = warp + j * warps;  // k = e / 32 where banded
-    if (banded) return {static_cast<int>(lane % kColumns), static_cast<int>((k / 4) * 8 * kGroups + 8 * group + 2 * (k % 4))};
-    return {static_cast<int>(e % kColumns), static_cast<int>(2 * (e / kColumns))};
+    if (banded) return cell(lane % kColumns, (k / 4) * 8 * kGroups + 8 * group + 2 * (k % 4));
+    return cell(e % kColumns, 2 * (e / kColumns));
   }
   // Trip j < kCells of the store.
   WARPMODEL_ADI_HD ClusterCell store_cell(unsigned j) const {
     const unsigned e = t + j * threads, k = warp + j * warps;
-    if (banded) return {static_cast<int>(lane % kColumns), static_cast<int>((k / 8) * 8 * kGroups + 8 * group + k % 8)};
-    return {static_cast<int>(e % kColumns), static_cast<int>(e / kColumns)};
+    if (banded) return cell(lane % kColumns, (k / 8) * 8 * kGroups + 8 * group + k % 8);
+    return cell(e % kColumns, e / kColumns);
+  }
+  WARPMODEL_ADI_HD static ClusterCell cell(unsigned column, unsigned row) {
+    return {static_cast<int>(column), static_cast<int>(row)};
   }
 };
 
