@@ -83,7 +83,22 @@ def ncu_regions(folder):
                     "top stall reasons (share of the region's samples)":
                         ", ".join(f"{k[6:]} {v / samples:.2f}" for k, v in top.items())})
     loads = d[d.Source.str.contains("LDG") & (d["Instructions Executed"] > 0)]
-    return pd.DataFrame(out), len(loads)
+    # The build's trips: a warp runs one of the pair's two copies a trip, mostly the interior one (the count
+    # most rows share among the region's busy rows), and the loop's own instructions every trip (the count most
+    # rows share above that; the wall copy takes the difference).
+    build = d.iloc[:bars[0] + 1]
+    counts = build["Instructions Executed"]
+    busy = counts[counts > counts.max() / 2]
+    interior = busy.value_counts().idxmax()
+    trips = busy[busy > interior].value_counts().idxmax()
+    opcode = build.Source.str.strip().str.replace(r"^@!?U?P\w+\s+", "", regex=True).str.split().str[0]
+    pair = opcode[counts == interior]
+    mix = {"trips": int(trips), "interior trips": int(interior), "interior pair instructions": len(pair),
+           "FP64": int(pair.str.match(r"^D(FMA|ADD|MUL)").sum()), "MUFU": int(pair.str.startswith("MUFU").sum()),
+           "global loads": int(pair.str.startswith("LDG").sum()),
+           "loop instructions a trip": int((counts == trips).sum()),
+           "build instructions a warp trip": counts.sum() / trips}
+    return pd.DataFrame(out), len(loads), mix
 
 
 def main():
@@ -113,13 +128,19 @@ def main():
         lines.append("| " + " | ".join(cells) + " |")
     ncu = ncu_regions(folder)
     if ncu is not None:
-        regions, loads = ncu
+        regions, loads, mix = ncu
         lines += ["", "Nsight Compute, cluster_sweep_kernel<double, 8, 16> at 2048^2 (the 6th launch; "
                   f"{loads} global-load instructions in its SASS):", ""]
         lines.append("| " + " | ".join(regions.columns) + " |")
         lines.append("|" + "---|" * len(regions.columns))
         for _, r in regions.iterrows():
             lines.append("| " + " | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values) + " |")
+        lines += ["", f"The build, per warp trip (one pair of cells a thread; {mix['trips']} warp trips, "
+                  f"{mix['interior trips']} of them the interior copy, the others the copy with the walls' tests): {mix['build instructions a warp trip']:.0f} "
+                  f"instructions issued on average; the interior pair's copy {mix['interior pair instructions']} "
+                  f"instructions ({mix['FP64']} FP64, {mix['MUFU']} MUFU, {mix['global loads']} global loads), "
+                  f"and {mix['loop instructions a trip']} more every trip outside the pair's two copies (the trip's "
+                  "cell, the addresses of the five fields, the slots and stores into shared memory)."]
     with open(os.path.join(folder, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
