@@ -42,6 +42,10 @@ constexpr int kClusterCells = 8;
 // clusters of 16 columns were tried with blocks twice the size (16 columns x 256 rows, one block an SM), they
 // were slower: 188.7 us a y-sweep against 176.5 (results/h200/logs/adi-cluster-y/). The solver falls back to 8
 // where the GPU cannot run a cluster of 16.
+// One launch a sweep, though clusters of 16 leave block slots idle (2048^2 double: 15 clusters at once, 240 of
+// 264 slots): giving the last columns to a concurrent launch of clusters of 4 on a second stream made that
+// y-sweep 3 us faster (144.6 -> 141.3) and every other size slower (2048^2 single 83.7 -> 88.4 us, 4096^2
+// double 638.1 -> 652.3; H200, results/h200/logs/adi-fused-cluster/filler/ab.md).
 inline int cluster_columns(int ny, int cells) {
   const int segments_per_column_wide = ny / (kClusterColumnsWide * cells);
   const bool whole_segments = ny % (kClusterColumnsWide * cells) == 0;
