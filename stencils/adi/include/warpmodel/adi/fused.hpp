@@ -90,7 +90,9 @@
 // (cp.async.bulk.prefetch.L2 of each field's line at the block's start): at 2048^2 double on the
 // H200 a sweep took 153 / 164 / 166 us against 154 without, 4096^2 double 717-729 against 649-652:
 // the sweep waits on its own load-to-use chains at 16 warps an SM, not on DRAM
-// (results/h200/logs/adi-l2-prefetch/).
+// (results/h200/logs/adi-l2-prefetch/). Nor, in fused-cluster, did each block prefetching its own inputs into L2
+// at its start (2048^2 double x-sweep 113.9 -> 124.0 us, y-sweep 144.2 -> 151.8; results/h200/logs/
+// adi-fused-cluster/l2-tile/).
 // What bounds the sweep (Nsight Compute at 92ac5bc, the 6th step, results/h200/logs/adi-fused-ncu/): 416
 // instructions a cell (build 243, solve 145, store 28) issued in 46 % of the slots, 0.84 eligible
 // warps of 3.85 a scheduler: latency at 16 warps an SM, a limit the registers (122) and the shared
