@@ -22,6 +22,8 @@
 #include "warpmodel/json_io.hpp"
 
 #ifdef WARPMODEL_HAVE_CUDA
+#include "device_query.hpp"
+#include "nvml.hpp"
 #include "warpmodel/support/cuda.hpp"
 #include "warpmodel/adi/gpu_solver.hpp"
 #endif
@@ -48,6 +50,22 @@ struct FieldCheck {
   double max_abs = 0, max_ref = 0;
   bool passed = false;
 };
+
+// Where a run's numbers came from, in the fields every measured record here carries (gpu, driver, cuda,
+// sm_clock_mhz, date, commit, command): the GPU the solver ran on (device 0, the runtime's current device),
+// NVML's driver string, the CUDA runtime version, that GPU's maximum SM clock, and the time the run ended.
+nlohmann::json run_provenance(const std::string& gpu_name, const std::string& command) {
+  const std::vector<ubench::GpuInfo> gpus = ubench::query_gpus();
+  const ubench::Nvml nvml;
+  const int runtime = gpus.front().runtime_version;  // e.g. 13000
+  return {{"gpu", gpu_name},
+          {"driver", nvml.driver_version().empty() ? std::to_string(gpus.front().driver_version) : nvml.driver_version()},
+          {"cuda", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10)},
+          {"sm_clock_mhz", gpus.front().sm_clock_mhz},
+          {"date", support::utc_now()},
+          {"commit", support::source_commit()},
+          {"command", command}};
+}
 
 std::vector<FieldCheck> check_against_cpu(const adi::State<double>& gpu, int steps, bool double_precision) {
   adi::State<double> ref = adi::make_hump_state(gpu.nx, gpu.ny);
@@ -162,6 +180,7 @@ int run_adi(const RunAdiArgs& a) {
     j["schema"] = "warpmodel.adi-run/1";
     j["command"] = a.command;
     j["gpu"] = run.gpu_name;
+    j["provenance"] = run_provenance(run.gpu_name, a.command);
     j["variant"] = a.variant;
     if (config.variant == adi::Variant::BlockPerLine) j["solver"] = a.solver;
     if (config.variant == adi::Variant::Partitioned || adi::is_fused_family(config.variant))

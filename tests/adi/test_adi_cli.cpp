@@ -11,9 +11,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
+
+#include <nlohmann/json.hpp>
+
 #include "warpmodel/support/text.hpp"
 
 using warpmodel::support::read_text_file;
@@ -76,6 +80,32 @@ TEST(RunAdiCli, RunsOrSaysNoGpu) {
     EXPECT_NE(r.out.find("through CUDA graphs"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("identical to the run above"), std::string::npos) << r.out;
   }
+}
+
+// -o FILE: the run records where it came from, in the fields every measured record carries.
+TEST(RunAdiCli, TheJsonRecordsWhereItCameFrom) {
+  const auto dir = std::filesystem::temp_directory_path() / ("warpmodel_adi_json_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "run.json";
+  const Result r = run("run-adi --size 64 --steps 2 -o " + file.string());
+  if (r.code == 3) {
+    EXPECT_FALSE(std::filesystem::exists(file)) << "nothing is written without a GPU";
+    std::filesystem::remove_all(dir);
+    GTEST_SKIP() << "no GPU: " << r.err;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::optional<std::string> text = read_text_file(file);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(text) << file << " was not written";
+  const nlohmann::json j = nlohmann::json::parse(*text);
+  ASSERT_TRUE(j.contains("provenance")) << j.dump();
+  const nlohmann::json& p = j["provenance"];
+  for (const char* key : {"gpu", "driver", "cuda", "date", "commit", "command"}) {
+    ASSERT_TRUE(p.contains(key) && p[key].is_string()) << key << " in " << p.dump();
+    EXPECT_FALSE(p[key].get<std::string>().empty()) << key;
+  }
+  EXPECT_GT(p["sm_clock_mhz"].get<double>(), 0.0) << p.dump();
+  EXPECT_NE(p["command"].get<std::string>().find("run-adi --size 64 --steps 2"), std::string::npos) << p.dump();
 }
 
 }  // namespace
