@@ -21,6 +21,7 @@
 #include "warpmodel/traffic.hpp"
 
 #ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
+#include "characterize.hpp"  // ubench: gpu_slug
 #include "warpmodel/support/cuda.hpp"
 #include "warpmodel/cupti/profiler.hpp"
 #include "warpmodel/sweep/validation_sweep.hpp"
@@ -460,6 +461,17 @@ int analyse(const ValidateOptions& o) {
 }
 
 #ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
+// The GPU a device profile describes: its "name" as `warpmodel characterize` writes it ("NVIDIA H200
+// (warpmodel characterize)"), without the suffix; empty when the profile has no name.
+std::string device_profile_gpu(const nlohmann::json& device) {
+  if (!device.contains("name") || !device["name"].is_string()) return {};
+  std::string name = device["name"].get<std::string>();
+  const std::string suffix = " (warpmodel characterize)";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    name.resize(name.size() - suffix.size());
+  return name;
+}
+
 int measure(ValidateOptions o) {
   namespace fs = std::filesystem;
   const fs::path dir(o.measure);
@@ -467,6 +479,20 @@ int measure(ValidateOptions o) {
   if (!fs::exists(dir / "device.json"))
     throw InputError((dir / "device.json").string() + ": missing; run `warpmodel characterize --output " +
                      dir.string() + "` on this GPU first");
+  // ... and it must be this GPU's: a machine asked for as one kind can come as another, and an H100's
+  // launches merged into results/h200/ would be analysed with the H200's profile. Checked before measuring.
+  const std::string folder_gpu = device_profile_gpu(read_json_file(dir / "device.json"));
+  std::string this_gpu;
+  try {
+    this_gpu = support::cuda::device_name();
+  } catch (const support::cuda::NoGpuError& e) {
+    std::cerr << "warpmodel validate: " << e.what() << "\n";
+    return kExitNoGpu;
+  }
+  if (!folder_gpu.empty() && folder_gpu != this_gpu)
+    throw InputError((dir / "device.json").string() + " describes the " + folder_gpu + " and this GPU is the " +
+                     this_gpu + "; measure into its own folder (`warpmodel characterize` writes results/" +
+                     ubench::gpu_slug(this_gpu) + "/device.json)");
   sweep::SweepPlan plan;
   if (o.quick) {
     plan.stencil_sizes = {64};

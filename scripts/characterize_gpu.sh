@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Characterise the GPU of this machine end to end, in one command (issue 16):
 #
-#   scripts/characterize_gpu.sh [--quick] [--force] [--only S1,S2] [--skip S1,S2] [OUTDIR]
+#   scripts/characterize_gpu.sh [--quick] [--force] [--other-gpu] [--only S1,S2] [--skip S1,S2] [OUTDIR]
 #
 # OUTDIR defaults to results/<gpu-slug> (the slug `warpmodel characterize` uses: "h200",
 # "h100-80gb-hbm3"). Stages, in order (estimated GPU seconds, full / --quick):
@@ -24,18 +24,21 @@
 # Progress on stderr: stage, elapsed time, estimate. Provenance of the run (GPU, UUID, driver, CUDA,
 # SM clock, date, commit, the command, every stage's status and time) in
 # OUTDIR/characterize_gpu.provenance.json. Results of another card of the same model in OUTDIR
-# (another UUID) are not overwritten silently: the script says so and records both UUIDs.
+# (another UUID) are not overwritten silently: the script says so and records both UUIDs. A folder whose
+# provenance names another GPU model is refused (exit 2, nothing written) unless --other-gpu: a device
+# machine lent as one kind can be another, and an H100's numbers must not land in results/h200/.
 # Environment: WARPMODEL_BUILD_DIR (default build), WARPMODEL_GIT_COMMIT (the commit, where the copy's
 # git metadata is stale), VALIDATE_FAMILIES (e.g. corpus: measure only those and keep the rest).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 root=$(pwd)
 
-quick=0 force=0 only="" skip="" out=""
+quick=0 force=0 other_gpu=0 only="" skip="" out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --force) force=1 ;;
+    --other-gpu) other_gpu=1 ;;
     --only) only=$2; shift ;;
     --skip) skip=$2; shift ;;
     -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
@@ -58,6 +61,12 @@ IFS=',' read -r gpu_name gpu_uuid driver sm_clock <<<"$(nvidia-smi --query-gpu=n
 slug=$(echo "$gpu_name" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')
 out=${out:-results/$slug}
 out=${out%/}
+# Results of another GPU model in this folder? Checked before anything is written into it.
+previous_gpu=$(sed -n 's/.*"gpu": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
+if [ -n "$previous_gpu" ] && [ "$previous_gpu" != "$gpu_name" ] && [ $other_gpu = 0 ]; then
+  echo "characterize_gpu: $out holds results of the $previous_gpu and this GPU is the $gpu_name; give its own folder (results/$slug) or pass --other-gpu to write there anyway" >&2
+  exit 2
+fi
 mkdir -p "$out/.characterize"
 build=${WARPMODEL_BUILD_DIR:-build}
 bin=$build/cli/warpmodel
@@ -78,7 +87,7 @@ say() { echo "[characterize_gpu $(( $(date +%s) - t_start )) s] $*" >&2; }
 # Another card of the same model measured into this folder before?
 previous_uuid=$(sed -n 's/.*"gpu_uuid": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
 if [ -n "$previous_uuid" ] && [ "$previous_uuid" != "$gpu_uuid" ]; then
-  say "NOTE: $out holds results of another card of this model ($previous_uuid); this run ($gpu_uuid) replaces the stages it runs (--force implied for them), the provenance records both UUIDs"
+  say "NOTE: $out holds results of another card ($previous_uuid); this run ($gpu_uuid) replaces the stages it runs (--force implied for them), the provenance records both UUIDs"
   force=1
 fi
 

@@ -179,6 +179,23 @@ TEST(Cli, GpuSubcommandWithoutGpuExitsThree) {
   }
 }
 
+// validate --measure into a folder whose device.json describes another GPU: refused before anything is
+// measured (exit 2, one line naming both GPUs, nothing written); without a GPU, exit 3 and nothing written.
+TEST(Cli, ValidateMeasureRefusesAnotherGpusFolder) {
+  const fs::path dir = kTmp / "validate_other_gpu";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "device.json") << R"json({"name": "Not This GPU 9000 (warpmodel characterize)"})json";
+  const CommandResult r = run("validate --measure " + dir.string() + " --quick --families adi");
+  EXPECT_FALSE(fs::exists(dir / "validation-measurements.json"));
+  EXPECT_FALSE(fs::exists(dir / "validation.md"));
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  if (r.exit_code == 3) GTEST_SKIP() << "no GPU: " << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("describes the Not This GPU 9000 and this GPU is the "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("results/"), std::string::npos) << r.err;
+}
+
 }  // namespace
 
 // validate --from: a folder with a device profile (the K40 one plus measured rates) and synthetic

@@ -40,6 +40,13 @@ int require_gpu() {
   return count;
 }
 
+std::string device_name(int device) {
+  require_gpu();
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  return prop.name;
+}
+
 Stream::Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);

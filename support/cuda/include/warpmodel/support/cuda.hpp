@@ -37,6 +37,9 @@ std::string no_gpu_message(cudaError_t e);
 // The number of CUDA devices (>= 1), or NoGpuError.
 int require_gpu();
 
+// The name the driver gives device `device` ("NVIDIA H200"), or NoGpuError.
+std::string device_name(int device = 0);
+
 // cudaMalloc'd memory for `count` elements of T, freed on destruction; moves, does not copy.
 template <class T>
 class DeviceBuffer {
