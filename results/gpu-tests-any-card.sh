@@ -32,3 +32,5 @@ timeout 60 build/cli/warpmodel run-adi --variant fused-cluster --size 2048 --ste
 grep -E "median|graphs" $OUT/run-adi-2048-double.txt
 date -Iseconds >> $OUT/date.txt
 cp $dir/gpu-tests.log $dir/characterize_gpu.provenance.json $OUT/
+# One archive (a call returns a few files only).
+cd $OUT && tar czf gpu-tests.tgz $(ls -A | grep -v gpu-tests.tgz) && ls -A | grep -v gpu-tests.tgz | xargs rm -f
