@@ -13,6 +13,7 @@
 #include "warpmodel/support/statistics.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
+#include "warpmodel/device_comparison.hpp"  // profile_gpu_name
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/validation.hpp"
@@ -461,17 +462,6 @@ int analyse(const ValidateOptions& o) {
 }
 
 #ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
-// The GPU a device profile describes: its "name" as `warpmodel characterize` writes it ("NVIDIA H200
-// (warpmodel characterize)"), without the suffix; empty when the profile has no name.
-std::string device_profile_gpu(const nlohmann::json& device) {
-  if (!device.contains("name") || !device["name"].is_string()) return {};
-  std::string name = device["name"].get<std::string>();
-  const std::string suffix = " (warpmodel characterize)";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    name.resize(name.size() - suffix.size());
-  return name;
-}
-
 int measure(ValidateOptions o) {
   namespace fs = std::filesystem;
   const fs::path dir(o.measure);
@@ -481,7 +471,10 @@ int measure(ValidateOptions o) {
                      dir.string() + "` on this GPU first");
   // ... and it must be this GPU's: a machine asked for as one kind can come as another, and an H100's
   // launches merged into results/h200/ would be analysed with the H200's profile. Checked before measuring.
-  const std::string folder_gpu = device_profile_gpu(read_json_file(dir / "device.json"));
+  const nlohmann::json folder_profile = read_json_file(dir / "device.json");
+  const std::string folder_gpu = folder_profile.contains("name") && folder_profile["name"].is_string()
+                                     ? profile_gpu_name(folder_profile["name"].get<std::string>())
+                                     : std::string();
   std::string this_gpu;
   try {
     this_gpu = support::cuda::device_name();

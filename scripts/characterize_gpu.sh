@@ -63,6 +63,7 @@ out=${out:-results/$slug}
 out=${out%/}
 # Results of another GPU model in this folder? Checked before anything is written into it.
 previous_gpu=$(sed -n 's/.*"gpu": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
+previous_uuid=$(sed -n 's/.*"gpu_uuid": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
 if [ -n "$previous_gpu" ] && [ "$previous_gpu" != "$gpu_name" ] && [ $other_gpu = 0 ]; then
   echo "characterize_gpu: $out holds results of the $previous_gpu and this GPU is the $gpu_name; give its own folder (results/$slug) or pass --other-gpu to write there anyway" >&2
   exit 2
@@ -85,7 +86,6 @@ estimate() {  # full / quick seconds of a stage
 say() { echo "[characterize_gpu $(( $(date +%s) - t_start )) s] $*" >&2; }
 
 # Another card of the same model measured into this folder before?
-previous_uuid=$(sed -n 's/.*"gpu_uuid": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
 if [ -n "$previous_uuid" ] && [ "$previous_uuid" != "$gpu_uuid" ]; then
   say "NOTE: $out holds results of another card ($previous_uuid); this run ($gpu_uuid) replaces the stages it runs (--force implied for them), the provenance records both UUIDs"
   force=1

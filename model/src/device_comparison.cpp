@@ -106,20 +106,9 @@ std::string string_at(const json& object, const char* key) {
                                                                                   : std::string();
 }
 
-// The profile's name without a trailing note in parentheses ("NVIDIA H200 (warpmodel characterize)"
-// -> "NVIDIA H200"), else the folder the file is in.
+// The profile's GPU name (profile_gpu_name), else the folder the file is in.
 std::string short_name(const std::string& profile_name, const std::string& source) {
-  std::string name = support::trim(profile_name);
-  if (!name.empty() && name.back() == ')') {
-    int depth = 0;
-    for (std::size_t i = name.size(); i-- > 0;) {
-      depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
-      if (depth == 0) {
-        name = support::trim(name.substr(0, i));
-        break;
-      }
-    }
-  }
+  const std::string name = profile_gpu_name(profile_name);
   if (!name.empty()) return name;
   const std::filesystem::path p(source);
   const std::string folder = p.parent_path().filename().string();
@@ -190,6 +179,21 @@ json optional_array(const std::vector<std::optional<double>>& xs) {
 }
 
 }  // namespace
+
+std::string profile_gpu_name(const std::string& profile_name) {
+  std::string name = support::trim(profile_name);
+  if (!name.empty() && name.back() == ')') {
+    int depth = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+      depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+      if (depth == 0) {
+        name = support::trim(name.substr(0, i));
+        break;
+      }
+    }
+  }
+  return name;
+}
 
 std::optional<double> ComparedQuantity::ratio(std::size_t device) const {
   if (device >= values.size() || !values[device] || !values[0] || *values[0] == 0) return std::nullopt;

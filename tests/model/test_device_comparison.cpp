@@ -71,6 +71,14 @@ bool has_row(const DeviceComparison& c, const std::string& quantity) {
                      [&](const ComparedQuantity& q) { return q.quantity == quantity; });
 }
 
+// What `validate --measure` compares with the GPU it runs on.
+TEST(DeviceComparison, ProfileGpuNameDropsTheTrailingNote) {
+  EXPECT_EQ(profile_gpu_name("NVIDIA H200 (warpmodel characterize)"), "NVIDIA H200");
+  EXPECT_EQ(profile_gpu_name("NVIDIA H100 80GB HBM3"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(profile_gpu_name("Tesla K40 (thesis, (table 4.1))"), "Tesla K40");
+  EXPECT_EQ(profile_gpu_name(""), "");
+}
+
 TEST(DeviceComparison, DevicesAreNamedShortly) {
   const DeviceComparison c = compare_a_b();
   ASSERT_EQ(c.devices.size(), 2u);

@@ -68,6 +68,10 @@ struct DeviceComparison {
 DeviceComparison compare_devices(const std::vector<DeviceProfileDocument>& profiles,
                                  const std::vector<std::string>& names = {});
 
+// The GPU a device profile's name describes: the name without a trailing note in parentheses
+// ("NVIDIA H200 (warpmodel characterize)" -> "NVIDIA H200"); "" for an empty name.
+std::string profile_gpu_name(const std::string& profile_name);
+
 // The unit a quantity's name states, from its last component up: *_per_clk_per_sm -> "<what>/clk/SM",
 // *_per_clk -> "<what>/clk", cycles, GB/s (gbs), us, ns, MHz, s (seconds), bytes; "" for none, and
 // for fractions and ratios. E.g. "measurements.l2_near_far.near_cycles.mean" -> "cycles".
