@@ -330,7 +330,9 @@ int analyse(const ValidateOptions& o) {
     tex << "\\begin{table}\\centering\\caption{" << t.title << "}\n"
         << t.table.render(TableFormat::Latex) << "\\end{table}\n";
 
-  const nlohmann::json provenance_json = provenance_object(measurements, v.cases, o.command);
+  nlohmann::json provenance_json = provenance_object(measurements, v.cases, o.command);
+  // validation-held-out.csv's cross-GPU rows come from these folders' measurements as well.
+  if (!o.cross.empty()) provenance_json["cross_gpu_inputs"] = o.cross;
   nlohmann::json summary = {{"device", device.name},
                             {"provenance", provenance_json},
                             {"cases", v.cases.size()},
@@ -434,16 +436,8 @@ int analyse(const ValidateOptions& o) {
   write_file_atomically(out_dir / "device.json", device_json.dump(2) + "\n");
   write_file_atomically(out_dir / "validation.tex", tex.str());
   write_file_atomically(out_dir / "validation.json", summary.dump(2) + "\n");
-  // validation.csv cannot carry it: its provenance sits beside it.
-  write_file_atomically(out_dir / "validation.provenance.json", provenance_json.dump(2) + "\n");
-  // The held-out rows come from the same measurements (and, for cross-GPU rows, the other folders'
-  // measurements, whose provenance sits beside them there).
-  nlohmann::json held_out_provenance = provenance_json;
-  if (!o.cross.empty()) held_out_provenance["cross_gpu_inputs"] = o.cross;
-  write_file_atomically(out_dir / "validation-held-out.provenance.json", held_out_provenance.dump(2) + "\n");
-  nlohmann::json counters_provenance = provenance_json;
-  counters_provenance["access_patterns"] = patterns_note;
-  write_file_atomically(out_dir / "validation-derived-counters.provenance.json", counters_provenance.dump(2) + "\n");
+  // Where these numbers came from is validation.json's "provenance" (the measurements' own record and
+  // this analysis); scripts/provenance_index.py files it under each output in the folder's provenance.json.
   std::cout << validation_summary_table(v).render(TableFormat::Text) << calibration_line(v.calibration) << "\n"
             << "hopper leave-one-class-out: MAPE " << format_number(100 * loco.pooled.mape, 3) << "%, within 25% "
             << format_number(100 * loco.pooled.within_25_percent, 3) << "% of " << loco.pooled.cases << " cases\n";
@@ -457,7 +451,7 @@ int analyse(const ValidateOptions& o) {
   for (const auto& c : crosses)
     std::cout << "hopper " << c.label << ": MAPE " << format_number(100 * c.evaluation.pooled.mape, 3) << "%\n";
   std::cout
-            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv, validation-derived-counters.csv and their provenance.json files\n";
+            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv and validation-derived-counters.csv\n";
   return kExitOk;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Characterise the GPU of this machine end to end, in one command (issue 16):
+# Characterise the GPU of this machine end to end, in one command:
 #
 #   scripts/characterize_gpu.sh [--quick] [--force] [--other-gpu] [--only S1,S2] [--skip S1,S2] [OUTDIR]
 #
@@ -15,18 +15,23 @@
 #   app           the example application: profile -- APP, ncu, import-ncu,   ( 90 /  90)
 #                 predict-app (scripts/app_example_device_run.sh)
 #   report        README.md of OUTDIR: the one-page report of the GPU         (  5 /   5)
-# and, only when named with --only: gpu-tests (ctest -L gpu, log gpu-tests.log) and vs-ncu (the
-# CUPTI-vs-Nsight-Compute test, its runs and cupti-vs-ncu.md).
+# and, only when named with --only: gpu-tests (ctest -L gpu), sanitizers (compute-sanitizer memcheck,
+# racecheck and synccheck of the GPU tests named Sanitizer.*) and vs-ncu (the CUPTI-vs-Nsight-Compute
+# test, its runs in cupti-vs-ncu-runs/ and cupti-vs-ncu.md) and repeatability (two more characterize
+# runs back to back, compared latency by latency: repeatability.md).
 #
+# OUTDIR receives outputs only: every log goes to OUTDIR/.characterize/ (not committed). Each output a
+# stage writes gets its record (GPU, UUID, driver, CUDA, SM clock, date, commit, command) in
+# OUTDIR/provenance.json (scripts/provenance_index.py), and the run (its stages' status and time) joins
+# the folder's short run history there.
 # Resumable: each finished stage leaves OUTDIR/.characterize/<stage> with the commit and the GPU's
 # UUID; a stage already done for the same commit and GPU is skipped unless --force. A failing stage
 # is reported and the others still run; the exit status is non-zero when any stage failed.
-# Progress on stderr: stage, elapsed time, estimate. Provenance of the run (GPU, UUID, driver, CUDA,
-# SM clock, date, commit, the command, every stage's status and time) in
-# OUTDIR/characterize_gpu.provenance.json. Results of another card of the same model in OUTDIR
-# (another UUID) are not overwritten silently: the script says so and records both UUIDs. A folder whose
-# provenance names another GPU model is refused (exit 2, nothing written) unless --other-gpu: a device
-# machine lent as one kind can be another, and an H100's numbers must not land in results/h200/.
+# Progress on stderr: stage, elapsed time, estimate. Results of another card of the same model in
+# OUTDIR (another UUID) are not overwritten silently: the script says so and the history records both
+# UUIDs. A folder whose provenance names another GPU model is refused (exit 2, nothing written) unless
+# --other-gpu: a device machine lent as one kind can be another, and an H100's numbers must not land
+# in results/h200/.
 # Environment: WARPMODEL_BUILD_DIR (default build), WARPMODEL_GIT_COMMIT (the commit, where the copy's
 # git metadata is stale), VALIDATE_FAMILIES (e.g. corpus: measure only those and keep the rest).
 set -uo pipefail
@@ -48,7 +53,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 default_stages="build characterize validate stencils adi app report"
-all_stages="$default_stages gpu-tests vs-ncu"
+all_stages="$default_stages gpu-tests sanitizers vs-ncu repeatability"
 for s in ${only//,/ } ${skip//,/ }; do
   [[ " $all_stages " == *" $s "* ]] || { echo "characterize_gpu: unknown stage '$s' (known: $all_stages)" >&2; exit 2; }
 done
@@ -61,9 +66,20 @@ IFS=',' read -r gpu_name gpu_uuid driver sm_clock <<<"$(nvidia-smi --query-gpu=n
 slug=$(echo "$gpu_name" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')
 out=${out:-results/$slug}
 out=${out%/}
-# Results of another GPU model in this folder? Checked before anything is written into it.
-previous_gpu=$(sed -n 's/.*"gpu": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
-previous_uuid=$(sed -n 's/.*"gpu_uuid": "\([^"]*\)".*/\1/p' "$out/characterize_gpu.provenance.json" 2>/dev/null | head -1)
+# Results of another GPU model in this folder? Checked before anything is written into it: the GPU
+# and UUID of the newest run in the folder's provenance.json (else of its device profile).
+read -r previous_gpu previous_uuid <<<"$(python3 - "$out/provenance.json" <<'PY'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(0)
+runs = [r for r in doc.get("runs", []) if r.get("gpu")]
+rec = runs[-1] if runs else doc.get("outputs", {}).get("device.json", {})
+print((rec.get("gpu") or "").replace(" ", "_"), rec.get("gpu_uuid") or "")
+PY
+)"
+previous_gpu=${previous_gpu//_/ }
 if [ -n "$previous_gpu" ] && [ "$previous_gpu" != "$gpu_name" ] && [ $other_gpu = 0 ]; then
   echo "characterize_gpu: $out holds results of the $previous_gpu and this GPU is the $gpu_name; give its own folder (results/$slug) or pass --other-gpu to write there anyway" >&2
   exit 2
@@ -71,19 +87,41 @@ fi
 mkdir -p "$out/.characterize"
 build=${WARPMODEL_BUILD_DIR:-build}
 bin=$build/cli/warpmodel
-commit=${WARPMODEL_GIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+commit=${WARPMODEL_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+run_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 export WARPMODEL_GIT_COMMIT=$commit
 cuda=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 t_start=$(date +%s)
 
 estimate() {  # full / quick seconds of a stage
   case "$1" in
-    build) echo 150 ;; characterize) [ $quick = 1 ] && echo 15 || echo 30 ;;
+    build) echo 150 ;; sanitizers) echo 120 ;; characterize) [ $quick = 1 ] && echo 15 || echo 30 ;;
     validate) [ $quick = 1 ] && echo 60 || echo 420 ;; stencils) [ $quick = 1 ] && echo 40 || echo 150 ;; adi) [ $quick = 1 ] && echo 40 || echo 240 ;;
-    app) echo 90 ;; report) echo 5 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
+    app) echo 90 ;; report) echo 5 ;; repeatability) echo 60 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
   esac
 }
 say() { echo "[characterize_gpu $(( $(date +%s) - t_start )) s] $*" >&2; }
+logs=$out/.characterize
+run_json=$logs/run.json
+# The run's record, as provenance.json's history keeps it (rewritten after every stage).
+write_run() {
+  {
+    echo "{"
+    echo "  \"gpu\": \"$gpu_name\", \"gpu_uuid\": \"$gpu_uuid\","
+    [ -n "$previous_uuid" ] && [ "$previous_uuid" != "$gpu_uuid" ] && echo "  \"previous_gpu_uuid\": \"$previous_uuid\","
+    echo "  \"driver\": \"$driver\", \"cuda\": \"${cuda:-unknown}\", \"sm_clock_mhz_at_start\": \"$sm_clock\","
+    echo "  \"date\": \"$run_date\", \"commit\": \"$commit\","
+    echo "  \"command\": \"scripts/characterize_gpu.sh${quick:+$( [ $quick = 1 ] && echo ' --quick')}${only:+ --only $only}${skip:+ --skip $skip} $out\","
+    echo "  \"stages\": {$(IFS=,; echo "${summary[*]}")},"
+    echo "  \"seconds\": $(( $(date +%s) - t_start ))"
+    echo "}"
+  } >"$run_json"
+}
+# The outputs a stage wrote (globs relative to OUTDIR), recorded with the command that wrote them.
+record() {  # record STAGE OUTPUTS COMMAND
+  write_run
+  python3 scripts/provenance_index.py record "$out" --stage "$1" --outputs "$2" --command "$3" --run "$run_json"
+}
 
 # Another card of the same model measured into this folder before?
 if [ -n "$previous_uuid" ] && [ "$previous_uuid" != "$gpu_uuid" ]; then
@@ -107,10 +145,10 @@ run_stage() {  # run_stage NAME FUNCTION
     summary+=("\"$s\": {\"status\": \"skipped (done before)\"}")
     return 0
   fi
-  say "$s: start (estimate $(estimate "$s") s)"
+  say "$s: start (estimate $(estimate "$s") s; log $logs/$s.log)"
   local t0 rc
   t0=$(date +%s)
-  "$fn" >"$out/.characterize/$s.log" 2>&1
+  "$fn" >"$logs/$s.log" 2>&1
   rc=$?
   local dt=$(( $(date +%s) - t0 ))
   echo "commit=$commit gpu=$gpu_uuid quick=$quick status=$rc seconds=$dt" >"$stamp"
@@ -129,15 +167,17 @@ stage_build() {
 stage_characterize() {
   local reps=()
   [ $quick = 1 ] && reps=(--reps 10)
-  "$bin" characterize --output "$out" "${reps[@]}" && python3 scripts/plot_ubench.py "$out/ubench.csv"
+  "$bin" characterize --output "$out" "${reps[@]}" && python3 scripts/plot_ubench.py "$out/ubench.csv" &&
+    record characterize device.json,ubench.csv,ubench.md "warpmodel characterize --output $out ${reps[*]}"
 }
 stage_validate() {
   local args=()
   [ $quick = 1 ] && args+=(--quick)
   [ -n "${VALIDATE_FAMILIES:-}" ] && args+=(--families "$VALIDATE_FAMILIES")
-  nvidia-smi >"$out/validation-nvidia-smi.txt" 2>&1
-  "$bin" validate --measure "$out" "${args[@]}" 2>"$out/validation-sweep.log" &&
-    python3 scripts/plot_validation.py "$out/validation.csv"
+  nvidia-smi >"$logs/validation-nvidia-smi.txt" 2>&1
+  "$bin" validate --measure "$out" "${args[@]}" 2>"$logs/validation-sweep.log" &&
+    python3 scripts/plot_validation.py "$out/validation.csv" &&
+    record validate validation-measurements.json,access-patterns.json "warpmodel validate --measure $out ${args[*]}"
 }
 stage_stencils() {
   local args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
@@ -146,60 +186,81 @@ stage_stencils() {
   clocks=$(nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader | head -1)
   WARPMODEL_SM_CLOCK="$clocks" "$build/stencils/gpu/bench_stencils" "${args[@]}" --benchmark_out="$out/stencils.json" \
     --benchmark_out_format=json &&
+    record stencils stencils.json "$build/stencils/gpu/bench_stencils ${args[*]} --benchmark_out=$out/stencils.json" &&
     python3 scripts/stencil_report.py bench --json "$out/stencils.json" --device "$out/device.json" \
-      --md "$out/stencils.md" --csv "$out/stencils.csv"
+      --provenance "$out/provenance.json" --md "$out/stencils.md" --csv "$out/stencils.csv"
 }
 stage_adi() {
   local filter=()
   [ $quick = 1 ] && filter=(--benchmark_filter='copy|/double/2048/')
   "$build/stencils/adi/bench_adi" "${filter[@]}" --benchmark_out="$out/adi.json" --benchmark_out_format=json || return 1
+  record adi adi.json "$build/stencils/adi/bench_adi ${filter[*]} --benchmark_out=$out/adi.json" || return 1
   local tri=()
   if [ $quick = 0 ]; then
     "$build/stencils/adi/bench_tridiagonal" --benchmark_out="$out/tridiagonal.json" --benchmark_out_format=json || return 1
+    record adi tridiagonal.json "$build/stencils/adi/bench_tridiagonal --benchmark_out=$out/tridiagonal.json" || return 1
     tri=(--tridiagonal "$out/tridiagonal.json")
   fi
-  # DRAM bytes per step (issue 15): CUPTI counts of every kernel of a step at 2048^2.
+  # DRAM bytes per step: CUPTI counts of every kernel of a step at 2048^2.
   local dram=() p
   for p in double $([ $quick = 1 ] || echo single); do
     "$bin" profile --kernel adi --variant fused,fused-cluster,partitioned,thread-per-line --size 2048 --precision $p \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum --timing-runs 1 -o "$out/adi-dram-$p-2048" \
-      >"$out/adi-dram-$p-2048.log" 2>&1 && dram+=(--dram "$out/adi-dram-$p-2048.json") ||
-      say "adi: the DRAM profile ($p) failed; see $out/adi-dram-$p-2048.log (the report goes without it)"
+      >"$logs/adi-dram-$p-2048.log" 2>&1 && dram+=(--dram "$out/adi-dram-$p-2048.json") &&
+      record adi "adi-dram-$p-2048.json,adi-dram-$p-2048.csv" "warpmodel profile --kernel adi --size 2048 --precision $p" ||
+      say "adi: the DRAM profile ($p) failed; see $logs/adi-dram-$p-2048.log (the report goes without it)"
   done
   python3 scripts/adi_report.py --adi "$out/adi.json" "${tri[@]}" "${dram[@]}" --out "$out"
 }
 stage_app() { DEVICE_JSON="$out/device.json" scripts/app_example_device_run.sh "$out"; }
-stage_gpu_tests() { ctest --test-dir "$build" -L gpu -E vs_ncu --output-on-failure -j1 | tee "$out/gpu-tests.log"; }
+# The GPU tests: their log in .characterize/gpu-tests.log, their count in the run's history.
+stage_gpu_tests() { ctest --test-dir "$build" -L gpu -E vs_ncu --output-on-failure -j1; }
+stage_sanitizers() {
+  local tool rc=0 t
+  for t in "$build/tests/adi/test_adi_gpu" "$build/tests/stencils/test_stencils_gpu"; do
+    [ -x "$t" ] || continue
+    for tool in memcheck racecheck synccheck; do
+      echo "== compute-sanitizer --tool $tool $t --gtest_filter='Sanitizer.*'"
+      compute-sanitizer --tool $tool --error-exitcode 9 "$t" --gtest_filter='Sanitizer.*' || rc=1
+    done
+  done
+  return $rc
+}
 stage_vs_ncu() {
+  rm -rf "$out/cupti-vs-ncu-runs"
   WARPMODEL_CUPTI_NCU_OUT="$root/$out/cupti-vs-ncu-runs" ctest --test-dir "$build" -R profiles.cupti.vs_ncu \
-    --output-on-failure | tee "$out/vs-ncu-test.log"
-  local rc=${PIPESTATUS[0]}
-  cp "$out/cupti-vs-ncu-runs/cupti-vs-ncu.md" "$out/cupti-vs-ncu-runs/cupti-vs-ncu.json" "$out/" 2>/dev/null
+    --output-on-failure
+  local rc=$?
+  mv "$out/cupti-vs-ncu-runs/cupti-vs-ncu.md" "$out/cupti-vs-ncu-runs/cupti-vs-ncu.json" "$out/" 2>/dev/null
+  rm -f "$out"/cupti-vs-ncu-runs/*.provenance.json
+  record vs-ncu "cupti-vs-ncu-runs/*" "ctest -R profiles.cupti.vs_ncu (WARPMODEL_CUPTI_NCU_OUT=$out/cupti-vs-ncu-runs)" || rc=1
   return "$rc"
 }
-stage_report() { python3 scripts/gpu_report.py "$out"; }
+stage_repeatability() {
+  local run
+  for run in 1 2; do "$bin" characterize --output "$logs/repeat-$run" || return 1; done
+  python3 scripts/compare_ubench_runs.py "$logs/repeat-1/device.json" "$logs/repeat-2/device.json" \
+    -o "$out/repeatability.md" &&
+    record repeatability repeatability.md "warpmodel characterize, twice; scripts/compare_ubench_runs.py"
+}
+stage_report() {
+  python3 scripts/provenance_index.py index results && python3 scripts/gpu_report.py "$out" &&
+    python3 scripts/provenance_index.py index results
+}
 
 run_stage build stage_build
 run_stage characterize stage_characterize
 run_stage gpu-tests stage_gpu_tests
+run_stage sanitizers stage_sanitizers
 run_stage validate stage_validate
 run_stage stencils stage_stencils
 run_stage adi stage_adi
 run_stage app stage_app
 run_stage vs-ncu stage_vs_ncu
+run_stage repeatability stage_repeatability
 
-# Provenance of this run (the report stage reads it).
-{
-  echo "{"
-  echo "  \"gpu\": \"$gpu_name\", \"gpu_uuid\": \"$gpu_uuid\","
-  [ -n "$previous_uuid" ] && [ "$previous_uuid" != "$gpu_uuid" ] && echo "  \"previous_gpu_uuid\": \"$previous_uuid\","
-  echo "  \"driver\": \"$driver\", \"cuda\": \"${cuda:-unknown}\", \"sm_clock_mhz_at_start\": \"$sm_clock\","
-  echo "  \"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\", \"commit\": \"$commit\","
-  echo "  \"command\": \"scripts/characterize_gpu.sh${quick:+$( [ $quick = 1 ] && echo ' --quick')}${only:+ --only $only}${skip:+ --skip $skip} $out\","
-  echo "  \"stages\": {$(IFS=,; echo "${summary[*]}")},"
-  echo "  \"seconds\": $(( $(date +%s) - t_start ))"
-  echo "}"
-} >"$out/characterize_gpu.provenance.json"
+# The run in the folder's history (the report stage reads it).
+record run "" "scripts/characterize_gpu.sh" >/dev/null
 run_stage report stage_report
 say "finished in $(( $(date +%s) - t_start )) s$( [ $failed = 1 ] && echo ', with FAILED stages')"
 exit $failed

@@ -5,12 +5,14 @@
 # files, so that what is committed is what the current code writes.
 #   results/k40-thesis/   the thesis's worked example and tables 4.5/4.7, recomputed
 #   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json,
-#                         the example application's predict-app tables (app-example.predict.*), the
+#                         the microbenchmarks' plots (ubench_*.png) and the roofline of the measured
+#                         ceilings (roofline.png), the example application's predict-app tables
+#                         (app-example/predict.*), the
 #                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
 #                         the ADI tables and plot (adi.md/.csv, tridiagonal.md/.csv, adi_steps.png),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
 #   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
-#   *.provenance.json     beside those tables: the measuring runs' records (scripts/provenance_sidecars.py)
+#   provenance.json       in every folder: one record per output (scripts/provenance_index.py)
 # usage: scripts/regenerate_results.sh   (from the repository root; WARPMODEL_BIN names the program,
 #        default build/cli/warpmodel)
 set -euo pipefail
@@ -28,41 +30,6 @@ $bin predict --device $data/k40-thesis.device.json --kernel $data/stencil-order2
 $bin sweep --device $data/k40-thesis.device.json --kernel $data/stencil-order2-k40-thesis.kernel.json \
   --top 20 --format csv --output "$out/sweep-thesis-2016.csv"
 python3 scripts/plot_thesis.py "$out/reproduction.json"
-# The code these numbers come from, as a hash of its files' contents: stable from run to run (unlike
-# HEAD or the date) and moved by any change to the model, which is what would change the numbers.
-code_hash=$( ( (find model support cli -type f 2>/dev/null || true) | LC_ALL=C sort | xargs -r sha256sum) | sha256sum | cut -c1-12)
-cat >"$out/PROVENANCE.md" <<PROV
-# Provenance of results/k40-thesis/
-
-Computed, not measured: every number here is derived by warpmodel from the thesis's printed K40
-inputs (model/data/k40-thesis.device.json, model/data/stencil-order2-k40-thesis.kernel.json; each
-value there names its source equation or table in seeds/000 chapter 4). No GPU was used.
-
-- code: model/, support/ and cli/ with content hash ${code_hash} (sha256 over their files' sha256 sums, sorted by path)
-- commands: scripts/regenerate_results.sh (from scripts/run.sh), i.e. \`warpmodel reproduce-thesis --format markdown|csv|json\`,
-  \`warpmodel predict --model all --format csv\`, \`warpmodel sweep --top 20 --format csv\` on the files above,
-  and \`scripts/plot_thesis.py reproduction.json\`
-PROV
-# The same record as JSON beside the computed tables (reproduction.json carries no measurement).
-cat >"$out/reproduction.provenance.json" <<PROV
-{
-  "measured": false,
-  "what": "computed by warpmodel from the thesis's printed K40 inputs; no GPU was used",
-  "gpu": "none: the inputs are the thesis's Tesla K40 (seeds/000 chapter 4), printed numbers",
-  "driver": "none (no GPU was used)",
-  "cuda": "none (no GPU was used)",
-  "sm_clock_mhz": "745, the thesis's K40 clock (model/data/k40-thesis.device.json)",
-  "date": "not measured: recomputed by every regeneration",
-  "commit": "the commit holding this file; the code it ran is identified by code_content_hash",
-  "command": "scripts/regenerate_results.sh (run by scripts/run.sh)",
-  "inputs": ["model/data/k40-thesis.device.json", "model/data/stencil-order2-k40-thesis.kernel.json"],
-  "code_content_hash": "${code_hash}",
-  "tables": ["reproduction.md", "reproduction.csv", "reproduction.json", "prediction-all-models.csv", "sweep-thesis-2016.csv"],
-  "commands": ["warpmodel reproduce-thesis --format markdown|csv|json", "warpmodel predict --model all --format csv",
-               "warpmodel sweep --top 20 --format csv", "scripts/plot_thesis.py reproduction.json"],
-  "run_by": "scripts/regenerate_results.sh"
-}
-PROV
 echo "regenerate: wrote $out/"
 
 # Validation tables and plots from the committed measurements of each GPU (warpmodel validate --from).
@@ -85,13 +52,13 @@ done
 # the device profile as validate left it (its fitted constants): they move with the model.
 for dir in results/*/; do
   dir=${dir%/}
-  if [ -f "$dir/app-example.profile.json" ] && [ -f "$dir/device.json" ]; then
+  if [ -f "$dir/app-example/profile.json" ] && [ -f "$dir/device.json" ]; then
     for format in markdown csv; do
       ext=$([ $format = markdown ] && echo md || echo csv)
-      $bin predict-app --profile "$dir/app-example.profile.json" --device "$dir/device.json" --format $format \
-        -o "$dir/app-example.predict.$ext"
+      $bin predict-app --profile "$dir/app-example/profile.json" --device "$dir/device.json" --format $format \
+        -o "$dir/app-example/predict.$ext"
     done
-    echo "regenerate: wrote $dir/app-example.predict.{md,csv}"
+    echo "regenerate: wrote $dir/app-example/predict.{md,csv}"
   fi
 done
 
@@ -121,18 +88,25 @@ for dir in results/*/; do
   fi
 done
 
-# Provenance sidecars of the tables computed from measurements (scripts/provenance_sidecars.py: each
-# copies the measuring run's own record), before the stencil tables, which embed theirs.
-python3 scripts/provenance_sidecars.py results
+# The microbenchmarks' plots and the roofline of each GPU's measured ceilings.
+for dir in results/*/; do
+  dir=${dir%/}
+  if [ -f "$dir/ubench.csv" ]; then
+    python3 scripts/plot_ubench.py "$dir/ubench.csv" >/dev/null
+    echo "regenerate: wrote $dir/ubench_*.png"
+  fi
+done
+
+# One provenance record per output in each folder (scripts/provenance_index.py), and the provenance
+# columns of the tables computed from measurements, which the stencil tables and the ADI plot read.
+python3 scripts/provenance_index.py index results
 
 # The stencil benchmarks' tables (scripts/stencil_report.py), whose references come from device.json.
 for dir in results/*/; do
   dir=${dir%/}
   if [ -f "$dir/stencils.json" ] && [ -f "$dir/device.json" ]; then
-    prov=()
-    [ -f "$dir/stencils.provenance.json" ] && prov=(--provenance "$dir/stencils.provenance.json")
-    python3 scripts/stencil_report.py bench --json "$dir/stencils.json" --device "$dir/device.json" "${prov[@]}" \
-      --md "$dir/stencils.md" --csv "$dir/stencils.csv" >/dev/null
+    python3 scripts/stencil_report.py bench --json "$dir/stencils.json" --device "$dir/device.json" \
+      --provenance "$dir/provenance.json" --md "$dir/stencils.md" --csv "$dir/stencils.csv" >/dev/null
     echo "regenerate: wrote $dir/stencils.{md,csv}"
   fi
 done
@@ -154,3 +128,6 @@ for dir in results/*/; do
     echo "regenerate: wrote $dir/README.md"
   fi
 done
+
+# The records of what was written since (the reports), in the same files.
+python3 scripts/provenance_index.py index results >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tables from measured stencil data (issue 4). Writers only: nothing here measures.
 
-  stencil_report.py bench --json results/h200/stencils.json --provenance results/h200/stencils.provenance.json \
+  stencil_report.py bench --json results/h200/stencils.json --provenance results/h200/provenance.json \
       --md results/h200/stencils.md --csv results/h200/stencils.csv
       bench_stencils' Google Benchmark JSON (run with --benchmark_repetitions and aggregates) ->
       the orders x variants table (best block per cell, fraction of the measured copy bandwidth),
@@ -339,6 +339,8 @@ def main(argv):
     a = ap.parse_args(argv)
     try:
         prov = load_json(a.provenance, "provenance") if a.provenance else None
+        if prov and prov.get("schema") == "warpmodel.provenance/1":  # a folder's index: the benchmark's record
+            prov = prov.get("outputs", {}).get(os.path.basename(a.json))
         if a.what == "bench":
             doc = load_json(a.json, "benchmark output")
             refs = device_references(load_json(a.device, "device profile"), a.device) if a.device else None

@@ -3,7 +3,7 @@
 
 A device machine asked for as one kind can come as another (an H100 for an H200); a script that names
 results/h200 would then write the H100's numbers there. With a stand-in nvidia-smi on PATH (no GPU needed):
-- a folder whose characterize_gpu.provenance.json names another GPU: exit 2, one line naming both GPUs and
+- a folder whose provenance.json names another GPU (its newest run): exit 2, one line naming both GPUs and
   the folder this GPU's results belong in, and the folder exactly as it was (nothing half-written);
 - the same folder with --other-gpu, a folder of this GPU and a folder with no provenance: past the check
   (the stage starts; it fails here, with no build, which is not what this test looks at);
@@ -36,9 +36,10 @@ def snapshot(folder):
 
 def provenance(folder, gpu):
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "characterize_gpu.provenance.json"), "w") as f:
-        f.write('{\n  "gpu": "%s", "gpu_uuid": "GPU-old", "driver": "580", "cuda": "13.0",\n'
-                '  "commit": "abc1234", "command": "scripts/characterize_gpu.sh"\n}\n' % gpu)
+    with open(os.path.join(folder, "provenance.json"), "w") as f:
+        f.write('{"schema": "warpmodel.provenance/1", "outputs": {}, "runs": [\n'
+                ' {"gpu": "%s", "gpu_uuid": "GPU-old", "driver": "580", "cuda": "13.0",\n'
+                '  "commit": "abc1234", "command": "scripts/characterize_gpu.sh"}]}\n' % gpu)
 
 
 def main():
