@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "model_option.hpp"
 #include "tool_errors.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
@@ -91,7 +92,7 @@ int run_import_ncu(const struct ImportOptions&) {
 #endif
 
 struct PredictAppOptions {
-  std::string profile, device, binary, cubins, model = "hopper", format = "table", output;
+  std::string profile, device, binary, cubins, model = kDefaultModel, format = "table", output;
   bool group = false;
 };
 
@@ -169,7 +170,7 @@ void add_app_commands(CLI::App& app, Action& action) {
   CLI::Option* cubins = predict_cmd->add_option(
       "--cubins", pa->cubins, "a folder of .cubin files (default: the PREFIX.cubins folder the profile names)");
   binary->excludes(cubins);
-  predict_cmd->add_option("--model", pa->model, "hopper (default), thesis-2016, gpuperf-2012 or hong-kim-2009");
+  predict_cmd->add_option("--model", pa->model, model_option_help(false));
   predict_cmd->add_flag("--group", pa->group, "one row per kernel and launch shape (median times), largest total first");
   predict_cmd->add_option("--format", pa->format, "table, markdown, csv or json")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "model_option.hpp"
 #include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
@@ -49,7 +50,7 @@ std::vector<ModelVariant> parse_models(const std::string& name) {
 }
 
 struct PredictOptions : CommonOptions {
-  std::string device, kernel, model = "thesis-2016";
+  std::string device, kernel, model = kDefaultModel;
 };
 
 int run_predict(const PredictOptions& o) {
@@ -91,7 +92,7 @@ int run_predict(const PredictOptions& o) {
 }
 
 struct SweepOptions : CommonOptions {
-  std::string device, kernel, model = "thesis-2016";
+  std::string device, kernel, model = kDefaultModel;
   std::size_t top = 10;
 };
 
@@ -188,8 +189,7 @@ void add_model_commands(CLI::App& app, Action& action) {
   CLI::App* predict_cmd = app.add_subcommand("predict", "predict one kernel launch, printing every term of the model");
   predict_cmd->add_option("--device", predict_opts->device, "device profile JSON")->required();
   predict_cmd->add_option("--kernel", predict_opts->kernel, "kernel profile JSON")->required();
-  predict_cmd->add_option("--model", predict_opts->model, "hong-kim-2009, gpuperf-2012, thesis-2016 or all")
-      ->capture_default_str();
+  predict_cmd->add_option("--model", predict_opts->model, model_option_help(true));
   add_output_options(predict_cmd, *predict_opts);
   predict_cmd->callback([&action, predict_opts] { action = [predict_opts] { return run_predict(*predict_opts); }; });
 
@@ -197,8 +197,7 @@ void add_model_commands(CLI::App& app, Action& action) {
   CLI::App* sweep_cmd = app.add_subcommand("sweep", "rank block shapes of a kernel by predicted time");
   sweep_cmd->add_option("--device", sweep_opts->device, "device profile JSON")->required();
   sweep_cmd->add_option("--kernel", sweep_opts->kernel, "kernel profile JSON")->required();
-  sweep_cmd->add_option("--model", sweep_opts->model, "hong-kim-2009, gpuperf-2012 or thesis-2016")
-      ->capture_default_str();
+  sweep_cmd->add_option("--model", sweep_opts->model, model_option_help(false));
   sweep_cmd->add_option("--top", sweep_opts->top, "how many of the best shapes to print")
       ->check(at_least(0))
       ->capture_default_str();

@@ -27,7 +27,7 @@ $bin reproduce-thesis --format csv --output "$out/reproduction.csv"
 $bin reproduce-thesis --format json --output "$out/reproduction.json"
 $bin predict --device $data/k40-thesis.device.json --kernel $data/stencil-order2-k40-thesis.kernel.json \
   --model all --format csv --output "$out/prediction-all-models.csv"
-$bin sweep --device $data/k40-thesis.device.json --kernel $data/stencil-order2-k40-thesis.kernel.json \
+$bin sweep --model thesis-2016 --device $data/k40-thesis.device.json --kernel $data/stencil-order2-k40-thesis.kernel.json \
   --top 20 --format csv --output "$out/sweep-thesis-2016.csv"
 python3 scripts/plot_thesis.py "$out/reproduction.json"
 echo "regenerate: wrote $out/"

@@ -45,7 +45,8 @@ Rates measured_rates(const DeviceProfile& d) {
     std::string list;
     for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
     throw ModelError("device '" + d.name + "': the hopper model needs measured rates (" + list +
-                     "); run `warpmodel characterize` on the GPU, or use another --model");
+                     "); run `warpmodel characterize` on the GPU, or use another --model (--model thesis-2016 runs on "
+                     "printed inputs such as the thesis's K40)");
   }
   Rates r;
   r.dependent_latency = *d.fp32_dependent_latency_cycles;
