@@ -15,6 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+from png_output import save_png  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # Issue 15's targets and the variants before it, as the tables state them.
@@ -118,9 +119,7 @@ def main():
     fig.suptitle(f"ADI shallow-water step on {gpu} (bench_adi medians, adi.csv)")
     fig.tight_layout()
     out = os.path.join(os.path.dirname(os.path.abspath(path)), "adi_steps.png")
-    tmp = out + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
-    os.replace(tmp, out)
+    save_png(fig, out, dpi=110)
     print(f"wrote {out}")
 
 

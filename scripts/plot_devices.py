@@ -16,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+from png_output import save_png  # noqa: E402
 
 # (label, the quantities that may hold it, first found wins): the short profile fields first, then
 # the full tables under measurements (profiles of other characterize versions have one or the other).
@@ -113,7 +114,7 @@ def main():
                 labels.append(label)
     fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
-    fig.savefig(sys.argv[2], dpi=110)
+    save_png(fig, sys.argv[2], dpi=110)
     plt.close(fig)
     print(f"plot_devices: wrote {sys.argv[2]}")
 

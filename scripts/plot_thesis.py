@@ -13,6 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from png_output import save_png  # noqa: E402
 
 
 def main(path):
@@ -40,9 +41,7 @@ def main(path):
     axes[1].legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     out = os.path.join(os.path.dirname(path), "reproduction.png")
-    tmp = out + ".tmp.png"
-    fig.savefig(tmp, dpi=120)
-    os.replace(tmp, out)
+    save_png(fig, out, dpi=120)
     print(f"plot_thesis: wrote {out}")
 
 

@@ -13,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+from png_output import save_png  # noqa: E402
 
 
 def summarize(df, keys):
@@ -55,7 +56,7 @@ def main():
         ax.legend(fontsize=8)
     fig.suptitle("Latency vs warps per block (clock64 read cost subtracted; mean ± s/√n)")
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, "ubench_latency_vs_warps.png"), dpi=110)
+    save_png(fig, os.path.join(folder, "ubench_latency_vs_warps.png"), dpi=110)
 
     fig, axes = plt.subplots(1, 2, figsize=(13, 5))
     plot_series(axes[0], lat, ["shared_load", "l1_hit", "l2_hit", "global_load", "global_load_uncoalesced"])
@@ -73,7 +74,7 @@ def main():
     axes[1].grid(alpha=0.3)
     axes[1].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, "ubench_memory_vs_warps.png"), dpi=110)
+    save_png(fig, os.path.join(folder, "ubench_memory_vs_warps.png"), dpi=110)
 
     fp = summarize(df[df.series == "footprint"], ["benchmark", "footprint_bytes"])
     fig, ax = plt.subplots(figsize=(9, 5))
@@ -88,7 +89,7 @@ def main():
     ax.grid(alpha=0.3, which="both")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(folder, "ubench_footprint.png"), dpi=110)
+    save_png(fig, os.path.join(folder, "ubench_footprint.png"), dpi=110)
     print("plot_ubench: wrote", ", ".join(f for f in sorted(os.listdir(folder)) if f.endswith(".png")))
 
 

@@ -19,6 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
+from png_output import save_png  # noqa: E402
 import pandas as pd  # noqa: E402
 
 COLOURS = {"hong-kim-2009": "tab:red", "gpuperf-2012": "tab:orange", "thesis-2016": "tab:purple",
@@ -54,7 +55,7 @@ def scatter(df, out):
     axes[0][0].set_ylabel("predicted cycles")
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=130)
+    save_png(fig, out, dpi=130)
     plt.close(fig)
 
 
@@ -75,7 +76,7 @@ def errors(df, out):
     ax.set_ylabel("(predicted - measured) / measured, %  (held-out)")
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out, dpi=130)
+    save_png(fig, out, dpi=130)
     plt.close(fig)
 
 
@@ -111,7 +112,7 @@ def warps_figure(df, out):
         ax.set_xlabel("warps per SM")
     axes.flat[0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    save_png(fig, out, dpi=72)  # one panel per kernel and size: dozens of panels
     plt.close(fig)
     return True
 
@@ -158,7 +159,7 @@ def classes_figure(held_out_csv, out):
     right.grid(True, axis="y", alpha=0.3)
     right.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    save_png(fig, out, dpi=110)
     plt.close(fig)
     return True
 

@@ -13,7 +13,6 @@ import os
 import re
 import struct
 import sys
-import tempfile
 
 
 def read_vti(path):
@@ -66,6 +65,7 @@ def main(argv):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         import numpy as np
+        from png_output import save_png
     except ImportError as e:
         print(f"plot_wavefield: needs matplotlib and numpy ({e}); scripts/setup.sh installs them", file=sys.stderr)
         return 2
@@ -115,14 +115,7 @@ def main(argv):
     fig.tight_layout()
     folder = os.path.dirname(os.path.abspath(a.output))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".plot_wavefield.", suffix=".png")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, a.output)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    save_png(fig, a.output, dpi=110)
     print(f"plot_wavefield: wrote {a.output}")
     return 0
 

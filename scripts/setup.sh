@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what warpmodel needs and is missing, then configures and builds it in build/.
-# Debian packages: compilers, CMake, CLI11, nlohmann-json, Eigen, GoogleTest, Google Benchmark.
+# Debian packages: compilers, CMake, CLI11, nlohmann-json, Eigen, GoogleTest, Google Benchmark, liblzma
+# (the xz-compressed measurement files under results/).
 # PyPI: matplotlib and pandas (plots), NVIDIA's cuobjdump and nvdisasm (SASS checks).
 # The CUDA 13 toolkit is expected at /usr/local/cuda (or nvcc on PATH); without it the model,
 # its tests and the CLI still build (WARPMODEL_ENABLE_CUDA=OFF) and GPU subcommands say so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libeigen3-dev libgtest-dev libbenchmark-dev)
+apt_packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libeigen3-dev libgtest-dev libbenchmark-dev liblzma-dev)
 missing=()
 for p in "${apt_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -41,6 +42,16 @@ else
   echo "setup: no nvcc found: building without GPU subcommands (the model does not need them)"
 fi
 
+echo "setup: configuring build/ (log: build.log)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" >build.log 2>&1 || { cat build.log; exit 1; }
-cmake --build build -j"$(nproc)" >>build.log 2>&1 || { tail -50 build.log; exit 1; }
-echo "setup: built build/cli/warpmodel"
+# The build takes about 10 minutes on 2 cores with CUDA: one line per finished target, with CMake's
+# percentage, so that a first build shows where it is (everything else goes to build.log).
+echo "setup: building with $(nproc) jobs (about 10 minutes on 2 cores the first time; nothing to do afterwards)"
+start=$(date +%s)
+set +e
+cmake --build build -j"$(nproc)" 2>&1 | tee -a build.log |
+  grep --line-buffered -E '^\[ *[0-9]+%\] Built target ' | sed -u 's/^/setup: /'
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 0 ] || { echo "setup: the build failed; its last lines:"; tail -50 build.log; exit 1; }
+echo "setup: built build/cli/warpmodel in $(( $(date +%s) - start )) s"
