@@ -1,40 +1,61 @@
 #!/usr/bin/env python3
-"""One-page report of a characterised GPU: OUTDIR/README.md, from the files in OUTDIR.
+"""One-page report of a characterised GPU: FOLDER/README.md, from the files in FOLDER.
 
   gpu_report.py results/h100-80gb-hbm3
 
 Called by the `report` stage of scripts/characterize_gpu.sh and by scripts/regenerate_results.sh (for
 every results/<gpu>/ with a device.json, so that the committed READMEs are what this script writes).
-Sections, each from one file; a section whose file is missing is replaced by a line saying so:
-  the GPU            characterize_gpu.provenance.json (GPU, UUID, driver, CUDA, date, commit, stages),
-                     else device.json's provenance
-  latency, bandwidth, issue rates, departure delays, barrier and launch    device.json
-  model accuracy     validation.json (held-out summaries, leave-one-class-out, cross-GPU)
-  best variants      stencils.csv, adi.csv
-  figures            every *.png in OUTDIR, linked with a caption
-The output depends only on those files (no clock, no absolute path): the same folder gives the same README.
-Bad input (no such folder, malformed JSON or CSV): one line on stderr, exit 2, nothing written.
+The page, in this order, and the files each part reads:
+  the GPU's name and what the page is      provenance.json (outputs["device.json"].gpu), else device.json
+  At a glance       device.json: SMs, SM clock, compute capability, memory, cache sizes and latencies;
+                    the measured FP32/FP64 FLOP/s (FMA ops/clk/SM x SMs x SM clock x 2), SFU ops/s and
+                    bandwidths against spec; then roofline.png (scripts/plot_roofline.py)
+  latency by level, bandwidth, issue rates, departure delays, barrier and launch    device.json
+  model accuracy    validation.json (held-out summaries, leave-one-class-out, cross-GPU, cross-shape)
+  best variants     stencils.csv, adi.csv
+  figures           every *.png of the folder and its subfolders, embedded, with a caption
+  provenance and run history    provenance.json (scripts/provenance_index.py): the device profile's
+                    record, and the last RUNS_SHOWN measuring runs
+An optional file that is missing costs one short line where its part would be. The output depends only
+on the folder's files (no clock, no absolute path): the same folder gives the same bytes.
+Bad input (no such folder, malformed JSON or CSV, a provenance.json of another schema): one line on
+stderr, exit 2, nothing written.
 """
 import csv
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 
-# One-line captions of the figures the project's scripts draw (anything else is listed as "figure").
+PROVENANCE_SCHEMA = "warpmodel.provenance/1"
+RUNS_SHOWN = 5
+FLOP_PER_FMA = 2
+# (short title, one-line caption) of the figures the project's scripts draw; any other PNG gets its name.
 CAPTIONS = {
-    "adi_steps.png": "ADI step of every variant against the grid's cells, and the state-only traffic against issue 15's target (scripts/plot_adi.py)",
-    "ubench_latency_vs_warps.png": "per-operation latency against warps per block, as thesis figures 4.3-4.14 (scripts/plot_ubench.py)",
-    "ubench_memory_vs_warps.png": "shared, L1, L2 and DRAM latency and the departure completion time against warps (scripts/plot_ubench.py)",
-    "ubench_footprint.png": "pointer-chase latency against footprint, ld.global.ca and .cg: the L1, L2 and DRAM plateaus (scripts/plot_ubench.py)",
-    "validation_scatter.png": "predicted against measured cycles of every validation launch, per model (scripts/plot_validation.py)",
-    "validation_errors.png": "signed error of each model on the held-out half (scripts/plot_validation.py)",
-    "validation_warps.png": "stencil cycles against warps per SM, measured and predicted: the thesis's figure 4.15 layout",
-    "validation_classes.png": "hopper per kernel class, constants that never saw the class: leave-one-class-out and cross-GPU",
-    "wavefield.png": "slices of the acoustic propagator's pressure field from run-stencil snapshots (scripts/plot_wavefield.py)",
+    "roofline.png": ("roofline", "the roofline of the measured ceilings: FP32 and FP64 FMA roofs (spec dashed), "
+                     "DRAM, L2 and shared-memory bandwidth roofs (scripts/plot_roofline.py)"),
+    "adi_steps.png": ("ADI steps", "ADI step of every variant against the grid's cells, and the state-only traffic "
+                      "against its target (scripts/plot_adi.py)"),
+    "ubench_latency_vs_warps.png": ("latency against warps", "per-operation latency against warps per block, as "
+                                    "thesis figures 4.3-4.14 (scripts/plot_ubench.py)"),
+    "ubench_memory_vs_warps.png": ("memory latency against warps", "shared, L1, L2 and DRAM latency and the departure "
+                                   "completion time against warps (scripts/plot_ubench.py)"),
+    "ubench_footprint.png": ("latency against footprint", "pointer-chase latency against footprint, ld.global.ca and "
+                             ".cg: the L1, L2 and DRAM plateaus (scripts/plot_ubench.py)"),
+    "validation_scatter.png": ("predicted against measured", "predicted against measured cycles of every validation "
+                               "launch, per model (scripts/plot_validation.py)"),
+    "validation_errors.png": ("held-out errors", "signed error of each model on the held-out half "
+                              "(scripts/plot_validation.py)"),
+    "validation_warps.png": ("cycles against warps", "stencil cycles against warps per SM, measured and predicted: "
+                             "the thesis's figure 4.15 layout (scripts/plot_validation.py)"),
+    "validation_classes.png": ("accuracy per class", "hopper per kernel class, constants that never saw the class: "
+                               "leave-one-class-out and cross-GPU (scripts/plot_validation.py)"),
+    "wavefield.png": ("wavefield", "slices of the acoustic propagator's pressure field from run-stencil snapshots "
+                      "(scripts/plot_wavefield.py)"),
 }
-MISSING = "_Skipped: {file} is missing{hint}._\n"
+MISSING = "_No {file} in this folder{hint}._\n"
 
 
 class InputError(Exception):
@@ -63,9 +84,23 @@ def load_csv(folder, name):
         raise InputError(f"{path}: not a readable CSV file ({e})") from e
 
 
+def load_provenance(folder):
+    doc = load_json(folder, "provenance.json")
+    if doc is None:
+        return None
+    path = os.path.join(folder, "provenance.json")
+    if not isinstance(doc, dict) or doc.get("schema") != PROVENANCE_SCHEMA or not isinstance(doc.get("outputs"), dict):
+        raise InputError(f"{path}: expected a {PROVENANCE_SCHEMA} document with \"outputs\"")
+    runs = doc.get("runs", [])
+    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs) or \
+            not all(isinstance(r, dict) for r in doc["outputs"].values()):
+        raise InputError(f"{path}: \"outputs\" must map files to records and \"runs\" be a list of runs")
+    return doc
+
+
 def num(x, digits=4):
     """`digits` significant digits, thousands not separated, trailing zeros trimmed; "-" for none."""
-    if x is None or x == "" or (isinstance(x, float) and not math.isfinite(x)):
+    if x is None or x == "" or isinstance(x, bool) or (isinstance(x, float) and not math.isfinite(x)):
         return "-"
     x = float(x)
     if x == 0:
@@ -77,6 +112,29 @@ def num(x, digits=4):
 
 def pct(fraction, digits=3):
     return "-" if fraction is None else num(100 * float(fraction), digits) + " %"
+
+
+def si(value, unit, digits=3):
+    """65.59e12, "FLOP/s" -> "65.6 TFLOP/s"."""
+    if value is None:
+        return "-"
+    scale, prefix = next(((s, p) for s, p in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+                          if abs(value) >= s), (1, ""))
+    x = value / scale
+    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(x))))) if x else 0
+    return f"{x:.{decimals}f} {prefix}{unit}"
+
+
+def size(nbytes):
+    """Bytes as KiB, MiB or GiB."""
+    for scale, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if nbytes >= scale:
+            return f"{num(nbytes / scale, 4)} {unit}"
+    return f"{num(nbytes)} B"
+
+
+def number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def table(headers, rows):
@@ -94,90 +152,119 @@ def get(tree, dotted, default=None):
     return tree
 
 
-# --- sections -----------------------------------------------------------------------------------
+def short_commit(commit):
+    """The first 7 digits of a hash, with what follows it ("+dirty")."""
+    m = re.match(r"([0-9a-f]{7,40})(.*)$", str(commit or ""))
+    return m.group(1)[:7] + m.group(2) if m else (str(commit) if commit else "-")
 
-def gpu_section(run, device, folder):
-    """Who measured what: the last characterize_gpu.sh run beside the characterize run of device.json
-    (a run of some stages only keeps the device.json of an earlier run, so the two can differ)."""
-    out = "## The GPU\n\n"
-    if run is None and device is None:
-        return out + MISSING.format(file="characterize_gpu.provenance.json and device.json", hint="")
-    prov = device.get("provenance", {}) if isinstance(device, dict) else {}
-    fields = [("GPU", "gpu", "gpu"), ("UUID", "gpu_uuid", "gpu_uuid"), ("driver", "driver", "driver"),
-              ("CUDA", "cuda", "cuda_runtime"), ("date", "date", "date"), ("commit", "commit", "commit"),
-              ("command", "command", "command"), ("PCI bus", None, "pci_bus_id")]
-    columns = []  # (header, source dict, key index in fields)
-    if run is not None:
-        columns.append(("scripts/characterize_gpu.sh (characterize_gpu.provenance.json)", run, 1))
-    if prov:
-        columns.append(("warpmodel characterize (device.json provenance)", prov, 2))
-    if run is None:
-        out += ("_characterize_gpu.provenance.json is missing (this folder was not written by "
-                "scripts/characterize_gpu.sh): the GPU's UUID and the stages run are unknown; the rest is from "
-                "device.json's provenance._\n\n")
+
+# --- at a glance --------------------------------------------------------------------------------
+
+def footprint_sizes(curve):
+    """(L1 bytes, L2 bytes) from the pointer-chase footprint curve, where it shows the plateaus: the
+    largest footprint whose latency stays below the midpoint of two adjacent plateaus (the .ca curve
+    for L1, the .cg curve for L2), as `warpmodel characterize` detects them."""
+    if not isinstance(curve, list):
+        return None, None
+    points = []
+    for p in curve:
+        if isinstance(p, dict) and number(p.get("footprint_bytes")):
+            points.append((p["footprint_bytes"], get(p, "ca.mean_cycles"), get(p, "cg.mean_cycles")))
+    points.sort(key=lambda p: p[0])
+    if len(points) < 4:
+        return None, None
+
+    def capacity(column, low, high):
+        if not (number(low) and number(high)) or high < 1.5 * low:
+            return None  # no step between the two plateaus
+        below = [p[0] for p in points if number(p[column]) and p[column] < (low + high) / 2]
+        return below[-1] if below and below[-1] < points[-1][0] else None
+
+    l1, l2, dram = points[0][1], points[0][2], points[-1][2]
+    return capacity(1, l1, l2), capacity(2, l2, dram)
+
+
+def compute_rate(device, key):
+    """(measured, spec) ops/s of a throughput benchmark over the whole GPU: ops/clk/SM x SMs x SM clock."""
+    entry = get(device, f"measurements.throughput.{key}")
+    sms, clock = get(device, "hardware.sm_count"), get(device, "hardware.sm_clock_mhz")
+    if not isinstance(entry, dict) or not number(entry.get("ops_per_clk_per_sm")) or not number(sms) \
+            or not number(clock):
+        return None, None
+    per_clk = sms * clock * 1e6
+    spec = entry.get("spec_ops_per_clk_per_sm")
+    return entry["ops_per_clk_per_sm"] * per_clk, spec * per_clk if number(spec) else None
+
+
+def glance_section(device, folder):
+    out = "## At a glance\n\n"
+    hw = device.get("hardware", {}) if isinstance(device.get("hardware"), dict) else {}
+    lat = device.get("latency_cycles", {}) if isinstance(device.get("latency_cycles"), dict) else {}
+    cap = get(device, "measurements.capacity", {}) or {}
+    clock = hw.get("sm_clock_mhz")
+
+    def latency(cycles):
+        if not number(cycles):
+            return ["-", "-"]
+        return [num(cycles), num(cycles / clock * 1000) if number(clock) and clock > 0 else "-"]
+
+    clock_source = get(device, "provenance.sm_clock_mhz")
+    l1_curve, l2_curve = footprint_sizes(get(device, "measurements.footprint_curve"))
+    l1_bytes = cap.get("l1_bytes_detected") if number(cap.get("l1_bytes_detected")) else l1_curve
+    l2_bytes = cap.get("l2_bytes_detected") if number(cap.get("l2_bytes_detected")) else l2_curve
+    l2_runtime = cap.get("l2_bytes_runtime")
+    shared_max = get(device, "measurements.launch.one_block_per_sm_shared_bytes")
+    carveout = " (L1 carveout 0 %)" if "= 0 %" in str(cap.get("l1_carveout", "")) else ""
+
+    rows = [["SMs", num(hw.get("sm_count")), "", ""],
+            ["SM clock", (num(clock) + " MHz" if number(clock) else "-")
+             + (f" ({clock_source})" if isinstance(clock_source, str) and clock_source else ""), "", ""],
+            ["compute capability", hw.get("compute_capability", "-"), "", ""],
+            ["shared memory", f"{size(shared_max)} per block at most (opt-in)" if number(shared_max) else "-"]
+            + latency(lat.get("shared_load")),
+            ["L1", f"{size(l1_bytes)} per SM, footprint plateau{carveout}" if number(l1_bytes) else "-"]
+            + latency(lat.get("l1_hit")),
+            ["L2", "; ".join(([f"{size(l2_bytes)} by the footprint plateau"] if number(l2_bytes) else [])
+                             + ([f"{size(l2_runtime)} per the runtime"] if number(l2_runtime) else [])) or "-"]
+            + latency(lat.get("l2_hit")),
+            ["DRAM", (f"peak {num(hw['mem_peak_bandwidth_gbs'])} GB/s (2 x memory clock x bus width)"
+                      if number(hw.get("mem_peak_bandwidth_gbs")) else "-")] + latency(lat.get("dram"))]
+    out += table(["", "value", "latency, cycles", "latency, ns"], rows)
+
     rows = []
-    for field in fields:
-        cells = [str(src.get(field[k])) if field[k] and src.get(field[k]) not in (None, "") else "-"
-                 for _, src, k in columns]
-        if any(c != "-" for c in cells):
-            if field[0] == "command":
-                cells = [f"`{c}`" if c != "-" else c for c in cells]
-            rows.append([field[0]] + cells)
+    for key, label, unit, flops in (("fp32_fma", "FP32 (FFMA)", "FLOP/s", FLOP_PER_FMA),
+                                    ("fp64_fma", "FP64 (DFMA)", "FLOP/s", FLOP_PER_FMA),
+                                    ("sfu_rcp", "SFU (MUFU.RCP)", "ops/s", 1)):
+        measured, spec = compute_rate(device, key)
+        if measured is not None:
+            rows.append([label, si(measured * flops, unit), si(spec * flops, unit) if spec else "-",
+                         pct(measured / spec) if spec else "-"])
+    bandwidth = get(device, "measurements.bandwidth", {}) or {}
+    for key, label in (("dram_read", "DRAM read"), ("dram_write", "DRAM write"), ("dram_copy", "DRAM copy"),
+                       ("l2_read", "L2 read"), ("l2_write", "L2 write"), ("shared_read", "shared memory read")):
+        entry = bandwidth.get(key)
+        if isinstance(entry, dict) and number(entry.get("gbs")):
+            spec = entry.get("spec_gbs")
+            rows.append([label, f"{num(entry['gbs'])} GB/s", f"{num(spec)} GB/s" if number(spec) else "none published",
+                         pct(entry.get("fraction_of_spec")) if number(entry.get("fraction_of_spec")) else "-"])
     if rows:
-        out += table([""] + [h for h, _, _ in columns], rows)
-    hw = (device or {}).get("hardware", {})
-    if hw:
-        out += (f"\n{hw.get('sm_count', '-')} SMs at {num(hw.get('sm_clock_mhz'))} MHz, compute capability "
-                f"{hw.get('compute_capability', '-')}, peak DRAM bandwidth {num(hw.get('mem_peak_bandwidth_gbs'))} GB/s "
-                "(device.json `hardware`).\n")
-    stages = (run or {}).get("stages")
-    if isinstance(stages, dict) and stages:
-        parts = []
-        for name, s in stages.items():
-            status = s.get("status")
-            seconds = f", {s['seconds']} s" if "seconds" in s else ""
-            parts.append(f"{name} " + ("ok" if status == 0 else f"FAILED (exit {status})" if isinstance(status, int)
-                                         else str(status)) + seconds)
-        out += "\nStages of the characterize_gpu.sh run: " + "; ".join(parts) + ".\n"
-    out += earlier_runs_section(folder)
+        out += "\n" + table(["", "measured", "spec", "of spec"], rows)
+        out += (f"\nFLOP/s: FMA ops per clock per SM measured with 32 warps on every SM (device.json "
+                f"`measurements.throughput`) x {num(hw.get('sm_count'))} SMs x {num(clock)} MHz x {FLOP_PER_FMA} "
+                "FLOP per FMA (SFU: ops, one each); the spec is the same product with the architecture's ops per "
+                "clock. Bandwidth: "
+                "the whole GPU, CUDA events (`measurements.bandwidth`). Latency: one warp, dependent loads.\n")
+    if os.path.exists(os.path.join(folder, "roofline.png")):
+        out += "\n![roofline](roofline.png)\n"
+    else:
+        out += "\n" + MISSING.format(file="roofline.png", hint=" (`scripts/plot_roofline.py device.json` draws it)")
     return out
 
 
-def stage_summary(stages):
-    parts = []
-    for name, s in (stages or {}).items():
-        status = s.get("status")
-        if status == "skipped (done before)":
-            continue
-        seconds = f" {s['seconds']} s" if "seconds" in s else ""
-        parts.append(f"{name}" + ("" if status == 0 else f" FAILED (exit {status})" if isinstance(status, int)
-                                  else f" {status}") + seconds)
-    return ", ".join(parts) or "-"
-
-
-def earlier_runs_section(folder):
-    """The other characterize_gpu.sh runs kept in the folder (characterize_gpu.<name>.provenance.json):
-    a folder is often written by several runs of some stages each (one device call each)."""
-    runs = []
-    for name in sorted(os.listdir(folder)):
-        if name.startswith("characterize_gpu.") and name.endswith(".provenance.json") \
-                and name != "characterize_gpu.provenance.json":
-            run = load_json(folder, name)
-            if isinstance(run, dict):
-                runs.append((run.get("date") or "", name, run))
-    if not runs:
-        return ""
-    rows = [[f"[{name}]({name})", run.get("date", "-"), run.get("commit", "-"), str(run.get("gpu_uuid", "-")),
-             stage_summary(run.get("stages"))] for _, name, run in sorted(runs)]
-    return ("\nEvery characterize_gpu.sh run kept in this folder (stages run, seconds; a stage an earlier run "
-            "of the same commit and GPU had done is left out):\n\n"
-            + table(["provenance", "date", "commit", "GPU UUID", "stages"], rows))
-
+# --- the measurements in detail -----------------------------------------------------------------
 
 def latency_section(device):
-    out = "## Latency by level\n\nOne warp, dependent loads or operations (device.json `latency_cycles`; "
-    out += "L2 near/far from `measurements.l2_near_far`); ns at the profile's SM clock.\n\n"
-    lat = device.get("latency_cycles", {})
+    lat = device.get("latency_cycles", {}) if isinstance(device.get("latency_cycles"), dict) else {}
     clock = get(device, "hardware.sm_clock_mhz")
     levels = [("L1 hit", lat.get("l1_hit")), ("shared load", lat.get("shared_load")),
               ("L2 hit (4 MiB chase)", lat.get("l2_hit")),
@@ -186,33 +273,42 @@ def latency_section(device):
               ("DRAM", lat.get("dram")), ("FP (avg_inst_lat: fp32 division)", lat.get("fp")),
               ("SFU", lat.get("sfu")), ("local load", get(device, "measurements.latency.local_load.warps_1.mean_cycles")),
               ("global atomic", get(device, "measurements.latency.global_atomic.warps_1.mean_cycles"))]
-    rows = [(name, num(c), num(c / clock * 1000) if clock else "-") for name, c in levels if c is not None]
-    return out + table(["level", "cycles", "ns"], rows)
+    rows = [(name, num(c), num(c / clock * 1000) if number(clock) and clock > 0 else "-")
+            for name, c in levels if number(c)]
+    if not rows:
+        return ""
+    return ("## Latency by level\n\nOne warp, dependent loads or operations (device.json `latency_cycles`; "
+            "L2 near/far from `measurements.l2_near_far`); ns at the profile's SM clock.\n\n"
+            + table(["level", "cycles", "ns"], rows))
+
+
+MAIN_BANDWIDTHS = ("dram_read", "dram_write", "dram_copy", "l2_read", "l2_write", "shared_read")
 
 
 def bandwidth_section(device):
-    out = "## Bandwidth\n\n"
     measured = get(device, "measurements.bandwidth", {}) or {}
-    short = device.get("bandwidth_gbs", {}) or {}
+    short = device.get("bandwidth_gbs", {}) if isinstance(device.get("bandwidth_gbs"), dict) else {}
     sms, clock = get(device, "hardware.sm_count"), get(device, "hardware.sm_clock_mhz")
+    natural = lambda k: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", k)]  # rows_32b before rows_128b
+    keys = list(MAIN_BANDWIDTHS) + sorted((k for k in set(measured) | set(short) if k not in MAIN_BANDWIDTHS),
+                                          key=natural)
     rows = []
-    for key in ("dram_read", "dram_write", "dram_copy", "l2_read", "l2_write", "shared_read"):
-        entry = measured.get(key, {}) if isinstance(measured.get(key), dict) else {}
+    for key in keys:
+        entry = measured.get(key) if isinstance(measured.get(key), dict) else {}
         gbs = entry.get("gbs", short.get(key))
-        if gbs is None:
+        if not number(gbs):
             continue
-        per_clk_sm = gbs * 1e9 / (sms * clock * 1e6) if sms and clock else None
-        u = f" ± {num(entry['u_gbs'], 2)}" if entry.get("u_gbs") is not None else ""
+        per_clk_sm = gbs * 1e9 / (sms * clock * 1e6) if number(sms) and number(clock) and sms * clock > 0 else None
+        u = f" ± {num(entry['u_gbs'], 2)}" if number(entry.get("u_gbs")) else ""
         rows.append((key, num(gbs) + u, num(per_clk_sm), num(entry.get("spec_gbs")), pct(entry.get("fraction_of_spec"))))
     if not rows:
-        return out + "_No bandwidth in device.json (`measurements.bandwidth`, `bandwidth_gbs`)._\n"
-    out += ("Whole GPU, CUDA events (device.json `measurements.bandwidth`); spec: the runtime's peak "
-            "(2 x memory clock x bus width) for DRAM, 128 B/clk/SM for shared memory, none published for L2.\n\n")
-    return out + table(["", "GB/s", "bytes/clk/SM", "spec GB/s", "of spec"], rows)
+        return ""
+    return ("## Bandwidth\n\nWhole GPU, CUDA events (device.json `measurements.bandwidth`); spec: the runtime's "
+            "peak (2 x memory clock x bus width) for DRAM, 128 B/clk/SM for shared memory, none published for L2.\n\n"
+            + table(["", "GB/s", "bytes/clk/SM", "spec GB/s", "of spec"], rows))
 
 
 def issue_section(device):
-    out = "## Issue rates and LSU throughput\n\n"
     throughput = get(device, "measurements.throughput", {}) or {}
     rows = []
     for name in sorted(throughput):
@@ -221,45 +317,45 @@ def issue_section(device):
             continue
         for key, unit in (("ops_per_clk_per_sm", "ops/clk/SM"), ("requests_per_clk_per_sm", "requests/clk/SM"),
                           ("ops_per_clk", "ops/clk (whole GPU)")):
-            if entry.get(key) is not None:
-                extra = (f"{num(entry['sectors_per_clk_per_sm'])} sectors/clk/SM"
-                         if entry.get("sectors_per_clk_per_sm") is not None else "")
+            if number(entry.get(key)):
                 rows.append((name, num(entry[key]), unit, num(entry.get("spec_" + key)),
-                             pct(entry.get("fraction_of_spec")), extra))
+                             pct(entry.get("fraction_of_spec")), num(entry.get("sectors_per_clk_per_sm"))))
                 break
     if not rows:
-        return out + "_No throughput in device.json (`measurements.throughput`)._\n"
-    out += "32 warps per SM, one block per SM on every SM (device.json `measurements.throughput`).\n\n"
-    return out + table(["benchmark", "rate", "unit", "spec", "of spec", ""], rows)
+        return ""
+    return ("## Issue rates and LSU throughput\n\n32 warps per SM, one block per SM on every SM (device.json "
+            "`measurements.throughput`).\n\n"
+            + table(["benchmark", "rate", "unit", "spec", "of spec", "sectors/clk/SM"], rows))
 
 
 def departure_section(device):
-    out = "## Departure delays, barrier, launch\n\n"
-    lat = device.get("latency_cycles", {})
+    lat = device.get("latency_cycles", {}) if isinstance(device.get("latency_cycles"), dict) else {}
     dep = get(device, "measurements.departure_delay", {}) or {}
     rows = []
     for kind in ("coalesced", "uncoalesced"):
         direct = lat.get(f"departure_delay_{kind}")
         u = get(dep, f"departure_{kind}.u_cycles")
-        if direct is not None:
+        if number(direct):
             rows.append((f"departure delay, {kind} (direct: completion-time slope)",
-                         num(direct) + (f" ± {num(u, 2)}" if u is not None else ""), "cycles"))
-        if dep.get(f"thesis_eq_4_25_{kind}") is not None:
+                         num(direct) + (f" ± {num(u, 2)}" if number(u) else ""), "cycles"))
+        if number(dep.get(f"thesis_eq_4_25_{kind}")):
             rows.append((f"departure delay, {kind} (thesis eq 4.25)", num(dep[f"thesis_eq_4_25_{kind}"]), "cycles"))
     barrier = get(device, "measurements.barrier.cycles_32_warps")
-    if barrier is not None:
+    if number(barrier):
         rows.append(("barrier (bar.sync), 32 warps", num(barrier), "cycles"))
     launch = get(device, "measurements.launch", {}) or {}
     for key, label, unit in (("empty_kernel_us", "empty kernel, single launch (median)", "us"),
                              ("back_to_back_us", "empty kernel, back to back", "us"),
                              ("block_dispatch_cycles", "block dispatch, per block per SM", "cycles"),
                              ("wave_cycles", "one wave of one block per SM", "cycles")):
-        if launch.get(key) is not None:
+        if number(launch.get(key)):
             rows.append((label, num(launch[key]), unit))
     if not rows:
-        return out + "_No departure delays in device.json._\n"
-    return out + table(["", "value", "unit"], rows)
+        return ""
+    return "## Departure delays, barrier, launch\n\n" + table(["", "value", "unit"], rows)
 
+
+# --- model accuracy and the benchmarks' best variants ----------------------------------------------
 
 def score_row(label, s):
     return (label, s.get("cases", "-"), pct(s.get("mape")), pct(s.get("median_abs_error")),
@@ -362,7 +458,7 @@ def best_adi(rows):
     for r in rows:
         if r.get("kernel") != "step" or not r.get("median_us"):
             continue
-        nx = int(r.get("nx") or r["n"])  # adi.csv before issue 15 had one "n" column (square grids)
+        nx = int(r.get("nx") or r["n"])  # older adi.csv: one "n" column (square grids)
         key = ((nx, int(r.get("ny") or nx)), r["precision"])
         if key not in best or float(r["median_us"]) < float(best[key]["median_us"]):
             best[key] = r
@@ -374,37 +470,114 @@ def best_adi(rows):
     return out + table(["size", "precision", "variant", "us per step", "effective GB/s", "of copy"], table_rows)
 
 
+# --- figures and provenance ---------------------------------------------------------------------
+
+def figure_files(folder):
+    """Every PNG of the folder and its subfolders, as sorted relative paths with / separators."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            if name.endswith(".png") and not name.startswith("."):
+                found.append(os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/"))
+    return sorted(found)
+
+
 def figures_section(folder):
     out = "## Figures\n\n"
-    pngs = sorted(f for f in os.listdir(folder) if f.endswith(".png"))
+    pngs = figure_files(folder)
     if not pngs:
         return out + "_No figures (*.png) in this folder._\n"
-    return out + "".join(f"- [{f}]({f}): {CAPTIONS.get(f, 'figure')}\n" for f in pngs)
+    parts = []
+    for rel in pngs:
+        title, caption = CAPTIONS.get(rel, (os.path.splitext(os.path.basename(rel))[0], None))
+        parts.append(f"**{rel}**" + (f": {caption}" if caption else "") + f"\n\n![{title}]({rel})\n")
+    return out + "\n".join(parts)
+
+
+def stage_summary(stages):
+    if not isinstance(stages, dict) or not stages:
+        return "-"
+    parts = []
+    for name, s in stages.items():
+        s = s if isinstance(s, dict) else {"status": s}
+        status = s.get("status")
+        state = ("ok" if status == 0 else f"FAILED (exit {status})" if isinstance(status, int) and not isinstance(status, bool)
+                 else str(status))
+        seconds = f" {num(s['seconds'])} s" if number(s.get("seconds")) else ""
+        parts.append(f"{name} {state}{seconds}")
+    return ", ".join(parts)
+
+
+def provenance_section(provenance, device):
+    out = "## Provenance and run history\n\n"
+    if provenance is None:
+        return out + MISSING.format(file="provenance.json", hint=" (`scripts/provenance_index.py index results` writes it)")
+    rec = provenance["outputs"].get("device.json")
+    if isinstance(rec, dict):
+        clock = rec.get("sm_clock_mhz")
+        clock_text = (f"{num(clock)} MHz" if number(clock) else "-") + \
+            (f" ({rec['sm_clock_source']})" if rec.get("sm_clock_source") else "")
+        rows = [("GPU", rec.get("gpu") or "-"), ("UUID", rec.get("gpu_uuid") or "not recorded"),
+                ("driver", rec.get("driver") or "-"), ("CUDA", rec.get("cuda") or "-"), ("SM clock", clock_text),
+                ("date", rec.get("date") or "-"), ("commit", rec.get("commit") or "-"),
+                ("command", f"`{rec['command']}`" if rec.get("command") else "-")]
+        out += "The device profile, device.json (provenance.json `outputs[\"device.json\"]`):\n\n"
+        out += table(["", "device.json"], rows)
+    elif device is not None:
+        out += "provenance.json has no record of device.json.\n"
+    out += ("\nEvery other output's record (measured or derived, the GPU, date, commit and command; a derived "
+            "file's inputs and the command that derived it): [provenance.json](provenance.json).\n")
+    runs, seen = [], set()
+    for run in provenance.get("runs", []):
+        key = json.dumps(run, sort_keys=True)
+        if key not in seen:  # a run recorded twice is shown once
+            seen.add(key)
+            runs.append(run)
+    runs.sort(key=lambda r: str(r.get("date") or ""))
+    if runs:
+        shown = runs[-RUNS_SHOWN:]
+        out += (f"\nThe last {len(shown)} of the {len(runs)} measuring runs provenance.json keeps (`runs`; "
+                "stages with their exit status and seconds):\n\n")
+        out += table(["date", "commit", "GPU UUID", "stages"],
+                     [(r.get("date") or "-", short_commit(r.get("commit")), r.get("gpu_uuid") or "-",
+                       stage_summary(r.get("stages"))) for r in shown])
+    return out
 
 
 def report(folder):
     device = load_json(folder, "device.json")
-    run = load_json(folder, "characterize_gpu.provenance.json")
-    validation = load_json(folder, "validation.json")
     if device is not None and not isinstance(device, dict):
         raise InputError(f"{os.path.join(folder, 'device.json')}: expected a JSON object (a device profile)")
-    name = ((run or {}).get("gpu") or get(device, "provenance.gpu") or (device or {}).get("name")
+    provenance = load_provenance(folder)
+    validation = load_json(folder, "validation.json")
+    if validation is not None and not isinstance(validation, dict):
+        raise InputError(f"{os.path.join(folder, 'validation.json')}: expected a JSON object")
+    record = (provenance or {}).get("outputs", {}).get("device.json") or {}
+    name = (record.get("gpu") or get(device, "provenance.gpu") or (device or {}).get("name")
             or os.path.basename(os.path.normpath(folder)))
     text = f"# {name}\n\n"
-    text += ("One-page report of this GPU from the files in this folder, written by `scripts/gpu_report.py` "
-             "(the `report` stage of `scripts/characterize_gpu.sh`; `scripts/regenerate_results.sh` rewrites it): "
-             "do not edit by hand. Device profiles side by side: `warpmodel compare-devices`.\n\n")
-    text += gpu_section(run, device, folder) + "\n"
+    text += ("What this GPU measured (latencies, bandwidths, issue rates), how well the model predicts it, its "
+             "benchmarks' best variants and where every number came from, generated from the files in this "
+             "folder by `scripts/gpu_report.py`: do not edit by hand.\n\n")
     if device is None:
-        text += "## Latency, bandwidth, issue rates, departure delays\n\n"
-        text += MISSING.format(file="device.json", hint=" (`warpmodel characterize` writes it)") + "\n"
+        text += "## At a glance\n\n" + MISSING.format(file="device.json", hint=" (`warpmodel characterize` writes it)")
+        text += "\n"
     else:
+        text += glance_section(device, folder) + "\n"
         for section in (latency_section, bandwidth_section, issue_section, departure_section):
-            text += section(device) + "\n"
-    text += accuracy_section(validation) + "\n"
-    text += "## Best stencil and ADI variants\n\n"
-    text += best_stencils(load_csv(folder, "stencils.csv")) + "\n" + best_adi(load_csv(folder, "adi.csv")) + "\n"
-    text += figures_section(folder)
+            part = section(device)
+            if part:
+                text += part + "\n"
+    try:
+        text += accuracy_section(validation) + "\n"
+        text += "## Best stencil and ADI variants\n\n"
+        text += best_stencils(load_csv(folder, "stencils.csv")) + "\n"
+        text += best_adi(load_csv(folder, "adi.csv")) + "\n"
+    except (KeyError, ValueError, TypeError, AttributeError) as e:
+        raise InputError(f"{folder}: validation.json, stencils.csv or adi.csv is malformed ({type(e).__name__}: {e})") from e
+    text += figures_section(folder) + "\n"
+    text += provenance_section(provenance, device)
     return text
 
 
@@ -421,7 +594,7 @@ def write_atomically(path, text):
 
 def main():
     if len(sys.argv) != 2:
-        print("usage: gpu_report.py OUTDIR   (writes OUTDIR/README.md)", file=sys.stderr)
+        print("usage: gpu_report.py FOLDER   (writes FOLDER/README.md)", file=sys.stderr)
         return 2
     folder = sys.argv[1]
     try:
@@ -430,7 +603,7 @@ def main():
         text = report(folder)
         write_atomically(os.path.join(folder, "README.md"), text)
     except InputError as e:
-        print(f"gpu_report: {e}", file=sys.stderr)
+        print(f"gpu_report: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     print(f"gpu_report: wrote {os.path.join(folder, 'README.md')}")
     return 0

@@ -95,6 +95,10 @@ for dir in results/*/; do
     python3 scripts/plot_ubench.py "$dir/ubench.csv" >/dev/null
     echo "regenerate: wrote $dir/ubench_*.png"
   fi
+  if [ -f "$dir/device.json" ] && grep -q '"measurements"' "$dir/device.json"; then
+    python3 scripts/plot_roofline.py "$dir/device.json" >/dev/null
+    echo "regenerate: wrote $dir/roofline.png"
+  fi
 done
 
 # One provenance record per output in each folder (scripts/provenance_index.py), and the provenance
