@@ -134,6 +134,7 @@ def draw(device, compute, memory, points, out):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from png_output import save_png
 
     top = max(c[1] for c in compute)           # the highest measured compute roof
     top_all = max([c[1] for c in compute] + [c[2] for c in compute if c[2]])
@@ -202,14 +203,7 @@ def draw(device, compute, memory, points, out):
         if any(bounds):
             ax.legend(title="bound", fontsize=8, title_fontsize=8, loc="lower right")
 
-    tmp = out + ".tmp.png"
-    try:
-        fig.savefig(tmp, dpi=DPI)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    save_png(fig, out, dpi=DPI)
     plt.close(fig)
 
 

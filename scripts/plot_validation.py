@@ -55,7 +55,7 @@ def scatter(df, out):
     axes[0][0].set_ylabel("predicted cycles")
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    save_png(fig, out, dpi=130)
+    save_png(fig, out, dpi=100)
     plt.close(fig)
 
 
@@ -97,11 +97,14 @@ def warps_figure(df, out):
         part = st[(st["kernel"] == kernel) & (st["size"] == size)]
         measured = part.groupby("warps_per_sm")["measured_cycles"].min()
         ax.plot(measured.index, measured.values, "ko-", lw=1.5, ms=3, label="measured")
-        for model in models_of(part):
+        # The default model only: four models' lines in dozens of panels make the figure unreadable
+        # (validation_scatter.png compares the models).
+        for model in [m for m in models_of(part) if m == "hopper"] or models_of(part):
             pred = part[part["model"] == model].groupby("warps_per_sm")["predicted_cycles"].min()
             ax.plot(pred.index, pred.values, "--", color=COLOURS.get(model, "grey"), lw=1, label=model)
         ax.set_title(f"{kernel}, {size}", fontsize=9)
         ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(sorted(set(part["warps_per_sm"])))
         ax.grid(True, alpha=0.3)
     for ax in axes.flat[len(panels):]:

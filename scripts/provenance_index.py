@@ -277,9 +277,13 @@ def gpu_folder_index(folder):
             else:
                 raise InputError(f"{folder}/{rel}: no provenance record (a measuring stage records it with "
                                  f"scripts/provenance_index.py record, or a rule in this script derives it)")
+    unique = []
+    for run in runs:  # one run recorded twice (by date and commit) is one run
+        if not any(r.get("date") == run.get("date") and r.get("commit") == run.get("commit") for r in unique):
+            unique.append(run)
     return {"schema": SCHEMA, "folder": folder,
             "note": "one record per output; written by scripts/provenance_index.py",
-            "outputs": dict(sorted(outputs.items())), "runs": runs[-RUNS_KEPT:]}
+            "outputs": dict(sorted(outputs.items())), "runs": unique[-RUNS_KEPT:]}
 
 
 # --- folders that are not one GPU's ---------------------------------------------------------------
