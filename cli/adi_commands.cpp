@@ -224,10 +224,10 @@ void add_adi_commands(CLI::App& app, Action& action) {
                                    "run the ADI shallow-water solver (MIKE 21 HD style) on the GPU and time each "
                                    "kernel of a step (GPU subcommand)");
   c->add_option("--size", args->size, "cells per side (per row), a multiple of 32 (block-per-line: <= 1024)")
-      ->check(at_least(32));
+      ->check(integer_at_least(32));
   c->add_option("--rows", args->rows, "rows of a non-square grid, a multiple of 32 (fused and fused-cluster only; default: --size)")
-      ->check(at_least(32));
-  c->add_option("--steps", args->steps, "time steps (default 100)")->check(at_least(1));
+      ->check(integer_at_least(32));
+  c->add_option("--steps", args->steps, "time steps (default 100)")->check(integer_at_least(1));
   c->add_option("--variant", args->variant,
                 "thread-per-line (S1, Thomas), block-per-line (S2), partitioned (many threads per line), fused "
                 "(build and partitioned solve in one kernel per sweep, no coefficient arrays) or fused-cluster "

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "model_option.hpp"
 #include "tool_errors.hpp"
 #include "exit_codes.hpp"
@@ -17,6 +18,7 @@
 #include "warpmodel/sass/app_prediction.hpp"
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/input_file.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/text.hpp"
 
@@ -52,9 +54,8 @@ struct ImportOptions {
 };
 
 int run_import_ncu(const ImportOptions& o) {
-  const auto text = support::read_text_file(o.report);
-  if (!text) throw InputError(o.report + ": cannot read the file (does it exist and is it readable?)");
-  const cupti::NcuReport ncu = cupti::parse_ncu_csv(*text, o.report);
+  support::check_output_file("-o", o.output, {{"report", o.report}, {"--binary", o.binary}});
+  support::check_input_file(o.report, cupti::kMaxNcuCsvBytes);
   cupti::NcuImportOptions options;
   options.origin = o.report;
   options.binary = o.binary;
@@ -67,18 +68,16 @@ int run_import_ncu(const ImportOptions& o) {
     for (const auto& k : a.ptx_only_kernels) options.kernels.push_back({k, sass::demangle(k)});
   }
   options.command = support::command_line(argv);
-  const cupti::NcuImport imported = cupti::import_ncu(ncu, options);
+  // Streamed, file to file: the import's memory does not grow with the CSV (ncu_import.hpp).
+  const cupti::NcuFileImport imported = cupti::import_ncu_file(o.report, options, o.output);
   for (const auto& w : imported.warnings) std::cerr << "warpmodel import-ncu: warning: " << w << "\n";
-  if (const std::string missing = cupti::missing_metrics_warning(imported, o.report); !missing.empty())
+  if (const std::string missing = cupti::missing_metrics_warning(imported.missing_model_metrics, o.report);
+      !missing.empty())
     std::cerr << "warpmodel import-ncu: warning: " << missing << "\n";
-  write_file_atomically(o.output, cupti::to_json(imported.report).dump(2) + "\n");
-  std::vector<std::string> kernels;
-  for (const auto& l : imported.report.launches)
-    if (std::find(kernels.begin(), kernels.end(), l.kernel) == kernels.end()) kernels.push_back(l.kernel);
-  std::cout << "import-ncu: " << imported.report.launches.size() << " launch(es) of " << kernels.size()
-            << " kernel(s) from ncu's " << (ncu.layout == cupti::NcuCsvLayout::Wide ? "raw page (one row per launch)"
-                                                                                    : "metric rows (one per launch x metric)")
-            << ", " << imported.report.collection.metrics.size() << " metrics; wrote " << o.output << "\n";
+  std::cout << "import-ncu: " << imported.launches << " launch(es) of " << imported.kernels << " kernel(s) from ncu's "
+            << (imported.layout == cupti::NcuCsvLayout::Wide ? "raw page (one row per launch)"
+                                                             : "metric rows (one per launch x metric)")
+            << ", " << imported.metrics << " metrics; wrote " << o.output << "\n";
   return kExitOk;
 }
 
@@ -104,12 +103,29 @@ std::string cubins_of_profile(const nlohmann::json& j, const std::string& profil
   return fs::is_directory(folder, ec) ? folder.string() : "";
 }
 
+// Whether the profile says it is incomplete, and why (an application that failed part way): read
+// before any work, so that a malformed "complete" is refused first.
+std::string incomplete_reason(const nlohmann::json& j, const std::string& origin) {
+  if (!j.is_object() || !j.contains("complete")) return "";
+  if (!j.at("complete").is_boolean())
+    throw InputError(origin + ": field 'complete': expected true or false, got " + j.at("complete").dump().substr(0, 40));
+  if (j.at("complete").get<bool>()) return "";
+  if (!j.contains("incomplete_reason") || j.at("incomplete_reason").is_null()) return "the application failed";
+  if (!j.at("incomplete_reason").is_string())
+    throw InputError(origin + ": field 'incomplete_reason': expected a string, got " +
+                     j.at("incomplete_reason").dump().substr(0, 40));
+  const std::string reason = j.at("incomplete_reason").get<std::string>();
+  return reason.empty() ? "the application failed" : reason;
+}
+
 int run_predict_app(const PredictAppOptions& o) {
+  check_output(o.output, {{"--profile", o.profile}, {"--device", o.device}, {"--binary", o.binary}});
   const auto variant = parse_variant(o.model);
   if (!variant) throw InputError("--model: unknown model '" + o.model + "' (known: " + variant_names() + ")");
   const nlohmann::json profile_json = read_json_file(o.profile);
   const sass::CounterFile counters = sass::counters_from_json(profile_json, o.profile);
   if (counters.launches.empty()) throw InputError(o.profile + ": the profile holds no launches");
+  const std::string incomplete = incomplete_reason(profile_json, o.profile);
   const DeviceProfile device = load_device_profile(o.device);
   std::string cubins = o.cubins;
   if (o.binary.empty() && cubins.empty()) {
@@ -121,9 +137,6 @@ int run_predict_app(const PredictAppOptions& o) {
   const std::vector<sass::KernelStatics> kernels = analyse_kernels(o.binary, cubins, "predict-app");
   const sass::AppPrediction prediction = sass::predict_application(counters, kernels, device, *variant, o.group,
                                                                    o.binary.empty() ? cubins : o.binary);
-  std::string incomplete;
-  if (profile_json.is_object() && profile_json.value("complete", true) == false)
-    incomplete = profile_json.value("incomplete_reason", std::string("the application failed"));
   if (!incomplete.empty())
     std::cerr << "warpmodel predict-app: warning: " << o.profile << " is incomplete (" << incomplete
               << "): the launches after the failure are missing\n";
@@ -164,17 +177,23 @@ void add_app_commands(CLI::App& app, Action& action) {
   CLI::App* predict_cmd = app.add_subcommand(
       "predict-app", "every launch of an application's profile (profile -- APP, or import-ncu) predicted, measured "
                      "against predicted, with the bound and the best launch shape (no GPU)");
-  predict_cmd->add_option("--profile", pa->profile, "the profile (warpmodel.profile/1)")->required();
-  predict_cmd->add_option("--device", pa->device, "device profile (warpmodel.device/1, from characterize)")->required();
-  CLI::Option* binary = predict_cmd->add_option("--binary", pa->binary, "the application (or .a/.o/.cubin) with the kernels' SASS");
+  predict_cmd->add_option("--profile", pa->profile, "the profile (warpmodel.profile/1)")->required()->check(path_name());
+  predict_cmd->add_option("--device", pa->device, "device profile (warpmodel.device/1, from characterize)")
+      ->required()
+      ->check(path_name());
+  CLI::Option* binary =
+      predict_cmd->add_option("--binary", pa->binary, "the application (or .a/.o/.cubin) with the kernels' SASS")
+          ->check(path_name());
   CLI::Option* cubins = predict_cmd->add_option(
-      "--cubins", pa->cubins, "a folder of .cubin files (default: the PREFIX.cubins folder the profile names)");
+      "--cubins", pa->cubins, "a folder of .cubin files (default: the PREFIX.cubins folder the profile names)")
+      ->check(path_name());
   binary->excludes(cubins);
   predict_cmd->add_option("--model", pa->model, model_option_help(false));
   predict_cmd->add_flag("--group", pa->group, "one row per kernel and launch shape (median times), largest total first");
   predict_cmd->add_option("--format", pa->format, "table, markdown, csv or json")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}));
-  predict_cmd->add_option("-o,--output", pa->output, "write to this file (atomically) instead of standard output");
+  predict_cmd->add_option("-o,--output", pa->output, "write to this file (atomically) instead of standard output")
+      ->check(path_name());
   predict_cmd->callback([&action, pa] {
     action = [pa] { return guarded("predict-app", [&] { return run_predict_app(*pa); }); };
   });
@@ -186,11 +205,13 @@ void add_app_commands(CLI::App& app, Action& action) {
                     "kernel-profile --counters and predict-app (no GPU)");
   import_cmd->add_option("report", imp->report, "the CSV ncu printed (use ncu's --log-file to keep it apart from the "
                                                 "application's output)")
-      ->required();
-  import_cmd->add_option("-o,--output", imp->output, "the profile to write (JSON, atomically)")->required();
+      ->required()
+      ->check(path_name());
+  import_cmd->add_option("-o,--output", imp->output, "the profile to write (JSON, atomically)")->required()->check(path_name());
   import_cmd->add_option("--binary", imp->binary,
                          "the application (or .a/.o/.cubin) whose kernels ncu profiled: maps ncu's demangled names to "
-                         "mangled ones");
+                         "mangled ones")
+      ->check(path_name());
   import_cmd->callback([&action, imp] {
     action = [imp] { return guarded("import-ncu", [&] { return run_import_ncu(*imp); }); };
   });

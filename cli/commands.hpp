@@ -5,15 +5,23 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
+#include "warpmodel/support/input_file.hpp"
 
 namespace warpmodel::cli {
 
 using Action = std::function<int()>;
+
+// Before a command reads anything: its -o (when given) may be written, and is none of its inputs
+// (support::check_output_file: a new name or a regular file, never a folder or a device node).
+inline void check_output(const std::string& output, const std::vector<support::NamedInput>& inputs) {
+  if (!output.empty()) support::check_output_file("-o", output, inputs);
+}
 
 // A command's rendered output: to standard output, or written atomically to `output` (-o).
 inline void emit(const std::string& output, const std::string& text) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/device_comparison.hpp"
 #include "warpmodel/json_io.hpp"
@@ -25,6 +26,9 @@ int run_compare_devices(const CompareDevicesOptions& o) {
   if (o.profiles.size() < 2)
     throw InputError("compare-devices: needs two or more device profiles, got " + std::to_string(o.profiles.size()) +
                      " (usage: warpmodel compare-devices A/device.json B/device.json [...])");
+  std::vector<support::NamedInput> inputs;
+  for (const auto& path : o.profiles) inputs.push_back({"", path});
+  check_output(o.output, inputs);
   std::vector<DeviceProfileDocument> documents;
   for (const auto& path : o.profiles) documents.push_back({path, read_json_file(path)});
   const DeviceComparison comparison = compare_devices(documents, o.names);
@@ -54,7 +58,8 @@ void add_device_commands(CLI::App& app, Action& action) {
   cmd->add_option("--format", opts->format, "text, markdown, csv or json")
       ->check(CLI::IsMember({"text", "table", "markdown", "csv", "json"}))
       ->capture_default_str();
-  cmd->add_option("-o,--output", opts->output, "write to this file (atomically) instead of standard output");
+  cmd->add_option("-o,--output", opts->output, "write to this file (atomically) instead of standard output")
+      ->check(path_name());
   cmd->add_flag("--uncertainty", opts->uncertainty, "text, markdown, csv: a column with each value's uncertainty");
   cmd->callback([&action, opts] { action = [opts] { return run_compare_devices(*opts); }; });
 }

@@ -1,6 +1,7 @@
 // sass-analyze and kernel-profile: the static analysis of a binary's kernels (profiles/sass), and
 // its merge with CUPTI counters into the KernelProfile that `predict` reads. CPU only: they run
 // cuobjdump/nvdisasm, never the GPU.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -17,6 +18,7 @@
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
+#include "warpmodel/support/input_file.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/text.hpp"
 
@@ -33,18 +35,20 @@ void add_source_options(CLI::App* cmd, SourceOptions& o, bool binary_positional)
   CLI::Option* binary = binary_positional
                             ? cmd->add_option("binary", o.binary, "executable, .a, .o or .cubin (default: this program)")
                             : cmd->add_option("--binary", o.binary, "executable, .a, .o or .cubin (default: this program)");
-  CLI::Option* sass = cmd->add_option("--sass", o.sass, "analyse a `cuobjdump -sass` listing instead of a binary");
-  cmd->add_option("--cfg", o.cfg, "with --sass: its `nvdisasm -bbcfg -poff` CFG")->needs(sass);
-  cmd->add_option("--res-usage", o.res_usage, "with --sass: its `cuobjdump -res-usage` output")->needs(sass);
+  binary->check(path_name());
+  CLI::Option* sass =
+      cmd->add_option("--sass", o.sass, "analyse a `cuobjdump -sass` listing instead of a binary")->check(path_name());
+  cmd->add_option("--cfg", o.cfg, "with --sass: its `nvdisasm -bbcfg -poff` CFG")->needs(sass)->check(path_name());
+  cmd->add_option("--res-usage", o.res_usage, "with --sass: its `cuobjdump -res-usage` output")
+      ->needs(sass)
+      ->check(path_name());
   sass->excludes(binary);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read the file (does it exist and is it readable?)");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The files a source reads, for the -o check.
+std::vector<support::NamedInput> source_inputs(const SourceOptions& o) {
+  if (o.sass.empty()) return {{"binary", o.binary}};
+  return {{"--sass", o.sass}, {"--cfg", o.cfg}, {"--res-usage", o.res_usage}};
 }
 
 sass::BinaryAnalysis analyse(const SourceOptions& o) {
@@ -55,14 +59,34 @@ sass::BinaryAnalysis analyse(const SourceOptions& o) {
     return sass::analyse_binary(o.binary == "/proc/self/exe" && !ec ? self.string() : o.binary);
   }
   sass::CubinDump dump;  // cubin left empty: the listing file names it
-  dump.sass = read_text(o.sass);
-  if (!o.cfg.empty()) dump.cfg_dot = read_text(o.cfg);
-  if (!o.res_usage.empty()) dump.res_usage = read_text(o.res_usage);
+  dump.sass = support::read_input_file(o.sass);
+  if (!o.cfg.empty()) dump.cfg_dot = support::read_input_file(o.cfg);
+  if (!o.res_usage.empty()) dump.res_usage = support::read_input_file(o.res_usage);
   sass::BinaryAnalysis a;
   a.binary = o.sass;
-  a.kernels = sass::analyse_dump(dump);
+  try {
+    a.kernels = sass::analyse_dump(dump);
+  } catch (const std::logic_error& e) {  // std::stoi and friends on a number the listing cannot hold
+    throw InputError(o.sass + ": not a `cuobjdump -sass` listing (with its --cfg and --res-usage) this reader "
+                              "understands: a number in it is out of range or malformed (" + std::string(e.what()) + ")");
+  }
   if (a.kernels.empty()) throw InputError(o.sass + ": no kernel found (expected `cuobjdump -sass` output)");
   if (o.cfg.empty()) a.warnings.push_back("no --cfg: basic blocks from branch targets");
+  // A --cfg or --res-usage that names none of the listing's kernels is the wrong file, not a kernel
+  // without registers or blocks.
+  const auto any = [&](auto has) { return std::any_of(a.kernels.begin(), a.kernels.end(), has); };
+  if (!o.cfg.empty() && !any([](const sass::KernelStatics& k) { return k.blocks_source == "nvdisasm -bbcfg"; }))
+    throw InputError(o.cfg + ": no control-flow graph of any kernel of " + o.sass +
+                     " (expected `nvdisasm -bbcfg -poff` output of the same cubin: subgraph \"cluster_NAME\" blocks)");
+  if (!o.res_usage.empty() && !any([](const sass::KernelStatics& k) { return k.resources.has_value(); }))
+    throw InputError(o.res_usage + ": no resource usage of any kernel of " + o.sass +
+                     " (expected `cuobjdump -res-usage` output of the same cubin: 'Function NAME:' then 'REG:N ...')");
+  for (const auto& k : a.kernels)
+    if (k.resources && (k.resources->registers < 0 || k.resources->registers > 255 || k.resources->shared_bytes < 0 ||
+                        k.resources->shared_bytes > (16 << 20)))
+      throw InputError(o.res_usage + ": kernel " + k.name + ": REG " + std::to_string(k.resources->registers) +
+                       ", SHARED " + std::to_string(k.resources->shared_bytes) +
+                       ": expected registers in [0, 255] and shared memory in [0, 16 MiB]");
   return a;
 }
 
@@ -88,6 +112,7 @@ std::string addresses_text(const std::vector<sass::KernelStatics>& kernels) {
 }
 
 int run_sass_analyze(const AnalyzeOptions& o) {
+  check_output(o.output, source_inputs(o.source));
   sass::BinaryAnalysis a = analyse(o.source);
   for (const auto& w : a.warnings) std::cerr << "warpmodel sass-analyze: warning: " << w << "\n";
   if (!o.kernel.empty()) {
@@ -124,6 +149,9 @@ struct KernelProfileOptions {
 };
 
 int run_kernel_profile(const KernelProfileOptions& o) {
+  std::vector<support::NamedInput> inputs = source_inputs(o.source);
+  inputs.insert(inputs.end(), {{"--counters", o.counters}, {"--device", o.device}});
+  check_output(o.output, inputs);
   const sass::BinaryAnalysis a = analyse(o.source);
   // Warnings are printed once the profile is written: bad input stays one line on stderr.
   std::vector<std::string> warnings = a.warnings;
@@ -153,7 +181,9 @@ int run_kernel_profile(const KernelProfileOptions& o) {
                          o.counters + ": " + support::join(fallbacks) + " (see each field's entry in \"sources\")");
   }
   const nlohmann::json j = to_json(profile);
-  kernel_from_json(j, "kernel-profile output");  // what predict reads: a failure here is a bug (exit 1)
+  // What predict reads: counters in range still make a profile out of range (1e18 instructions over
+  // one warp), which is the counters' fault, said in their name.
+  kernel_from_json(j, "the kernel profile made from " + (o.counters.empty() ? a.binary : o.counters));
   emit(o.output, j.dump(2) + "\n");
   for (const auto& w : warnings) std::cerr << "warpmodel kernel-profile: warning: " << w << "\n";
   return kExitOk;
@@ -170,7 +200,8 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
   a->add_option("--kernel", analyze->kernel, "only kernels whose name contains this");
   a->add_option("--format", analyze->format, "table, csv, markdown or json")
       ->check(CLI::IsMember({"table", "csv", "markdown", "json"}));
-  a->add_option("-o,--output", analyze->output, "write to this file (atomically) instead of standard output");
+  a->add_option("-o,--output", analyze->output, "write to this file (atomically) instead of standard output")
+      ->check(path_name());
   a->add_flag("--addresses", analyze->addresses,
               "list every global load, store and atomic with the address its threads compute (the shape-aware "
               "traffic model's input), instead of the counts");
@@ -186,16 +217,19 @@ void add_kernel_profile_command(CLI::App& app, Action& action) {
   k->add_option("--kernel", profile->kernel, "kernel name: mangled, demangled, or a unique part of it")->required();
   k->add_option("--counters", profile->counters,
                 "counters from `warpmodel profile` (warpmodel.profile/1, or a collection such as "
-                "results/h200/metrics.json)");
+                "results/h200/metrics.json)")
+      ->check(path_name());
   k->add_option("--launch-index", profile->launch_index, "which launch of the kernel in --counters (default: its first)")
-      ->check(at_least(0));
+      ->check(integer_at_least(0));
   k->add_option("--launch", profile->launch,
                 "grid=X[xYxZ],block=X[xYxZ][,smem=BYTES][,domain=XxYxZ]: the launch (needed without --counters; "
                 "overrides the counters' grid/block)");
   k->add_option("--ilp", profile->ilp, "parallelism.ilp: thesis (eq 4.26, #inst/#BBs) or dependency")
       ->check(CLI::IsMember({"thesis", "dependency"}));
-  k->add_option("--device", profile->device, "device profile (warpmodel.device/1): warps per SM for achieved occupancy");
-  k->add_option("-o,--output", profile->output, "write to this file (atomically) instead of standard output");
+  k->add_option("--device", profile->device, "device profile (warpmodel.device/1): warps per SM for achieved occupancy")
+      ->check(path_name());
+  k->add_option("-o,--output", profile->output, "write to this file (atomically) instead of standard output")
+      ->check(path_name());
   k->callback([&action, profile] {
     action = [profile] { return guarded("kernel-profile", [&] { return run_kernel_profile(*profile); }); };
   });

@@ -40,7 +40,8 @@ struct CommonOptions {
 void add_output_options(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("--format", o.format, "table, json, csv or markdown")
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}));
-  cmd->add_option("-o,--output", o.output, "write to this file (atomically) instead of standard output");
+  cmd->add_option("-o,--output", o.output, "write to this file (atomically) instead of standard output")
+      ->check(path_name());
 }
 
 std::vector<ModelVariant> parse_models(const std::string& name) {
@@ -54,6 +55,7 @@ struct PredictOptions : CommonOptions {
 };
 
 int run_predict(const PredictOptions& o) {
+  check_output(o.output, {{"--device", o.device}, {"--kernel", o.kernel}});
   const std::vector<ModelVariant> models = parse_models(o.model);
   const DeviceProfile device = load_device_profile(o.device);
   const KernelProfile kernel = load_kernel_profile(o.kernel);
@@ -97,6 +99,7 @@ struct SweepOptions : CommonOptions {
 };
 
 int run_sweep(const SweepOptions& o) {
+  check_output(o.output, {{"--device", o.device}, {"--kernel", o.kernel}});
   const std::vector<ModelVariant> models = parse_models(o.model);
   if (models.size() != 1) throw InputError("--model: sweep ranks with one model; name one of " + variant_names());
   const DeviceProfile device = load_device_profile(o.device);
@@ -149,6 +152,7 @@ int run_sweep(const SweepOptions& o) {
 }
 
 int run_reproduce_thesis(const CommonOptions& o) {
+  check_output(o.output, {});
   const ThesisReproduction r = reproduce_thesis();
   const OutputFormat format = kFormats.at(o.format);
   if (format == OutputFormat::Json) {
@@ -187,19 +191,19 @@ int run_reproduce_thesis(const CommonOptions& o) {
 void add_model_commands(CLI::App& app, Action& action) {
   auto predict_opts = std::make_shared<PredictOptions>();
   CLI::App* predict_cmd = app.add_subcommand("predict", "predict one kernel launch, printing every term of the model");
-  predict_cmd->add_option("--device", predict_opts->device, "device profile JSON")->required();
-  predict_cmd->add_option("--kernel", predict_opts->kernel, "kernel profile JSON")->required();
+  predict_cmd->add_option("--device", predict_opts->device, "device profile JSON")->required()->check(path_name());
+  predict_cmd->add_option("--kernel", predict_opts->kernel, "kernel profile JSON")->required()->check(path_name());
   predict_cmd->add_option("--model", predict_opts->model, model_option_help(true));
   add_output_options(predict_cmd, *predict_opts);
   predict_cmd->callback([&action, predict_opts] { action = [predict_opts] { return run_predict(*predict_opts); }; });
 
   auto sweep_opts = std::make_shared<SweepOptions>();
   CLI::App* sweep_cmd = app.add_subcommand("sweep", "rank block shapes of a kernel by predicted time");
-  sweep_cmd->add_option("--device", sweep_opts->device, "device profile JSON")->required();
-  sweep_cmd->add_option("--kernel", sweep_opts->kernel, "kernel profile JSON")->required();
+  sweep_cmd->add_option("--device", sweep_opts->device, "device profile JSON")->required()->check(path_name());
+  sweep_cmd->add_option("--kernel", sweep_opts->kernel, "kernel profile JSON")->required()->check(path_name());
   sweep_cmd->add_option("--model", sweep_opts->model, model_option_help(false));
   sweep_cmd->add_option("--top", sweep_opts->top, "how many of the best shapes to print")
-      ->check(at_least(0))
+      ->check(integer_at_least(0))
       ->capture_default_str();
   add_output_options(sweep_cmd, *sweep_opts);
   sweep_cmd->callback([&action, sweep_opts] { action = [sweep_opts] { return run_sweep(*sweep_opts); }; });

@@ -25,6 +25,7 @@
 #include "warpmodel/cupti/ncu_compare.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
+#include "warpmodel/support/input_file.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/text.hpp"
 
@@ -444,6 +445,11 @@ int run_metrics(const MetricsArgs&) { return no_cupti("metrics"); }
 
 // compare-ncu only reads files: every build has it (bad input reaches main: one line, exit 2).
 int run_compare(const CompareArgs& a) {
+  // PREFIX.md and PREFIX.json: new names or files, none of them a file of the folder compared.
+  std::vector<support::NamedInput> inputs;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(a.from, ec)) inputs.push_back({"", entry.path()});
+  for (const char* extension : {".md", ".json"}) support::check_output_file("-o", a.output + extension, inputs);
   const cupti::ComparisonDocument doc = cupti::compare_ncu_directory(a.from);
   // Both documents are rendered before either is written.
   write_file_atomically(a.output + ".md", doc.markdown);
@@ -470,8 +476,10 @@ void add_profile_commands(CLI::App& app, Action& action) {
   CLI::Option* regex = prof->add_option(
       "--kernel-regex", p->kernel_regex,
       "APP: profile only kernels whose mangled or demangled name contains a match (ECMAScript regex)");
-  CLI::Option* skip = prof->add_option("--launch-skip", p->launch_skip, "APP: let this many matching launches pass first");
-  CLI::Option* count = prof->add_option("--launch-count", p->launch_count, "APP: profile at most this many launches");
+  CLI::Option* skip = prof->add_option("--launch-skip", p->launch_skip, "APP: let this many matching launches pass first")
+                           ->check(integer_at_least(0));
+  CLI::Option* count = prof->add_option("--launch-count", p->launch_count, "APP: profile at most this many launches")
+                            ->check(integer_at_least(0));
   prof->add_option("--size", p->size,
                    "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N or NXxNY (adi; NXxNY: fused), a size label or "
                    "small/medium/large (corpus)");
@@ -484,8 +492,9 @@ void add_profile_commands(CLI::App& app, Action& action) {
                    "corpus: kernel names, profiles/corpus/README.md)");
   prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x, or sweep-x for fused); default every kernel of a step");
   prof->add_option("--precision", p->precision, "adi: single or double");
-  prof->add_option("--copies", p->copies, "copy: launches of the kernel (default 1)")->check(at_least(1));
-  prof->add_option("--barriers", p->barriers, "barrier: __syncthreads per thread: 0, 1, 8 or 32 (default 32)");
+  prof->add_option("--copies", p->copies, "copy: launches of the kernel (default 1)")->check(integer_at_least(1));
+  prof->add_option("--barriers", p->barriers, "barrier: __syncthreads per thread: 0, 1, 8 or 32 (default 32)")
+      ->check(integer_at_least(0));
   prof->add_option("--metrics", p->metrics,
                    "metric sets (model, seed-003, seed-002), Perfworks names or nvprof names, comma-separated "
                    "(default model)");
@@ -496,16 +505,16 @@ void add_profile_commands(CLI::App& app, Action& action) {
                    "with --range auto, user with --range user")
       ->check(CLI::IsMember({"kernel", "user"}));
   prof->add_option("--max-ranges", p->max_ranges, "ranges the counter data holds (default: the workload's launches)")
-      ->check(at_least(0));
+      ->check(integer_at_least(0));
   prof->add_option("--timing-runs", p->timing_runs, "timed runs per launch for duration_ns (median; default 5)")
-      ->check(at_least(1));
+      ->check(integer_at_least(1));
   prof->add_flag("--flush-l2", p->flush_l2,
                  "write L2 back and evict the workload's lines before each replay pass (needs user replay) or "
                  "before the launches (--launch-only)");
   prof->add_flag("--flush-l2-each-launch", p->flush_l2_each_launch,
                  "write L2 back and evict the workload's lines before every launch, in the timed runs and in every "
                  "pass (Nsight Compute's --cache-control all; the protocol of `validate --measure`); needs --range user");
-  prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)")->check(at_least(0));
+  prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)")->check(integer_at_least(0));
   prof->add_option("-o,--output", p->output, "output prefix (default profile-<kernel>): writes PREFIX.json, PREFIX.csv");
   prof->add_flag("--launch-only", p->launch_only,
                  "run the launches once between cudaProfilerStart/Stop and collect nothing (to run under ncu "
@@ -544,7 +553,7 @@ void add_profile_commands(CLI::App& app, Action& action) {
   met->add_option("--set", m->sets, "a metric set or list (model, seed-003, seed-002, or names): its metrics and passes");
   met->add_flag("--legacy", m->legacy, "print the nvprof -> Perfworks translation table");
   met->add_option("--chip", m->chip, "query a chip by name (e.g. GH100) with CUPTI's host API: no GPU needed");
-  met->add_option("--device", m->device, "CUDA device index")->check(at_least(0));
+  met->add_option("--device", m->device, "CUDA device index")->check(integer_at_least(0));
   met->add_option("--format", m->format, "text, markdown or csv")->check(CLI::IsMember({"text", "markdown", "csv"}));
   met->callback([&action, m] {
     m->command = support::this_process_command_line();
@@ -555,8 +564,8 @@ void add_profile_commands(CLI::App& app, Action& action) {
   CLI::App* cmp = app.add_subcommand(
       "compare-ncu", "compare saved `profile` reports with Nsight Compute's raw CSV (cupti-N.json, cupti-N-repeat.json, "
                      "ncu-N.csv in one folder, as the gpu test CuptiVsNcu writes them); no GPU needed");
-  cmp->add_option("--from", c->from, "the folder")->required();
-  cmp->add_option("-o,--output", c->output, "output prefix: writes PREFIX.md and PREFIX.json")->required();
+  cmp->add_option("--from", c->from, "the folder")->required()->check(path_name());
+  cmp->add_option("-o,--output", c->output, "output prefix: writes PREFIX.md and PREFIX.json")->required()->check(path_name());
   cmp->callback([&action, c] { action = [c] { return run_compare(*c); }; });
 }
 

@@ -186,14 +186,14 @@ void add_stencil_commands(CLI::App& app, Action& action) {
   CLI::App* c = app.add_subcommand("run-stencil",
                                    "run the 3D acoustic FDTD propagator on the GPU: throughput, snapshots (.vti), "
                                    "receiver trace (GPU subcommand)");
-  c->add_option("--order", a->order, "spatial order: 2, 4, ..., 16 (default 8)");
+  c->add_option("--order", a->order, "spatial order: 2, 4, ..., 16 (default 8)")->check(integer_at_least(0));
   c->add_option("--variant", a->variant, "naive, readonly, shared, intz, intz-reg (default intz-reg)");
   c->add_option("--size", a->size, "grid NXxNYxNZ (default 512x512x512)");
   c->add_option("--block", a->block, "threads per block BXxBYxBZ (default 32x4x1; intz-reg: 4 x points per thread)");
-  c->add_option("--steps", a->steps, "time steps (default 100)")->check(at_least(1));
+  c->add_option("--steps", a->steps, "time steps (default 100)")->check(integer_at_least(1));
   c->add_option("--z-chunk", a->z_chunk, "intz, intz-reg: z planes per block (default 0: from the occupancy)")
-      ->check(at_least(0));
-  c->add_option("--depth", a->depth, "intz-reg: planes loaded ahead, 1..3 (default 2)")->check(in_range(1, 3));
+      ->check(integer_at_least(0));
+  c->add_option("--depth", a->depth, "intz-reg: planes loaded ahead, 1..3 (default 2)")->check(integer_in(1, 3));
   c->add_option("--loader", a->loader, "intz-reg: tma (default) or cp-async");
   c->add_option("--model", a->model, "velocity model: two-layer (1500/4700 m/s, thesis listing 3.1) or constant");
   c->add_option("--velocity", a->velocity, "m/s for --model constant (default 2000)")->check(greater_than(0));
@@ -205,7 +205,7 @@ void add_stencil_commands(CLI::App& app, Action& action) {
   c->add_option("--receiver", a->receiver, "receiver point i,j,k for --trace");
   c->add_option("--trace", a->trace, "write the receiver trace as CSV (step,time_s,pressure)");
   c->add_option("--snapshot-every", a->snapshot_every, "write the pressure every N steps as .vti (default 0: none)")
-      ->check(at_least(0));
+      ->check(integer_at_least(0));
   c->add_option("--snapshot-dir", a->snapshot_dir, "folder for snapshots (default snapshots)");
   c->callback([&action, a] { action = [a] { return run(*a); }; });
 }

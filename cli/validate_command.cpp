@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/statistics.hpp"
 #include "exit_codes.hpp"
@@ -564,6 +565,7 @@ int measure(const ValidateOptions&) {
 int run_validate(const ValidateOptions& o) {
   if (o.from.empty() == o.measure.empty())
     throw InputError("validate: give exactly one of --from DIR (committed measurements) or --measure DIR (on the GPU)");
+  if (!o.output.empty()) support::check_output_folder("-o", o.output);
   return o.measure.empty() ? analyse(o) : measure(o);
 }
 
@@ -573,9 +575,11 @@ void add_validate_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "validate", "compare every model variant with measured launches (--from: committed measurements, no GPU)");
-  cmd->add_option("--from", o->from, "folder with device.json and validation-measurements.json (e.g. results/h200)");
+  cmd->add_option("--from", o->from, "folder with device.json and validation-measurements.json (e.g. results/h200)")
+      ->check(path_name());
   cmd->add_option("--measure", o->measure,
-                  "measure on the GPU into this folder (it must hold the GPU's device.json), then analyse");
+                  "measure on the GPU into this folder (it must hold the GPU's device.json), then analyse")
+      ->check(path_name());
   cmd->add_flag("--quick", o->quick, "with --measure: a few configurations only (a smoke run)");
   cmd->add_option("--families", o->families,
                   "with --measure: only these sweeps (stencil, adi, corpus; comma-separated); the other families' cases "
@@ -588,7 +592,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"cold", "warm"}));
   cmd->add_option("-o,--output", o->output,
                   "folder for validation.{md,csv,tex,json}, validation-held-out.csv and device.json with the fitted "
-                  "constants (default: the --from folder)");
+                  "constants (default: the --from folder)")
+      ->check(path_name());
   cmd->add_option("--cross", o->cross,
                   "with --from: other GPUs' folders (device.json + validation-measurements.json); each GPU's constants "
                   "predict the other's sweep, both directions")
@@ -596,7 +601,8 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--sass-binary", o->sass_binary,
                   "with --from: the binary whose SASS gives the measured kernels' addresses (the cross-shape "
                   "evaluation's derived memory counters; default: DIR/access-patterns.json; `/proc/self/exe`: this "
-                  "program, which embeds every kernel the sweep measures)");
+                  "program, which embeds every kernel the sweep measures)")
+      ->check(path_name());
   cmd->callback([&action, o, cmd] {
     o->command = support::this_process_command_line();
     o->sass_binary_given = cmd->count("--sass-binary") > 0;

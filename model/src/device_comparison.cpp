@@ -197,7 +197,8 @@ std::string profile_gpu_name(const std::string& profile_name) {
 
 std::optional<double> ComparedQuantity::ratio(std::size_t device) const {
   if (device >= values.size() || !values[device] || !values[0] || *values[0] == 0) return std::nullopt;
-  return *values[device] / *values[0];
+  const double r = *values[device] / *values[0];
+  return std::isfinite(r) ? std::optional<double>(r) : std::nullopt;  // 1e300 / 1e-300 is no ratio to print
 }
 
 std::vector<std::size_t> ComparedQuantity::present_in() const {

@@ -1,11 +1,15 @@
 #include "warpmodel/json_io.hpp"
 
 #include "warpmodel/counter_rules.hpp"
+#include "warpmodel/input_ranges.hpp"
+#include "warpmodel/traffic.hpp"
 
 #include "warpmodel/support/text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,6 +18,7 @@
 #include "warpmodel/model.hpp"
 
 namespace warpmodel {
+
 namespace {
 
 using nlohmann::json;
@@ -60,13 +65,35 @@ class ObjectReader {
   double positive(const char* key) { return number(key, 0, true, kLargest, "a positive number"); }
   double non_negative(const char* key) { return number(key, 0, false, kLargest, "a number >= 0"); }
   double ratio(const char* key) { return number(key, 0, false, 1, "a ratio between 0 and 1"); }
-  int integer(const char* key, long long min, const std::string& expected) {
-    const double x = number(key, static_cast<double>(min), false, 2147483647.0, expected);
+  int integer(const char* key, long long min, const std::string& expected, long long max = 2147483647) {
+    const double x = number(key, static_cast<double>(min), false, static_cast<double>(max), expected);
     if (x != std::floor(x)) fail(key, "expected " + expected + ", got " + describe(j_.at(key)));
     return static_cast<int>(x);
   }
   int positive_int(const char* key) { return integer(key, 1, "a positive integer"); }
   int non_negative_int(const char* key) { return integer(key, 0, "an integer >= 0"); }
+  // An integer in [min, max]: a count or a limit of the hardware (input_ranges.hpp).
+  int integer_in(const char* key, long long min, long long max) {
+    return integer(key, min, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]", max);
+  }
+  int integer_in_or(const char* key, long long min, long long max, int fallback) {
+    seen_.insert(key);
+    return has(key) ? integer_in(key, min, max) : fallback;
+  }
+  // A physical quantity in its plausible range (input_ranges.hpp).
+  double in_range(const char* key, const PlausibleRange& range) {
+    expected_ = range.describe();
+    const json& v = at(key);
+    expected_.reset();
+    if (!v.is_number() || !range.contains(v.get<double>()))
+      fail(key, "expected " + range.describe() + (v.is_number() ? " (its plausible range, docs/input-checks.md)" : "") +
+                    ", got " + describe(v));
+    return v.get<double>();
+  }
+  std::optional<double> optional_in_range(const char* key, const PlausibleRange& range) {
+    seen_.insert(key);
+    return has(key) ? std::optional(in_range(key, range)) : std::nullopt;
+  }
 
   // Optional fields: absent (or null) gives the fallback; present must be valid.
   template <typename T, typename Read>
@@ -114,12 +141,14 @@ class ObjectReader {
     return object(key);
   }
 
-  // Grid, block and domain: [x, y, z] (1 to 3 positive integers) or one positive integer.
-  Dim3 dim3(const char* key) {
+  // Grid, block and domain: [x, y, z] (1 to 3 positive integers) or one positive integer, each no
+  // larger than max_x (x) or max_yz (y, z), and all of them together no more than max_count.
+  Dim3 dim3(const char* key, long long max_x, long long max_yz, long long max_count) {
     expected_ = "[x, y, z]";
     const json& v = at(key);
     expected_.reset();
-    const std::string expected = "a positive integer or [x, y, z] of positive integers";
+    const std::string expected = "a positive integer or [x, y, z] of positive integers (x <= " + std::to_string(max_x) +
+                                 ", y and z <= " + std::to_string(max_yz) + ")";
     std::vector<long long> parts;
     if (v.is_number_integer()) {
       parts.push_back(v.get<long long>());
@@ -131,26 +160,30 @@ class ObjectReader {
     } else {
       fail(key, "expected " + expected + ", got " + describe(v));
     }
-    for (long long p : parts)
-      if (p <= 0 || p > (1LL << 31)) fail(key, "expected " + expected + ", got " + describe(v));
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (parts[i] <= 0 || parts[i] > (i == 0 ? max_x : max_yz)) fail(key, "expected " + expected + ", got " + describe(v));
     Dim3 d;
     d.x = parts[0];
     if (parts.size() > 1) d.y = parts[1];
     if (parts.size() > 2) d.z = parts[2];
+    // Each part is below 2^31, so the product is exact in a double.
+    if (static_cast<double>(d.x) * static_cast<double>(d.y) * static_cast<double>(d.z) > static_cast<double>(max_count))
+      fail(key, "expected at most " + std::to_string(max_count) + " in all (x * y * z), got " + describe(v));
     return d;
   }
-  std::optional<Dim3> optional_dim3(const char* key) {
+  std::optional<Dim3> optional_dim3(const char* key, long long max_x, long long max_yz, long long max_count) {
     seen_.insert(key);
-    return has(key) ? std::optional(dim3(key)) : std::nullopt;
+    return has(key) ? std::optional(dim3(key, max_x, max_yz, max_count)) : std::nullopt;
   }
 
-  std::vector<double> positive_array(const char* key) {
+  std::vector<double> array_in_range(const char* key, const PlausibleRange& range) {
     const json& v = at(key);
-    if (!v.is_array()) fail(key, "expected an array of positive numbers, got " + describe(v));
+    const std::string expected = "an array, each element " + range.describe();
+    if (!v.is_array()) fail(key, "expected " + expected + ", got " + describe(v));
     std::vector<double> out;
     for (const json& e : v) {
-      if (!e.is_number() || !(e.get<double>() > 0) || !std::isfinite(e.get<double>()))
-        fail(key, "expected an array of positive numbers, got element " + describe(e));
+      if (!e.is_number() || !range.contains(e.get<double>()))
+        fail(key, "expected " + expected + ", got element " + describe(e));
       out.push_back(e.get<double>());
     }
     return out;
@@ -214,23 +247,26 @@ void check_schema(ObjectReader& r, const char* schema) {
 }
 
 void read_limit_overrides(ObjectReader r, ArchLimits& a) {
-  a.max_threads_per_block = r.positive_int_or("max_threads_per_block", a.max_threads_per_block);
-  a.max_threads_per_sm = r.positive_int_or("max_threads_per_sm", a.max_threads_per_sm);
-  a.max_blocks_per_sm = r.positive_int_or("max_blocks_per_sm", a.max_blocks_per_sm);
-  a.registers_per_sm = r.positive_int_or("registers_per_sm", a.registers_per_sm);
-  a.max_registers_per_block = r.positive_int_or("max_registers_per_block", a.max_registers_per_block);
-  a.max_registers_per_thread = r.positive_int_or("max_registers_per_thread", a.max_registers_per_thread);
-  a.register_allocation_unit = r.positive_int_or("register_allocation_unit", a.register_allocation_unit);
-  a.sub_partitions_per_sm = r.positive_int_or("sub_partitions_per_sm", a.sub_partitions_per_sm);
-  a.shared_memory_per_sm_bytes = r.non_negative_int_or("shared_memory_per_sm_bytes", a.shared_memory_per_sm_bytes);
+  using namespace ranges;
+  a.max_threads_per_block = r.integer_in_or("max_threads_per_block", 1, kMaxThreadsPerBlock, a.max_threads_per_block);
+  a.max_threads_per_sm = r.integer_in_or("max_threads_per_sm", 1, kMaxThreadsPerSm, a.max_threads_per_sm);
+  a.max_blocks_per_sm = r.integer_in_or("max_blocks_per_sm", 1, kMaxBlocksPerSm, a.max_blocks_per_sm);
+  a.registers_per_sm = r.integer_in_or("registers_per_sm", 1, kMaxRegistersPerSm, a.registers_per_sm);
+  a.max_registers_per_block = r.integer_in_or("max_registers_per_block", 1, kMaxRegistersPerSm, a.max_registers_per_block);
+  a.max_registers_per_thread =
+      r.integer_in_or("max_registers_per_thread", 1, kMaxRegistersPerThread, a.max_registers_per_thread);
+  a.register_allocation_unit = r.integer_in_or("register_allocation_unit", 1, kMaxRegistersPerSm, a.register_allocation_unit);
+  a.sub_partitions_per_sm = r.integer_in_or("sub_partitions_per_sm", 1, kMaxLanesPerSm, a.sub_partitions_per_sm);
+  a.shared_memory_per_sm_bytes =
+      r.integer_in_or("shared_memory_per_sm_bytes", 0, kMaxSharedBytesPerSm, a.shared_memory_per_sm_bytes);
   a.shared_memory_per_block_bytes =
-      r.non_negative_int_or("shared_memory_per_block_bytes", a.shared_memory_per_block_bytes);
+      r.integer_in_or("shared_memory_per_block_bytes", 0, kMaxSharedBytesPerSm, a.shared_memory_per_block_bytes);
   a.shared_memory_per_block_optin_bytes =
-      r.non_negative_int_or("shared_memory_per_block_optin_bytes", a.shared_memory_per_block_optin_bytes);
+      r.integer_in_or("shared_memory_per_block_optin_bytes", 0, kMaxSharedBytesPerSm, a.shared_memory_per_block_optin_bytes);
   a.shared_memory_allocation_unit =
-      r.positive_int_or("shared_memory_allocation_unit", a.shared_memory_allocation_unit);
-  a.shared_memory_reserved_per_block_bytes =
-      r.non_negative_int_or("shared_memory_reserved_per_block_bytes", a.shared_memory_reserved_per_block_bytes);
+      r.integer_in_or("shared_memory_allocation_unit", 1, kMaxSharedBytesPerSm, a.shared_memory_allocation_unit);
+  a.shared_memory_reserved_per_block_bytes = r.integer_in_or("shared_memory_reserved_per_block_bytes", 0,
+                                                             kMaxSharedBytesPerSm, a.shared_memory_reserved_per_block_bytes);
   r.finish();
 }
 
@@ -261,25 +297,32 @@ json nan_to_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); 
 json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
 // characterize's "measurements" block carries the measured rates the hopper variant needs; a
-// profile that states them itself ("bandwidth_gbs", "latency_cycles.fp32_dependent") wins.
-void fill_rates_from_measurements(const json& top, DeviceProfile& d) {
+// profile that states them itself ("bandwidth_gbs", "latency_cycles.fp32_dependent") wins. A rate
+// that is there but not a number in its plausible range is refused like any other field.
+void fill_rates_from_measurements(const json& top, const std::string& origin, DeviceProfile& d) {
   if (!top.contains("measurements") || !top.at("measurements").is_object()) return;
   const json& m = top.at("measurements");
-  auto positive_at = [&](const json::json_pointer& ptr) -> std::optional<double> {
-    if (!m.contains(ptr) || !m.at(ptr).is_number()) return std::nullopt;
-    const double x = m.at(ptr).get<double>();
-    return std::isfinite(x) && x > 0 ? std::optional(x) : std::nullopt;
+  auto fill = [&](std::optional<double>& field, const std::string& ptr, const PlausibleRange& range) {
+    const json::json_pointer pointer(ptr);
+    if (field || !m.contains(pointer) || m.at(pointer).is_null()) return;
+    const json& v = m.at(pointer);
+    if (!v.is_number() || !range.contains(v.get<double>())) {
+      std::string dotted = "measurements" + ptr;
+      std::replace(dotted.begin(), dotted.end(), '/', '.');
+      throw InputError(origin + ": field '" + dotted + "': expected " + range.describe() +
+                       (v.is_number() ? " (its plausible range, docs/input-checks.md)" : "") + ", got " + describe(v));
+    }
+    field = v.get<double>();
   };
-  auto fill = [&](std::optional<double>& field, const char* ptr) {
-    if (!field) field = positive_at(json::json_pointer(ptr));
-  };
-  fill(d.fp32_dependent_latency_cycles, "/latency/fp32_fma/warps_1/mean_cycles");
-  fill(d.dram_scattered_latency_cycles, "/latency/global_load_uncoalesced/warps_1/mean_cycles");
+  fill(d.fp32_dependent_latency_cycles, "/latency/fp32_fma/warps_1/mean_cycles", ranges::kLatencyCycles);
+  fill(d.dram_scattered_latency_cycles, "/latency/global_load_uncoalesced/warps_1/mean_cycles", ranges::kLatencyCycles);
   for (const auto& [key, member] : kBandwidthFields)
-    fill(d.*member, ("/bandwidth/" + std::string(key) + "/gbs").c_str());
-  fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles");
-  fill(d.same_address_atomic_ops_per_clock, "/throughput/global_atomic_same_address/ops_per_clk");
-  fill(d.same_address_atomic_f32_ops_per_clock, "/throughput/global_atomic_same_address_f32/ops_per_clk");
+    fill(d.*member, "/bandwidth/" + std::string(key) + "/gbs", ranges::kMeasuredBandwidthGbs);
+  fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles", ranges::kLatencyCycles);
+  fill(d.same_address_atomic_ops_per_clock, "/throughput/global_atomic_same_address/ops_per_clk",
+       ranges::kAtomicOpsPerClock);
+  fill(d.same_address_atomic_f32_ops_per_clock, "/throughput/global_atomic_same_address_f32/ops_per_clk",
+       ranges::kAtomicOpsPerClock);
 }
 
 }  // namespace
@@ -304,47 +347,47 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   }
   d.cc_major = major;
   d.cc_minor = minor;
-  d.sm_count = hw.positive_int("sm_count");
-  d.sm_clock_mhz = hw.positive("sm_clock_mhz");
-  d.simd_width = hw.positive_int("simd_width");
-  d.sfu_width = hw.non_negative_int_or("sfu_width", 0);
-  d.limits.warp_size = hw.positive_int_or("warp_size", 32);
-  d.mem_peak_bandwidth_gbs = hw.positive("mem_peak_bandwidth_gbs");
+  d.sm_count = hw.integer_in("sm_count", 1, ranges::kMaxSmCount);
+  d.sm_clock_mhz = hw.in_range("sm_clock_mhz", ranges::kClockMhz);
+  d.simd_width = hw.integer_in("simd_width", 1, ranges::kMaxLanesPerSm);
+  d.sfu_width = hw.integer_in_or("sfu_width", 0, ranges::kMaxLanesPerSm, 0);
+  d.limits.warp_size = hw.integer_in_or("warp_size", 1, ranges::kMaxWarpSize, 32);
+  d.mem_peak_bandwidth_gbs = hw.in_range("mem_peak_bandwidth_gbs", ranges::kPeakBandwidthGbs);
   if (auto limits = hw.optional_object("limits")) read_limit_overrides(*limits, d.limits);
   hw.finish();
 
+  const PlausibleRange& latency = ranges::kLatencyCycles;
   ObjectReader lat = top.object("latency_cycles");
-  d.fp_latency_cycles = lat.positive("fp");
-  d.sfu_latency_cycles = lat.optional_positive("sfu");
-  d.shared_load_latency_cycles = lat.optional_positive("shared_load");
-  d.l1_hit_latency_cycles = lat.positive("l1_hit");
-  d.l2_hit_latency_cycles = lat.positive("l2_hit");
-  d.dram_latency_cycles = lat.positive("dram");
-  d.dram_scattered_latency_cycles = lat.optional_positive("dram_scattered");
-  d.departure_delay_coalesced_cycles = lat.positive("departure_delay_coalesced");
-  d.departure_delay_uncoalesced_cycles = lat.optional_positive("departure_delay_uncoalesced");
-  d.departure_delay_sequential_cycles = lat.optional_positive("departure_delay_sequential");
-  d.fp32_dependent_latency_cycles = lat.optional_positive("fp32_dependent");
-  d.block_dispatch_cycles = lat.optional_positive("block_dispatch");
+  d.fp_latency_cycles = lat.in_range("fp", latency);
+  d.sfu_latency_cycles = lat.optional_in_range("sfu", latency);
+  d.shared_load_latency_cycles = lat.optional_in_range("shared_load", latency);
+  d.l1_hit_latency_cycles = lat.in_range("l1_hit", latency);
+  d.l2_hit_latency_cycles = lat.in_range("l2_hit", latency);
+  d.dram_latency_cycles = lat.in_range("dram", latency);
+  d.dram_scattered_latency_cycles = lat.optional_in_range("dram_scattered", latency);
+  d.departure_delay_coalesced_cycles = lat.in_range("departure_delay_coalesced", latency);
+  d.departure_delay_uncoalesced_cycles = lat.optional_in_range("departure_delay_uncoalesced", latency);
+  d.departure_delay_sequential_cycles = lat.optional_in_range("departure_delay_sequential", latency);
+  d.fp32_dependent_latency_cycles = lat.optional_in_range("fp32_dependent", latency);
+  d.block_dispatch_cycles = lat.optional_in_range("block_dispatch", latency);
   lat.finish();
 
   if (auto bw = top.optional_object("bandwidth_gbs")) {
-    for (const auto& [key, member] : kBandwidthFields) d.*member = bw->optional_positive(key);
+    for (const auto& [key, member] : kBandwidthFields) d.*member = bw->optional_in_range(key, ranges::kMeasuredBandwidthGbs);
     bw->finish();
   }
   if (auto atomics = top.optional_object("atomic_ops_per_clock")) {
-    d.same_address_atomic_ops_per_clock = atomics->optional_positive("same_address_u32");
-    d.same_address_atomic_f32_ops_per_clock = atomics->optional_positive("same_address_f32");
+    d.same_address_atomic_ops_per_clock = atomics->optional_in_range("same_address_u32", ranges::kAtomicOpsPerClock);
+    d.same_address_atomic_f32_ops_per_clock = atomics->optional_in_range("same_address_f32", ranges::kAtomicOpsPerClock);
     atomics->finish();
   }
   if (auto cal = top.optional_object("hopper_calibration")) {
     DeviceProfile::HopperCalibration c;
-    c.launch_cycles = cal->number("launch_cycles", -1e15, false, 1e15, "a number of cycles");
-    c.scale = cal->positive("scale");
-    c.wave_cycles = cal->number("wave_cycles", -1e15, false, 1e15, "a number of cycles");
-    c.barrier_cycles = cal->has("barrier_cycles")
-                           ? cal->number("barrier_cycles", -1e15, false, 1e15, "a number of cycles")
-                           : (cal->ignore("barrier_cycles"), 0.0);
+    c.launch_cycles = cal->in_range("launch_cycles", ranges::kCalibrationCycles);
+    c.scale = cal->in_range("scale", ranges::kCalibrationScale);
+    c.wave_cycles = cal->in_range("wave_cycles", ranges::kCalibrationCycles);
+    c.barrier_cycles = cal->has("barrier_cycles") ? cal->in_range("barrier_cycles", ranges::kCalibrationCycles)
+                                                  : (cal->ignore("barrier_cycles"), 0.0);
     c.turnover_exponent = cal->has("turnover_exponent")
                               ? cal->number("turnover_exponent", 0, false, 4, "an exponent in [0, 4]")
                               : (cal->ignore("turnover_exponent"), 0.0);
@@ -356,27 +399,40 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
 
   top.ignore("global_load_latency_by_warps");
   if (top.has("global_load_latency_by_warps"))
-    d.global_load_latency_by_warps = top.positive_array("global_load_latency_by_warps");
+    d.global_load_latency_by_warps = top.array_in_range("global_load_latency_by_warps", ranges::kLatencyCycles);
   d.provenance = top.string_map("provenance");
   top.ignore("measurements");  // free-form detail written by `characterize` (full tables, curves)
   top.finish();
-  fill_rates_from_measurements(j, d);
+  fill_rates_from_measurements(j, origin, d);
   return d;
 }
 
-// An address polynomial, [[8, ["tid.x"]], ...], or null / absent (nullopt).
+// An address polynomial, [[8, ["tid.x"]], ...], or null / absent (nullopt). Its size is bounded
+// (input_ranges.hpp): the traffic model evaluates it for every thread an SM holds.
 std::optional<AddressPolynomial> polynomial_or_null(ObjectReader& a, const char* key) {
+  using namespace ranges;
   a.ignore(key);
   if (!a.has(key)) return std::nullopt;
   const json& terms = a.at(key);
   if (!terms.is_array()) a.fail(key, "expected an array of [coefficient, [symbols]] terms or null");
+  if (terms.size() > static_cast<std::size_t>(kMaxAddressTerms))
+    a.fail(key, "expected at most " + std::to_string(kMaxAddressTerms) + " terms, got " + std::to_string(terms.size()));
   AddressPolynomial poly;
+  const std::string coefficient_range = "|coefficient| <= 2^48";
   for (const json& t : terms) {
     if (!t.is_array() || t.size() != 2 || !t[0].is_number_integer() || !t[1].is_array())
       a.fail(key, "expected terms [coefficient, [symbols]], got " + describe(t));
+    const double magnitude = std::fabs(t[0].get<double>());
+    if (magnitude > static_cast<double>(kMaxAddressCoefficient))
+      a.fail(key, "expected terms [coefficient, [symbols]] with " + coefficient_range + ", got " + describe(t));
     AddressTerm term{t[0].get<long long>(), {}};
+    if (t[1].size() > static_cast<std::size_t>(kMaxSymbolsPerTerm))
+      a.fail(key, "expected at most " + std::to_string(kMaxSymbolsPerTerm) + " symbols per term, got " + describe(t));
     for (const json& sym : t[1]) {
-      if (!sym.is_string()) a.fail(key, "expected symbol names, got " + describe(sym));
+      if (!sym.is_string() || sym.get_ref<const std::string&>().empty() ||
+          sym.get_ref<const std::string&>().size() > static_cast<std::size_t>(kMaxSymbolLength))
+        a.fail(key, "expected symbol names of 1 to " + std::to_string(kMaxSymbolLength) + " characters, got " +
+                        describe(sym));
       term.symbols.push_back(sym.get<std::string>());
     }
     poly.push_back(std::move(term));
@@ -393,6 +449,9 @@ AccessPatterns access_patterns_from(ObjectReader& r) {
   r.ignore("source");
   const json& list = r.at("accesses");
   if (!list.is_array()) r.fail("accesses", "expected an array of memory accesses");
+  if (list.size() > static_cast<std::size_t>(ranges::kMaxAccesses))
+    r.fail("accesses", "expected at most " + std::to_string(ranges::kMaxAccesses) + " memory accesses per kernel, got " +
+                           std::to_string(list.size()));
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string key = "accesses[" + std::to_string(i) + "]";
     ObjectReader a(list[i], r.origin(), "access_patterns." + key);
@@ -404,14 +463,24 @@ AccessPatterns access_patterns_from(ObjectReader& r) {
     else if (kind == "store") m.kind = AccessKind::store;
     else if (kind == "atomic") m.kind = AccessKind::atomic;
     else a.fail("kind", "expected load, store or atomic, got '" + kind + "'");
-    m.bytes_per_thread = a.positive_int("bytes_per_thread");
-    m.loop_depth = a.non_negative_int("loop_depth");
+    m.bytes_per_thread = a.integer_in("bytes_per_thread", 1, ranges::kMaxAccessBytesPerThread);
+    m.loop_depth = a.integer_in("loop_depth", 0, ranges::kMaxLoopDepth);
     m.address_from_loaded_data = a.boolean_or("address_from_loaded_data", false);
     m.address = polynomial_or_null(a, "address");
     m.stride_per_trip = polynomial_or_null(a, "stride_per_trip");
+    // Symbols the traffic model cannot evaluate ("param:zz", a floor dividing by 10^30).
+    for (const auto* poly : {&m.address, &m.stride_per_trip})
+      if (*poly)
+        if (const std::string why = address_symbols_problem(**poly); !why.empty())
+          a.fail(poly == &m.address ? "address" : "stride_per_trip", why);
     a.finish();
     p.accesses.push_back(std::move(m));
   }
+  const auto addressed = std::count_if(p.accesses.begin(), p.accesses.end(), [](const MemoryAccess& m) { return m.address.has_value(); });
+  if (addressed > ranges::kMaxAddressedAccesses)
+    r.fail("accesses", "expected at most " + std::to_string(ranges::kMaxAddressedAccesses) +
+                           " accesses with an address per kernel (the traffic model walks each for every thread), got " +
+                           std::to_string(addressed));
   r.finish();
   return p;
 }
@@ -423,18 +492,17 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   k.name = top.string("name");
 
   ObjectReader launch = top.object("launch");
-  k.launch.grid = launch.dim3("grid");
-  k.launch.block = launch.dim3("block");
-  if (k.launch.block.count() > 4096) launch.fail("block", "expected at most 4096 threads per block");
-  k.launch.registers_per_thread = launch.non_negative_int_or("registers_per_thread", 0);
-  k.launch.shared_memory_per_block_bytes = launch.non_negative_int_or("shared_memory_per_block_bytes", 0);
-  launch.ignore("active_warps_per_sm");
-  if (launch.has("active_warps_per_sm"))
-    k.launch.active_warps_per_sm = launch.number("active_warps_per_sm", 0, true, 64, "a number of warps in (0, 64]");
+  using namespace ranges;
+  k.launch.grid = launch.dim3("grid", kMaxGridX, kMaxGridYZ, kMaxBlocks);
+  k.launch.block = launch.dim3("block", kMaxThreadsPerBlock, kMaxThreadsPerBlock, kMaxThreadsPerBlock);
+  k.launch.registers_per_thread = launch.integer_in_or("registers_per_thread", 0, kMaxRegistersPerThread, 0);
+  k.launch.shared_memory_per_block_bytes =
+      launch.integer_in_or("shared_memory_per_block_bytes", 0, kMaxSharedBytesPerBlock, 0);
+  k.launch.active_warps_per_sm = launch.optional_in_range("active_warps_per_sm", kActiveWarpsPerSm);
   if (launch.has("barrier_wait_share"))
     k.launch.barrier_wait_share = launch.number("barrier_wait_share", 0, false, 1, "a share in [0, 1]");
   k.launch.total_warps = launch.optional_positive("total_warps");
-  k.launch.domain = launch.optional_dim3("domain");
+  k.launch.domain = launch.optional_dim3("domain", kMaxGridX, kMaxGridX, kMaxDomainPoints);
   launch.finish();
 
   ObjectReader inst = top.object("instructions_per_warp");
@@ -459,11 +527,11 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   inst.finish();
 
   ObjectReader par = top.object("parallelism");
-  k.ilp = par.optional_positive("ilp");
-  k.mlp = par.positive("mlp");
+  k.ilp = par.optional_in_range("ilp", kParallelism);
+  k.mlp = par.in_range("mlp", kParallelism);
   k.static_instructions = par.optional_positive("static_instructions");
   k.basic_blocks = par.optional_positive("basic_blocks");
-  k.stall_cycles_per_inst = par.optional_positive("stall_cycles_per_instruction");
+  k.stall_cycles_per_inst = par.optional_in_range("stall_cycles_per_instruction", kStallCyclesPerInstruction);
   par.finish();
 
   ObjectReader mem = top.object("memory");
@@ -474,7 +542,7 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
           : (mem.ignore("transactions_per_uncoalesced_request"), 32.0);
   k.l1_miss_ratio = mem.ratio("l1_miss_ratio");
   k.l2_miss_ratio = mem.ratio("l2_miss_ratio");
-  k.data_size_bytes = mem.positive_int_or("data_size_bytes", 4);
+  k.data_size_bytes = mem.integer_in_or("data_size_bytes", 1, kMaxAccessBytesPerThread, 4);
   k.bank_conflicts_per_warp = mem.non_negative_or("bank_conflicts_per_warp", 0);
   mem.ignore("l2_bytes_per_warp");
   mem.ignore("dram_bytes_per_warp");
@@ -535,10 +603,10 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     c.kernel = r.string("kernel");
     c.size = r.string("size");
     c.shape = r.string("shape");
-    c.warps_per_sm = r.optional_positive("warps_per_sm");
-    c.duration_ns = r.positive("duration_ns");
-    c.sm_clock_mhz = r.positive("sm_clock_mhz");
-    c.sm_cycles_elapsed = r.optional_positive("sm_cycles_elapsed");
+    c.warps_per_sm = r.optional_in_range("warps_per_sm", ranges::kActiveWarpsPerSm);
+    c.duration_ns = r.in_range("duration_ns", ranges::kDurationNs);
+    c.sm_clock_mhz = r.in_range("sm_clock_mhz", ranges::kClockMhz);
+    c.sm_cycles_elapsed = r.optional_in_range("sm_cycles_elapsed", ranges::kElapsedCycles);
     r.ignore("occupancy_padding_bytes");  // how the sweep held warps_per_sm (free-form detail)
     r.ignore("profile");
     r.ignore("counters");  // the raw CUPTI counters the profile was merged from (diagnostics)
@@ -548,11 +616,15 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
     if (r.has("counters") && r.at("counters").is_object()) {
       const json& counters = r.at("counters");
       const counter_rules::Lookup total = [&](const std::string& name) -> std::optional<double> {
-        const json::json_pointer value("/" + name);
-        if (!counters.contains(value) || !counters.at(value).is_number()) return std::nullopt;
-        return counters.at(value).get<double>();
+        if (!counters.contains(name) || counters.at(name).is_null()) return std::nullopt;
+        const json& value = counters.at(name);
+        if (!value.is_number() || !ranges::kCounter.contains(value.get<double>()))
+          r.fail("counters." + name, "expected " + ranges::kCounter.describe() + ", got " + describe(value));
+        return value.get<double>();
       };
-      const auto warps = total("smsp__warps_launched.sum");
+      // Fewer than one warp launched is no launch: the per-warp counts would be infinite.
+      auto warps = total("smsp__warps_launched.sum");
+      if (warps && *warps < 1) warps.reset();
       auto per_warp = [&](const char* name) -> std::optional<double> {
         const auto value = total(name);
         if (!value || !warps || !(*warps > 0)) return std::nullopt;
@@ -659,9 +731,7 @@ json parse_json_text(const std::string& text, const std::string& origin) {
 }
 
 json read_json_file(const std::filesystem::path& path) {
-  const auto text = support::read_text_file(path);
-  if (!text) throw InputError(path.string() + ": cannot read the file (does it exist and is it readable?)");
-  return parse_json_text(*text, path.string());
+  return parse_json_text(support::read_input_file(path), path.string());
 }
 
 DeviceProfile load_device_profile(const std::filesystem::path& path) {
@@ -850,27 +920,45 @@ json to_json(const Prediction& p) {
           {"notes", p.notes}};
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  // Only a file is replaced: a rename over a folder fails, and over a device node (/dev/null) it
+  // would put a file in the device's place.
   std::error_code ec;
+  if (const fs::file_status status = fs::status(path, ec); fs::exists(status) && !fs::is_regular_file(status))
+    throw InputError(path.string() + ": is " + support::describe_file_type(status) +
+                     "; expected the name of a file to write (a new name or a regular file)");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   fs::create_directories(dir, ec);
+  if (ec) throw InputError(dir.string() + ": cannot create the folder (" + ec.message() + "); choose another output");
   const fs::path tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(dir.string() + ": folder is not writable; choose another output folder");
-    out << text;
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      fs::remove(tmp, ec);
+      throw;
+    }
     out.flush();
     if (!out) {
+      out.close();
       fs::remove(tmp, ec);
       throw InputError(path.string() + ": write failed (disk full?)");
     }
   }
   fs::rename(tmp, path, ec);
   if (ec) {
+    const std::string why = ec.message();  // before remove() reuses ec
     fs::remove(tmp, ec);
-    throw InputError(path.string() + ": cannot replace the file: " + ec.message());
+    throw InputError(path.string() + ": cannot replace the file (" + why + ")");
   }
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  write_file_atomically(path, [&](std::ostream& out) { out << text; });
 }
 
 }  // namespace warpmodel

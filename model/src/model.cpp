@@ -1,6 +1,8 @@
 #include "warpmodel/model.hpp"
 
 #include <array>
+#include <cmath>
+#include <sstream>
 
 namespace warpmodel {
 
@@ -40,7 +42,8 @@ std::string_view to_string(OccupancyLimiter l) {
   return "?";
 }
 
-Prediction predict(ModelVariant variant, const DeviceProfile& device, const KernelProfile& kernel) {
+namespace {
+Prediction predict_variant(ModelVariant variant, const DeviceProfile& device, const KernelProfile& kernel) {
   switch (variant) {
     case ModelVariant::HongKim2009: return predict_hong_kim_2009(device, kernel);
     case ModelVariant::GpuPerf2012: return predict_gpuperf_2012(device, kernel);
@@ -48,6 +51,21 @@ Prediction predict(ModelVariant variant, const DeviceProfile& device, const Kern
     case ModelVariant::Hopper: return predict_hopper(device, kernel);
   }
   throw ModelError("unknown model variant");
+}
+}  // namespace
+
+Prediction predict(ModelVariant variant, const DeviceProfile& device, const KernelProfile& kernel) {
+  Prediction p = predict_variant(variant, device, kernel);
+  // The readers keep every input in its plausible range (input_ranges.hpp), which keeps the time
+  // finite; a time that is not finite and >= 0 still is never printed as one.
+  if (!std::isfinite(p.cycles) || !std::isfinite(p.seconds) || p.cycles < 0 || p.seconds < 0) {
+    std::ostringstream why;
+    why << to_string(variant) << ": the inputs give no usable time (" << p.cycles
+        << " cycles): check the device's and the kernel's values (device " << device.name << ", kernel " << kernel.name
+        << ")";
+    throw ModelError(why.str());
+  }
+  return p;
 }
 
 std::span<const ModelVariant> all_variants() { return kVariants; }

@@ -119,8 +119,10 @@ AddressPolynomial parse_polynomial(const std::string& text) {
       if (i < term.size() && term[i] == ')') --d;
       if (i == term.size() || (d == 0 && term[i] == '*')) {
         const std::string factor = term.substr(from, i - from);
-        if (!factor.empty() && (std::isdigit(static_cast<unsigned char>(factor[0])) != 0))
-          t.coefficient *= std::stoll(factor);
+        if (!factor.empty() && (std::isdigit(static_cast<unsigned char>(factor[0])) != 0)) {
+          if (__builtin_mul_overflow(t.coefficient, std::stoll(factor), &t.coefficient))
+            throw std::out_of_range("the coefficient " + factor + " overflows");
+        }
         else if (!factor.empty())
           t.symbols.push_back(factor);
         from = i + 1;
@@ -268,6 +270,21 @@ unsigned long long symbol_value(const std::string& symbol, const Dim3& thread, c
     return (1ULL << 40) + (word << 32);
   }
   return 0;  // "u:" symbols (uniform values the analysis does not follow); floors are computed by update_floors
+}
+
+std::string address_symbols_problem(const AddressPolynomial& address) {
+  try {
+    Compiler compiler;
+    (void)compiler.terms(address);  // parses every floor, recursively
+    for (const std::string& symbol : compiler.c.symbols) (void)symbol_value(symbol, {0, 0, 0}, LaunchConfig{});
+  } catch (const std::invalid_argument&) {  // std::stoll's, std::stoull's
+    return "expected symbols the traffic model reads (tid.x, ntid.y, ctaid.z, param:0x160, u:..., floor((P)/D)): "
+           "text stands where a number belongs";
+  } catch (const std::out_of_range&) {
+    return "expected an address the traffic model can evaluate: a number in it, or a product of its coefficients, "
+           "is beyond 64 bits";
+  }
+  return "";
 }
 
 WideAddress evaluate_address(const AddressPolynomial& address, const Dim3& thread, const LaunchConfig& launch) {

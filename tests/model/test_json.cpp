@@ -51,15 +51,15 @@ TEST(Json, RoundTripPreservesEveryField) {
 TEST(Json, ErrorsNameFileFieldAndExpectation) {
   json d = k40_device();
   d["latency_cycles"].erase("dram");
-  EXPECT_EQ(device_error(d), "dev.json: field 'latency_cycles.dram': missing field (expected a positive number)");
+  EXPECT_EQ(device_error(d), "dev.json: field 'latency_cycles.dram': missing field (expected a number of cycles in [0.1, 100000])");
 
   d = k40_device();
   d["hardware"]["sm_count"] = -15;
-  EXPECT_EQ(device_error(d), "dev.json: field 'hardware.sm_count': expected a positive integer, got -15");
+  EXPECT_EQ(device_error(d), "dev.json: field 'hardware.sm_count': expected an integer in [1, 4096], got -15");
 
   d = k40_device();
   d["hardware"]["sm_count"] = "15";
-  EXPECT_EQ(device_error(d), "dev.json: field 'hardware.sm_count': expected a positive integer, got \"15\"");
+  EXPECT_EQ(device_error(d), "dev.json: field 'hardware.sm_count': expected an integer in [1, 4096], got \"15\"");
 
   d = k40_device();
   d["hardware"]["sm_cuont"] = 15;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -14,13 +16,9 @@
 #include "warpmodel/kernel_profile.hpp"
 #include "warpmodel/prediction.hpp"
 #include "warpmodel/validation.hpp"
+#include "warpmodel/support/input_file.hpp"  // InputError, the bounded reader
 
 namespace warpmodel {
-
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 inline constexpr const char* kDeviceSchema = "warpmodel.device/1";
 inline constexpr const char* kKernelSchema = "warpmodel.kernel/1";
@@ -60,7 +58,11 @@ nlohmann::json to_json(const Occupancy& o);
 nlohmann::json to_json(const Prediction& p);  // unused terms (NaN) become null
 
 // Writes `text` to `path` atomically: a temporary file beside it, then rename. Throws
-// InputError naming the path when the folder is not writable.
+// InputError naming the path when the folder is not writable, or when `path` is there and is not a
+// regular file (a folder, a device node).
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+// The same, the text written by `write` as it goes (an output larger than memory should hold); if
+// `write` throws, the temporary file is removed and nothing is replaced.
+void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace warpmodel

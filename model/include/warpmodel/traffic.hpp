@@ -48,6 +48,10 @@ unsigned long long symbol_value(const std::string& symbol, const Dim3& thread, c
 // three stay exact; only differences of addresses matter).
 __extension__ typedef unsigned __int128 WideAddress;
 WideAddress evaluate_address(const AddressPolynomial& address, const Dim3& thread, const LaunchConfig& launch);
+// Why evaluate_address could not evaluate `address` ("" when it can): a symbol it cannot read
+// ("param:" without a number, a floor dividing by a number beyond 64 bits) or coefficients whose
+// product overflows. The access-pattern reader refuses such an address.
+std::string address_symbols_problem(const AddressPolynomial& address);
 
 // The blocks one SM holds at once: the reuse that L1 sees is among them (blocks are dealt to the
 // SMs round robin, so SM 0 holds blocks 0, sm_count, 2 sm_count, ...).

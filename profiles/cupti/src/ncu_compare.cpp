@@ -13,6 +13,7 @@
 
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
+#include "warpmodel/support/input_file.hpp"
 #include "warpmodel/support/text.hpp"
 
 namespace warpmodel::cupti {
@@ -117,14 +118,18 @@ double difference(double a, double b, bool percentage) {
   return a == b ? 0.0 : 100.0 * std::fabs(a - b) / std::fabs(b);
 }
 
-// max - min over the runs, in pp for percentages, else in percent of the median; -1 for one run.
+// max - min over the runs, in pp for percentages, else in percent of the median (of the largest
+// |value| when the median is 0: runs of 0, 0 and 5 spread by 100 %); -1 for one run, or when the
+// spread is no finite number.
 double spread(const std::vector<double>& runs, bool percentage) {
   if (runs.size() < 2) return -1;
   const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end());
-  if (percentage) return *hi - *lo;
-  const double middle = std::fabs(support::median(runs));
-  if (middle == 0) return *hi == *lo ? 0.0 : std::numeric_limits<double>::infinity();
-  return 100.0 * (*hi - *lo) / middle;
+  if (percentage) return std::isfinite(*hi - *lo) ? *hi - *lo : -1;
+  if (*hi == *lo) return 0.0;
+  double middle = std::fabs(support::median(runs));
+  if (middle == 0) middle = std::max(std::fabs(*hi), std::fabs(*lo));
+  const double s = 100.0 * (*hi - *lo) / middle;
+  return std::isfinite(s) ? s : -1;
 }
 
 }  // namespace
@@ -179,8 +184,9 @@ Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const 
     const NcuLaunch& k = ncu[i];
     const double cupti_clock = clock_of(cupti_values_of(i, "sm__cycles_elapsed.avg"), cupti_values_of(i, "gpu__time_duration.sum"));
     const double ncu_clock = clock_of(ncu_values_of(i, "sm__cycles_elapsed.avg"), ncu_values_of(i, "gpu__time_duration.sum"));
-    const double clock_difference =
+    double clock_difference =
         cupti_clock > 0 && ncu_clock > 0 ? 100.0 * std::fabs(cupti_clock / ncu_clock - 1.0) : 0.0;
+    if (!std::isfinite(clock_difference)) clock_difference = 0.0;  // a clock of 1e300 cycles per ns is none
     // ncu prints its own demangling (no namespaces, "(anonymous namespace)" shortened), so the
     // function identifiers are compared; the order and count were matched already.
     if (k.kernel_name != l.kernel && kernel_identifier(k.kernel_name) != kernel_identifier(l.demangled)) {
@@ -220,6 +226,14 @@ Comparison compare_with_ncu(const std::vector<ProfileReport>& cupti_runs, const 
         a.tolerance += clock_difference;
       }
       a.ok = std::isfinite(a.difference) && a.difference <= a.tolerance;
+      // No relative difference to a 0 (or to a value that overflows it): the row is a problem, not an
+      // infinite difference in the summary.
+      if (std::isinf(a.difference)) {
+        c.problems.push_back("launch " + std::to_string(i) + ": " + metric + ": no relative difference between CUPTI's " +
+                             format_number(a.cupti, 10) + " and ncu's " + format_number(a.ncu, 10));
+        c.rows.push_back(a);
+        continue;
+      }
       if (a.timing) c.max_timing_difference_pct = std::max(c.max_timing_difference_pct, a.difference);
       else if (a.percentage) c.max_percentage_difference_pp = std::max(c.max_percentage_difference_pp, a.difference);
       else c.max_counter_difference_pct = std::max(c.max_counter_difference_pct, a.difference);
@@ -304,11 +318,7 @@ std::string workload_arguments(const std::string& command) {
 
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  auto text = support::read_text_file(p);
-  if (!text) throw InputError(p.string() + ": cannot read");
-  return std::move(*text);
-}
+std::string slurp(const std::filesystem::path& p) { return support::read_input_file(p); }
 
 std::string number_text(double v, int significant) { return format_number(v, significant); }
 
@@ -337,7 +347,8 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
       std::vector<fs::path> files{dir / (stem + ext)};
       std::vector<fs::path> repeats;
       const std::string prefix = stem + "-repeat";
-      for (const auto& e : fs::directory_iterator(dir)) {
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(dir, ec)) {
         const std::string name = e.path().filename().string();
         if (name.size() < prefix.size() + ext.size() || name.rfind(prefix, 0) != 0 ||
             name.compare(name.size() - ext.size(), ext.size(), ext) != 0)

@@ -5,10 +5,13 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <utility>
 
 #include "warpmodel/json_io.hpp"
+#include "warpmodel/support/input_file.hpp"
 
 namespace warpmodel::cupti {
 namespace {
@@ -98,6 +101,15 @@ void store_value(NcuLaunch& launch, const std::string& metric, const std::string
   launch.metrics[metric] = *number * factor.value_or(1.0);
 }
 
+// Names and values go into JSON, which holds UTF-8 only: a line that is not is refused where it breaks.
+void check_utf8(const std::string& line, std::size_t line_number, const std::string& origin) {
+  if (const auto bad = support::first_invalid_utf8(line)) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(line[*bad]));
+    fail(origin, line_number, *bad + 1, std::string("byte ") + byte + " is not UTF-8 (ncu writes UTF-8)");
+  }
+}
+
 }  // namespace
 
 CsvRecord parse_csv_line(std::string_view line, std::size_t line_number, const std::string& origin) {
@@ -175,7 +187,10 @@ std::optional<double> parse_ncu_number(std::string_view s) {
     if (i == exponent) return std::nullopt;
   }
   if (i != s.size()) return std::nullopt;
-  return std::strtod(plain.c_str(), nullptr);
+  // 1e999 is no number ncu prints (it prints "inf" as text, and so is no value either).
+  const double value = std::strtod(plain.c_str(), nullptr);
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
 }
 
 std::optional<double> ncu_unit_factor(std::string_view unit) {
@@ -219,109 +234,148 @@ std::optional<std::vector<long long>> parse_ncu_dim3(std::string_view text) {
   return dims;
 }
 
-NcuReport parse_ncu_csv(std::string_view text, const std::string& origin) {
-  NcuReport report;
-  std::vector<Column> columns;
-  std::size_t id_column = 0, kernel_column = 0;
-  std::optional<std::size_t> name_column, unit_column, value_column;  // long layout
-  bool units_row_possible = false;
-  std::vector<std::string> units;  // wide layout: the units row
-  std::map<std::string, std::size_t> launch_by_id;
-  std::set<std::string> unknown_units;
-  std::size_t line_number = 0;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t newline = text.find('\n', at);
-    std::string_view line = text.substr(at, newline == std::string_view::npos ? std::string_view::npos : newline - at);
-    at = newline == std::string_view::npos ? text.size() + 1 : newline + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || starts_with(line, "==")) continue;  // ==PROF==, ==WARNING==, ==ERROR==
-    if (columns.empty()) {
-      if (!starts_with(line, "\"ID\",") && line != "\"ID\"") continue;  // before the header: not ncu's table
-      const CsvRecord header = parse_csv_line(line, line_number, origin);
-      for (const auto& h : header.fields) columns.push_back({h, is_metric_column(h)});
-      for (std::size_t i = 0; i < columns.size(); ++i) {
-        const std::string& h = columns[i].name;
-        if (h == "Kernel Name") kernel_column = i;
-        else if (h == "Metric Name") name_column = i;
-        else if (h == "Metric Unit") unit_column = i;
-        else if (h == "Metric Value") value_column = i;
-      }
-      if (columns[kernel_column].name != "Kernel Name")
-        fail(origin, line_number, 1, "the header has no \"Kernel Name\" column");
-      if (name_column || value_column) {
-        if (!name_column || !value_column)
-          fail(origin, line_number, 1, "the header has \"Metric Name\" or \"Metric Value\" but not both");
-        report.layout = NcuCsvLayout::Long;
-      } else {
-        report.layout = NcuCsvLayout::Wide;
-        units_row_possible = true;
-      }
-      continue;
+NcuCsvReader::NcuCsvReader(LineSource lines, std::string origin) : lines_(std::move(lines)), origin_(std::move(origin)) {}
+
+// Finds the header ("ID", ...) past ncu's ==PROF== lines; false when the input ends first.
+bool NcuCsvReader::read_header() {
+  while (lines_(line_)) {
+    ++line_number_;
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    // A byte-order mark (an editor's, or a Windows tool's) before the header is no part of it.
+    if (starts_with(line_, "\xEF\xBB\xBF")) line_.erase(0, 3);
+    check_utf8(line_, line_number_, origin_);
+    if (line_.empty() || starts_with(line_, "==")) continue;  // ==PROF==, ==WARNING==, ==ERROR==
+    if (!starts_with(line_, "\"ID\",") && line_ != "\"ID\"") continue;  // before the header: not ncu's table
+    const CsvRecord header = parse_csv_line(line_, line_number_, origin_);
+    for (const auto& h : header.fields) {
+      columns_.push_back(h);
+      metric_columns_.push_back(is_metric_column(h));
     }
-    const CsvRecord row = parse_csv_line(line, line_number, origin);
-    check_field_count(row, columns.size(), origin);
-    const std::string& id = row.fields[id_column];
-    if (units_row_possible) {
-      units_row_possible = false;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      const std::string& h = columns_[i];
+      if (h == "Kernel Name") kernel_column_ = i;
+      else if (h == "Metric Name") name_column_ = i;
+      else if (h == "Metric Unit") unit_column_ = i;
+      else if (h == "Metric Value") value_column_ = i;
+    }
+    if (columns_[kernel_column_] != "Kernel Name") fail(origin_, line_number_, 1, "the header has no \"Kernel Name\" column");
+    if (name_column_ || value_column_) {
+      if (!name_column_ || !value_column_)
+        fail(origin_, line_number_, 1, "the header has \"Metric Name\" or \"Metric Value\" but not both");
+      layout_ = NcuCsvLayout::Long;
+    } else {
+      layout_ = NcuCsvLayout::Wide;
+      units_row_possible_ = true;
+    }
+    return true;
+  }
+  return false;
+}
+
+NcuLaunch NcuCsvReader::start_long_launch(const CsvRecord& row) {
+  const std::string& id = row.fields[id_column_];
+  if (const auto seen = seen_ids_.find(id); seen != seen_ids_.end())
+    fail(origin_, row.line, row.columns[id_column_],
+         "ID " + id + " comes back after other launches' rows (its rows start on line " + std::to_string(seen->second) +
+             "); ncu prints a launch's rows together");
+  seen_ids_.emplace(id, row.line);
+  NcuLaunch launch;
+  launch.id = id;
+  launch.line = row.line;
+  launch.kernel_name = row.fields[kernel_column_];
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    const std::string& h = columns_[i];
+    if (i == id_column_ || i == kernel_column_ || i == *name_column_ || i == *value_column_ ||
+        (unit_column_ && i == *unit_column_) || h == "Section Name" || starts_with(h, "Rule ") ||
+        starts_with(h, "Estimated Speedup"))
+      continue;
+    launch.fields[h] = row.fields[i];
+  }
+  return launch;
+}
+
+std::optional<NcuLaunch> NcuCsvReader::next() {
+  if (ended_) return std::nullopt;
+  if (!header_read_) {
+    header_read_ = true;
+    if (!read_header())
+      throw InputError(origin_ + ": no ncu CSV header (a line starting with \"ID\") found; expected the output of "
+                                 "`ncu --csv ...` or `ncu --import R.ncu-rep --csv --page raw`");
+  }
+  while (lines_(line_)) {
+    ++line_number_;
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    check_utf8(line_, line_number_, origin_);
+    if (line_.empty() || starts_with(line_, "==")) continue;
+    const CsvRecord row = parse_csv_line(line_, line_number_, origin_);
+    check_field_count(row, columns_.size(), origin_);
+    const std::string& id = row.fields[id_column_];
+    if (units_row_possible_) {
+      units_row_possible_ = false;
       if (id.empty()) {
-        units = row.fields;
+        units_ = row.fields;
         continue;
       }
     }
-    if (id.empty()) fail(origin, line_number, row.columns[id_column], "the row has no ID");
-    if (report.layout == NcuCsvLayout::Wide) {
-      if (const auto seen = launch_by_id.find(id); seen != launch_by_id.end())
-        fail(origin, line_number, row.columns[id_column],
-             "ID " + id + " appears twice (first on line " + std::to_string(report.launches[seen->second].line) + ")");
+    if (id.empty()) fail(origin_, line_number_, row.columns[id_column_], "the row has no ID");
+    if (layout_ == NcuCsvLayout::Wide) {
+      if (const auto seen = seen_ids_.find(id); seen != seen_ids_.end())
+        fail(origin_, line_number_, row.columns[id_column_],
+             "ID " + id + " appears twice (first on line " + std::to_string(seen->second) + ")");
+      seen_ids_.emplace(id, line_number_);
       NcuLaunch launch;
       launch.id = id;
-      launch.line = line_number;
-      launch.kernel_name = row.fields[kernel_column];
-      for (std::size_t i = 0; i < columns.size(); ++i) {
-        if (i == id_column || i == kernel_column) continue;
-        if (columns[i].metric)
-          store_value(launch, columns[i].name, i < units.size() ? units[i] : "", row.fields[i], unknown_units);
+      launch.line = line_number_;
+      launch.kernel_name = row.fields[kernel_column_];
+      for (std::size_t i = 0; i < columns_.size(); ++i) {
+        if (i == id_column_ || i == kernel_column_) continue;
+        if (metric_columns_[i])
+          store_value(launch, columns_[i], i < units_.size() ? units_[i] : "", row.fields[i], unknown_units_);
         else
-          launch.fields[columns[i].name] = row.fields[i];
+          launch.fields[columns_[i]] = row.fields[i];
       }
-      launch_by_id[id] = report.launches.size();
-      report.launches.push_back(std::move(launch));
-      continue;
+      return launch;
     }
-    // Long layout: the rows of one ID make one launch.
-    auto found = launch_by_id.find(id);
-    if (found == launch_by_id.end()) {
-      NcuLaunch launch;
-      launch.id = id;
-      launch.line = line_number;
-      launch.kernel_name = row.fields[kernel_column];
-      for (std::size_t i = 0; i < columns.size(); ++i) {
-        const std::string& h = columns[i].name;
-        if (i == id_column || i == kernel_column || i == *name_column || i == *value_column ||
-            (unit_column && i == *unit_column) || h == "Section Name" || starts_with(h, "Rule ") ||
-            starts_with(h, "Estimated Speedup"))
-          continue;
-        launch.fields[h] = row.fields[i];
-      }
-      found = launch_by_id.emplace(id, report.launches.size()).first;
-      report.launches.push_back(std::move(launch));
-    }
-    NcuLaunch& launch = report.launches[found->second];
-    if (row.fields[kernel_column] != launch.kernel_name)
-      fail(origin, line_number, row.columns[kernel_column],
-           "ID " + id + " names kernel '" + row.fields[kernel_column] + "' here and '" + launch.kernel_name +
+    // Long layout: the rows of one ID make one launch; the next ID's first row closes it.
+    std::optional<NcuLaunch> finished;
+    if (open_ && open_->id != id) finished = std::exchange(open_, std::nullopt);
+    if (!open_) open_ = start_long_launch(row);
+    NcuLaunch& launch = *open_;
+    if (row.fields[kernel_column_] != launch.kernel_name)
+      fail(origin_, line_number_, row.columns[kernel_column_],
+           "ID " + id + " names kernel '" + row.fields[kernel_column_] + "' here and '" + launch.kernel_name +
                "' on line " + std::to_string(launch.line));
-    const std::string& metric = row.fields[*name_column];
-    if (metric.empty()) fail(origin, line_number, row.columns[*name_column], "the row has no metric name");
-    store_value(launch, metric, unit_column ? row.fields[*unit_column] : "", row.fields[*value_column], unknown_units);
+    const std::string& metric = row.fields[*name_column_];
+    if (metric.empty()) fail(origin_, line_number_, row.columns[*name_column_], "the row has no metric name");
+    store_value(launch, metric, unit_column_ ? row.fields[*unit_column_] : "", row.fields[*value_column_], unknown_units_);
+    if (finished) return finished;
   }
-  if (columns.empty())
-    throw InputError(origin + ": no ncu CSV header (a line starting with \"ID\") found; expected the output of "
-                              "`ncu --csv ...` or `ncu --import R.ncu-rep --csv --page raw`");
-  for (const auto& u : unknown_units)
-    report.warnings.push_back("unknown unit '" + u + "': values in it are kept as printed");
+  ended_ = true;
+  return std::exchange(open_, std::nullopt);
+}
+
+std::vector<std::string> NcuCsvReader::warnings() const {
+  std::vector<std::string> out;
+  for (const auto& u : unknown_units_) out.push_back("unknown unit '" + u + "': values in it are kept as printed");
+  return out;
+}
+
+NcuReport parse_ncu_csv(std::string_view text, const std::string& origin) {
+  std::size_t at = 0;
+  NcuCsvReader reader(
+      [&](std::string& line) {
+        if (at > text.size()) return false;
+        const std::size_t newline = text.find('\n', at);
+        const std::size_t end = newline == std::string_view::npos ? text.size() : newline;
+        line.assign(text.substr(at, end - at));
+        at = end + 1;
+        return true;
+      },
+      origin);
+  NcuReport report;
+  while (auto launch = reader.next()) report.launches.push_back(std::move(*launch));
+  report.layout = reader.layout();
+  report.warnings = reader.warnings();
   return report;
 }
 

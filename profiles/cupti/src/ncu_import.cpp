@@ -3,12 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
 #include <set>
+#include <stdexcept>
+#include <unordered_set>
 
 #include "warpmodel/cupti/metrics.hpp"
+#include "warpmodel/input_ranges.hpp"
 #include "warpmodel/cupti/ncu_compare.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/support/provenance.hpp"
+#include "warpmodel/support/input_file.hpp"
 #include "warpmodel/support/text.hpp"
 
 namespace warpmodel::cupti {
@@ -131,22 +138,266 @@ std::optional<double> metric(const NcuLaunch& l, const char* name) {
   return it->second;
 }
 
-// Grid or block: "(x, y, z)", else the per-dimension launch metrics, else the total as x.
-std::optional<std::array<int, 3>> launch_dims(const NcuLaunch& l, const char* column, const char* prefix,
-                                              const char* total) {
-  if (const auto f = l.fields.find(column); f != l.fields.end())
-    if (const auto d = parse_ncu_dim3(f->second)) return std::array<int, 3>{int((*d)[0]), int((*d)[1]), int((*d)[2])};
-  const std::string p = prefix;
-  const auto x = metric(l, (p + "x").c_str()), y = metric(l, (p + "y").c_str()), z = metric(l, (p + "z").c_str());
-  if (x && y && z && *x >= 1 && *y >= 1 && *z >= 1) return std::array<int, 3>{int(*x), int(*y), int(*z)};
-  if (const auto t = metric(l, total); t && *t >= 1) return std::array<int, 3>{int(*t), 1, 1};
-  return std::nullopt;
-}
-
 std::string text_field(const NcuLaunch& l, const char* metric_or_column) {
   if (const auto t = l.text.find(metric_or_column); t != l.text.end()) return t->second;
   if (const auto f = l.fields.find(metric_or_column); f != l.fields.end()) return f->second;
   return "";
+}
+
+std::string number_text(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+// A whole number in [min, max] (a count, a size, a shape), or InputError naming the launch and the
+// metric: whatever the importer writes, its readers (kernel-profile, predict-app) accept.
+long long whole_in(double value, long long min, long long max, const std::string& where, const std::string& what) {
+  if (!(value >= static_cast<double>(min) && value <= static_cast<double>(max)) || value != std::floor(value))
+    throw InputError(where + ": " + what + ": expected an integer in [" + std::to_string(min) + ", " +
+                     std::to_string(max) + "], got " + number_text(value));
+  return static_cast<long long>(value);
+}
+
+// Grid or block: "(x, y, z)", else the per-dimension launch metrics, else the total as x; each
+// dimension and their product within `max_x`, `max_yz`, `max_count`.
+std::optional<std::array<int, 3>> launch_dims(const NcuLaunch& l, const char* column, const char* prefix,
+                                              const char* total, long long max_x, long long max_yz,
+                                              long long max_count, const std::string& where) {
+  std::optional<std::array<double, 3>> dims;
+  std::string from = column;
+  if (const auto f = l.fields.find(column); f != l.fields.end() && !f->second.empty() && f->second != "n/a") {
+    const auto d = parse_ncu_dim3(f->second);
+    if (!d) throw InputError(where + ": \"" + std::string(column) + "\": expected \"(x, y, z)\" of positive integers, got '" +
+                             f->second.substr(0, 40) + "'");
+    dims = std::array<double, 3>{double((*d)[0]), double((*d)[1]), double((*d)[2])};
+  }
+  const std::string p = prefix;
+  if (!dims) {
+    const auto x = metric(l, (p + "x").c_str()), y = metric(l, (p + "y").c_str()), z = metric(l, (p + "z").c_str());
+    if (x && y && z) dims = std::array<double, 3>{*x, *y, *z}, from = p + "x/y/z";
+  }
+  if (!dims) {
+    if (const auto t = metric(l, total)) dims = std::array<double, 3>{*t, 1, 1}, from = total;
+  }
+  if (!dims) return std::nullopt;
+  std::array<int, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i)
+    out[i] = static_cast<int>(whole_in((*dims)[i], 1, i == 0 ? max_x : max_yz, where, from));
+  if (double(out[0]) * out[1] * out[2] > double(max_count))
+    throw InputError(where + ": " + from + ": expected at most " + std::to_string(max_count) + " in all, got " +
+                     number_text(double(out[0]) * out[1] * out[2]));
+  return out;
+}
+
+bool is_time_unit(std::string_view u) {
+  for (const char* t : {"nsecond", "usecond", "msecond", "second", "ns", "us", "ms", "s"})
+    if (u == t) return true;
+  return false;
+}
+bool is_byte_unit(std::string_view u) {
+  for (const char* b : {"byte", "Kbyte", "Mbyte", "Gbyte", "Tbyte", "KiB", "MiB", "GiB", "TiB"})
+    if (u == b) return true;
+  return false;
+}
+
+// What a metric's name says its unit must be: durations are times, byte counts bytes, percentages
+// percent ("" where the name does not say, or the unit is a rate). A value printed in another unit
+// is refused: 52 Tbyte is no duration.
+const char* expected_unit_kind(const std::string& metric, const std::string& unit) {
+  if (unit.empty() || unit.find('/') != std::string::npos || metric.find("per_second") != std::string::npos) return "";
+  if (metric.find("__time_duration") != std::string::npos) return is_time_unit(unit) ? "" : "a time (ns, usecond, ...)";
+  if (metric.find("bytes") != std::string::npos && metric.find(".pct") == std::string::npos &&
+      metric.find("pct_of_peak") == std::string::npos && metric.find(".ratio") == std::string::npos)
+    return is_byte_unit(unit) ? "" : "bytes (byte, Kbyte, MiB, ...)";
+  if (metric.ends_with(".pct") || metric.find("pct_of_peak") != std::string::npos) return unit == "%" ? "" : "%";
+  return "";
+}
+
+// The device, from the first launch's device attributes (the raw page) or its CC column.
+void read_device(const NcuLaunch& first, ProfileReport& r, std::vector<std::string>& warnings, const std::string& where) {
+  r.device.name = text_field(first, "device__attribute_display_name");
+  if (const std::string cc = text_field(first, "CC"); !cc.empty()) {
+    const auto dot = cc.find('.');
+    const auto major = parse_ncu_number(cc.substr(0, dot));
+    const auto minor = dot == std::string::npos ? std::optional<double>(0) : parse_ncu_number(cc.substr(dot + 1));
+    if (major && minor && *major >= 0 && *major < 100 && *minor >= 0 && *minor < 100) {
+      r.device.cc_major = static_cast<int>(*major);
+      r.device.cc_minor = static_cast<int>(*minor);
+    } else {
+      warnings.push_back("compute capability '" + cc + "' not understood");
+    }
+  } else if (const auto major = metric(first, "device__attribute_compute_capability_major")) {
+    r.device.cc_major = static_cast<int>(whole_in(*major, 0, 99, where, "device__attribute_compute_capability_major"));
+    r.device.cc_minor = static_cast<int>(whole_in(metric(first, "device__attribute_compute_capability_minor").value_or(0),
+                                                  0, 99, where, "device__attribute_compute_capability_minor"));
+  }
+  const char* sms = metric(first, "device__attribute_multiprocessor_count") ? "device__attribute_multiprocessor_count"
+                                                                            : "launch__sm_count";
+  r.device.sm_count = static_cast<int>(whole_in(metric(first, sms).value_or(0), 0, ranges::kMaxSmCount, where, sms));
+  r.device.l2_cache_bytes =
+      whole_in(metric(first, "device__attribute_l2_cache_size").value_or(0), 0, 1LL << 50, where, "device__attribute_l2_cache_size");
+  r.device.global_memory_bytes = whole_in(metric(first, "device__attribute_total_memory").value_or(0), 0, 1LL << 60,
+                                          where, "device__attribute_total_memory");
+  if (const auto khz = metric(first, "device__attribute_max_gpu_frequency_khz")) {
+    if (!ranges::kClockMhz.contains(*khz / 1000.0))
+      throw InputError(where + ": device__attribute_max_gpu_frequency_khz: expected " + ranges::kClockMhz.describe() +
+                       " (x 1000 kHz), got " + number_text(*khz));
+    r.device.max_sm_clock_mhz = *khz / 1000.0;
+  }
+}
+
+// What every launch of an import adds up to: the metrics collected, the kernels named, the model
+// set's metrics some launch lacks, the warnings.
+struct ImportTally {
+  std::set<std::string> collected;
+  std::set<std::string> model_metrics_missing;
+  std::unordered_set<std::string> unmapped_reported;
+  std::size_t unmapped_not_reported = 0;
+  std::unordered_set<std::size_t> kernels;  // hashes of the kernel names (a count, in little memory)
+  std::size_t launches = 0;
+  std::vector<std::string> warnings;
+};
+
+// One ncu launch as a LaunchRecord, checked: a kernel name, a shape, registers, shared memory and
+// a duration its readers accept, counters that are numbers >= 0 in units their names allow.
+LaunchRecord import_launch(const NcuLaunch& l, std::size_t index, const NcuImportOptions& o, ImportTally& tally) {
+  const std::string where = o.origin + ":" + std::to_string(l.line) + " (ID " + l.id + ")";
+  LaunchRecord rec;
+  rec.launch_index = index;
+  rec.label = "ncu ID " + l.id;
+  if (l.kernel_name.empty()) throw InputError(where + ": \"Kernel Name\": expected the kernel's name, got an empty field");
+  if (starts_with(l.kernel_name, "_Z")) {
+    rec.kernel = l.kernel_name;
+    rec.demangled = demangle(l.kernel_name);
+  } else if (!o.kernels.empty()) {
+    std::string why;
+    const int k = match_ncu_kernel_name(l.kernel_name, o.kernels, &why);
+    if (k >= 0) {
+      rec.kernel = o.kernels[static_cast<std::size_t>(k)].mangled;
+      rec.demangled = o.kernels[static_cast<std::size_t>(k)].demangled;
+    } else {
+      rec.kernel = rec.demangled = l.kernel_name;
+      // The first few names, then a count: a file of a thousand unknown kernels is one problem.
+      constexpr std::size_t kNamesReported = 8;
+      if (!tally.unmapped_reported.count(l.kernel_name)) {
+        if (tally.unmapped_reported.size() < kNamesReported) {
+          tally.unmapped_reported.insert(l.kernel_name);
+          tally.warnings.push_back("kernel '" + l.kernel_name + "' (" + where + ") not mapped to a kernel of " + o.binary +
+                                   ": " + why);
+        } else {
+          ++tally.unmapped_not_reported;
+        }
+      }
+    }
+  } else {
+    rec.kernel = rec.demangled = l.kernel_name;
+  }
+  const auto grid = launch_dims(l, "Grid Size", "launch__grid_dim_", "launch__grid_size", ranges::kMaxGridX,
+                                ranges::kMaxGridYZ, ranges::kMaxBlocks, where);
+  const auto block = launch_dims(l, "Block Size", "launch__block_dim_", "launch__block_size", ranges::kMaxThreadsPerBlock,
+                                 ranges::kMaxThreadsPerBlock, ranges::kMaxThreadsPerBlock, where);
+  if (!grid || !block)
+    throw InputError(where + ": the launch has no " + std::string(!grid ? "grid" : "block") +
+                     " size (neither a \"Grid Size\"/\"Block Size\" column nor launch__grid_size/launch__block_size)");
+  rec.grid = *grid;
+  rec.block = *block;
+  rec.registers_per_thread = static_cast<int>(whole_in(metric(l, "launch__registers_per_thread").value_or(0), 0,
+                                                       ranges::kMaxRegistersPerThread, where, "launch__registers_per_thread"));
+  const double static_shared = metric(l, "launch__shared_mem_per_block_static").value_or(0);
+  const double dynamic_shared = metric(l, "launch__shared_mem_per_block_dynamic").value_or(0);
+  rec.shared_memory_per_block_bytes = whole_in(static_shared + dynamic_shared, 0, ranges::kMaxSharedBytesPerBlock, where,
+                                               "launch__shared_mem_per_block_static + _dynamic");
+  rec.duration_ns = std::nan("");
+  if (const auto duration = metric(l, "gpu__time_duration.sum")) {
+    if (!ranges::kDurationNs.contains(*duration))
+      throw InputError(where + ": gpu__time_duration.sum: expected " + ranges::kDurationNs.describe() + ", got " +
+                       number_text(*duration) + " ns");
+    rec.duration_ns = *duration;
+    rec.duration_ns_runs = {rec.duration_ns};
+  }
+  if (const auto pid = text_field(l, "Process ID"); !pid.empty())
+    if (const auto n = parse_ncu_number(pid); n && *n >= 0 && *n <= 4294967295.0 && *n == std::floor(*n))
+      rec.process_id = static_cast<long long>(*n);
+  for (const auto& [name, value] : l.metrics) {
+    if (!is_counter_column(name)) continue;
+    if (!ranges::kCounter.contains(value))
+      throw InputError(where + ": " + name + ": expected " + ranges::kCounter.describe() + ", got " + number_text(value));
+    const auto unit = l.units.find(name);
+    if (const char* kind = expected_unit_kind(name, unit == l.units.end() ? "" : unit->second); *kind)
+      throw InputError(where + ": " + name + ": expected a value in " + kind + ", got one in '" + unit->second + "'");
+    rec.metrics[name] = value;
+    tally.collected.insert(name);
+  }
+  // A counter printed as something else than a number ("12,34", "0x10", "NaN") is refused, not
+  // dropped: the model would silently fall back to static estimates for it.
+  for (const auto& [name, value] : l.text)
+    if (is_counter_column(name))
+      throw InputError(where + ": " + name + ": expected a number (ncu prints 1,234,567.5, or n/a for none), got '" +
+                       value.substr(0, 40) + "'");
+  if (const MetricSet* model = find_metric_set("model"))
+    for (const auto& m : model->metrics)
+      if (!rec.metrics.count(m)) tally.model_metrics_missing.insert(m);
+  tally.kernels.insert(std::hash<std::string>{}(rec.kernel));
+  ++tally.launches;
+  return rec;
+}
+
+// The report without its launches: device, provenance, collection (the metrics of every launch).
+ProfileReport report_header(const NcuLaunch& first, const NcuImportOptions& o, const ImportTally& tally,
+                            std::vector<std::string>& warnings) {
+  ProfileReport r;
+  const std::string process = first.fields.count("Process Name") ? first.fields.at("Process Name") : "";
+  r.workload = "ncu import of " + o.origin + (process.empty() ? "" : " (" + process + ")");
+  read_device(first, r, warnings, o.origin + ":" + std::to_string(first.line) + " (ID " + first.id + ")");
+  r.provenance.gpu = r.device.name;
+  r.provenance.date = support::utc_now();
+  r.provenance.commit = support::source_commit();
+  r.provenance.command = o.command;
+  r.collection.range_mode = "ncu";
+  r.collection.replay_mode = "ncu";
+  r.collection.metrics.assign(tally.collected.begin(), tally.collected.end());
+  return r;
+}
+
+// The warnings of a whole import, in the order they are printed.
+std::vector<std::string> import_warnings(const ImportTally& tally, const std::vector<std::string>& device_warnings,
+                                         const std::string& first_kernel, const NcuImportOptions& o,
+                                         const std::vector<std::string>& reader_warnings) {
+  std::vector<std::string> out = device_warnings;
+  out.insert(out.end(), tally.warnings.begin(), tally.warnings.end());
+  if (tally.unmapped_not_reported)
+    out.push_back("... and " + std::to_string(tally.unmapped_not_reported) + " more kernel name(s) not mapped to a kernel of " +
+                  o.binary);
+  if (o.kernels.empty() && !starts_with(first_kernel, "_Z"))
+    out.push_back("kernel names are demangled as ncu prints them; give --binary APP (or run ncu with "
+                  "--print-kernel-base mangled) so that kernel-profile and predict-app find their SASS");
+  out.insert(out.end(), reader_warnings.begin(), reader_warnings.end());
+  return out;
+}
+
+std::vector<std::string> missing_in_order(const ImportTally& tally) {
+  std::vector<std::string> out;
+  if (const MetricSet* model = find_metric_set("model"))
+    for (const auto& m : model->metrics)
+      if (tally.model_metrics_missing.count(m)) out.push_back(m);
+  return out;
+}
+
+[[noreturn]] void no_launch(const std::string& origin) {
+  throw InputError(origin + ": no profiled launch in the file (did ncu profile any kernel? check its ==PROF== "
+                            "lines and --kernel-name / --launch-skip filters)");
+}
+
+// `line` indented by `spaces` after every line break (and before the first), as nlohmann's dump
+// indents an element at that depth.
+std::string indented(const std::string& text, const std::string& spaces) {
+  std::string out = spaces;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += spaces;
+  }
+  return out;
 }
 
 }  // namespace
@@ -196,109 +447,102 @@ int match_ncu_kernel_name(const std::string& ncu_name, const std::vector<KernelS
 }
 
 NcuImport import_ncu(const NcuReport& ncu, const NcuImportOptions& o) {
-  if (ncu.launches.empty())
-    throw InputError(o.origin + ": no profiled launch in the file (did ncu profile any kernel? check its ==PROF== "
-                                "lines and --kernel-name / --launch-skip filters)");
+  if (ncu.launches.empty()) no_launch(o.origin);
   NcuImport out;
-  ProfileReport& r = out.report;
-  const NcuLaunch& first = ncu.launches.front();
-  const std::string process = first.fields.count("Process Name") ? first.fields.at("Process Name") : "";
-  r.workload = "ncu import of " + o.origin + (process.empty() ? "" : " (" + process + ")");
-  // The device, from the device attributes of the raw page where printed, else the CC column.
-  r.device.name = text_field(first, "device__attribute_display_name");
-  if (const std::string cc = text_field(first, "CC"); !cc.empty()) {
-    const auto dot = cc.find('.');
-    try {
-      r.device.cc_major = std::stoi(cc.substr(0, dot));
-      if (dot != std::string::npos) r.device.cc_minor = std::stoi(cc.substr(dot + 1));
-    } catch (const std::exception&) {
-      out.warnings.push_back("compute capability '" + cc + "' not understood");
-    }
-  } else if (const auto major = metric(first, "device__attribute_compute_capability_major")) {
-    r.device.cc_major = static_cast<int>(*major);
-    r.device.cc_minor = static_cast<int>(metric(first, "device__attribute_compute_capability_minor").value_or(0));
-  }
-  r.device.sm_count = static_cast<int>(metric(first, "device__attribute_multiprocessor_count")
-                                           .value_or(metric(first, "launch__sm_count").value_or(0)));
-  r.device.l2_cache_bytes = static_cast<long long>(metric(first, "device__attribute_l2_cache_size").value_or(0));
-  r.device.global_memory_bytes = static_cast<long long>(metric(first, "device__attribute_total_memory").value_or(0));
-  r.device.max_sm_clock_mhz = metric(first, "device__attribute_max_gpu_frequency_khz").value_or(0) / 1000.0;
-  r.provenance.gpu = r.device.name;
-  r.provenance.date = support::utc_now();
-  r.provenance.commit = support::source_commit();
-  r.provenance.command = o.command;
-  r.collection.range_mode = "ncu";
-  r.collection.replay_mode = "ncu";
-
-  std::set<std::string> collected;
-  std::set<std::string> unmapped_reported;
-  for (std::size_t i = 0; i < ncu.launches.size(); ++i) {
-    const NcuLaunch& l = ncu.launches[i];
-    const std::string where = o.origin + ":" + std::to_string(l.line) + " (ID " + l.id + ")";
-    LaunchRecord rec;
-    rec.launch_index = i;
-    rec.label = "ncu ID " + l.id;
-    if (starts_with(l.kernel_name, "_Z")) {
-      rec.kernel = l.kernel_name;
-      rec.demangled = demangle(l.kernel_name);
-    } else if (!o.kernels.empty()) {
-      std::string why;
-      const int k = match_ncu_kernel_name(l.kernel_name, o.kernels, &why);
-      if (k >= 0) {
-        rec.kernel = o.kernels[static_cast<std::size_t>(k)].mangled;
-        rec.demangled = o.kernels[static_cast<std::size_t>(k)].demangled;
-      } else {
-        rec.kernel = rec.demangled = l.kernel_name;
-        if (unmapped_reported.insert(l.kernel_name).second)
-          out.warnings.push_back("kernel '" + l.kernel_name + "' (" + where + ") not mapped to a kernel of " +
-                                 o.binary + ": " + why);
-      }
-    } else {
-      rec.kernel = rec.demangled = l.kernel_name;
-    }
-    const auto grid = launch_dims(l, "Grid Size", "launch__grid_dim_", "launch__grid_size");
-    const auto block = launch_dims(l, "Block Size", "launch__block_dim_", "launch__block_size");
-    if (!grid || !block)
-      throw InputError(where + ": the launch has no " + std::string(!grid ? "grid" : "block") +
-                       " size (neither a \"Grid Size\"/\"Block Size\" column nor launch__grid_size/launch__block_size)");
-    rec.grid = *grid;
-    rec.block = *block;
-    rec.registers_per_thread = static_cast<int>(metric(l, "launch__registers_per_thread").value_or(0));
-    const auto static_shared = metric(l, "launch__shared_mem_per_block_static");
-    const auto dynamic_shared = metric(l, "launch__shared_mem_per_block_dynamic");
-    rec.shared_memory_per_block_bytes = static_cast<long long>(static_shared.value_or(0) + dynamic_shared.value_or(0));
-    rec.duration_ns = metric(l, "gpu__time_duration.sum").value_or(std::nan(""));
-    if (std::isfinite(rec.duration_ns)) rec.duration_ns_runs = {rec.duration_ns};
-    if (const auto pid = text_field(l, "Process ID"); !pid.empty())
-      if (const auto n = parse_ncu_number(pid)) rec.process_id = static_cast<long long>(*n);
-    for (const auto& [name, value] : l.metrics)
-      if (is_counter_column(name)) {
-        rec.metrics[name] = value;
-        collected.insert(name);
-      }
-    r.launches.push_back(std::move(rec));
-  }
-  if (o.kernels.empty() && !r.launches.empty() && !starts_with(r.launches.front().kernel, "_Z"))
-    out.warnings.push_back("kernel names are demangled as ncu prints them; give --binary APP (or run ncu with "
-                           "--print-kernel-base mangled) so that kernel-profile and predict-app find their SASS");
-  r.collection.metrics.assign(collected.begin(), collected.end());
-
-  // The model set's metrics that some launch lacks.
-  if (const MetricSet* model = find_metric_set("model")) {
-    for (const auto& m : model->metrics) {
-      const bool everywhere = std::all_of(r.launches.begin(), r.launches.end(), [&](const LaunchRecord& l) {
-        const auto it = l.metrics.find(m);
-        return it != l.metrics.end() && std::isfinite(it->second);
-      });
-      if (!everywhere) out.missing_model_metrics.push_back(m);
-    }
-  }
-  for (const auto& w : ncu.warnings) out.warnings.push_back(w);
+  ImportTally tally;
+  std::vector<LaunchRecord> launches;
+  for (std::size_t i = 0; i < ncu.launches.size(); ++i) launches.push_back(import_launch(ncu.launches[i], i, o, tally));
+  std::vector<std::string> device_warnings;
+  out.report = report_header(ncu.launches.front(), o, tally, device_warnings);
+  out.report.launches = std::move(launches);
+  out.missing_model_metrics = missing_in_order(tally);
+  out.warnings = import_warnings(tally, device_warnings, out.report.launches.front().kernel, o, ncu.warnings);
   return out;
 }
 
+NcuFileImport import_ncu_file(const std::filesystem::path& csv, const NcuImportOptions& o,
+                              const std::filesystem::path& output) {
+  namespace fs = std::filesystem;
+  support::check_input_file(csv, kMaxNcuCsvBytes);
+  // A pipe cannot be read twice: it is read into memory once (within the limit); a file is streamed.
+  std::error_code ec;
+  std::optional<std::string> piped;
+  if (!fs::is_regular_file(csv, ec)) piped = support::read_input_file(csv, kMaxNcuCsvBytes);
+  auto open_reader = [&](std::ifstream& file, std::size_t& at) {
+    if (piped) {
+      at = 0;
+      return NcuCsvReader(
+          [&](std::string& line) {
+            if (at > piped->size()) return false;
+            const std::size_t newline = piped->find('\n', at);
+            const std::size_t end = newline == std::string::npos ? piped->size() : newline;
+            line.assign(*piped, at, end - at);
+            at = end + 1;
+            return true;
+          },
+          o.origin);
+    }
+    file.open(csv, std::ios::binary);
+    if (!file) throw InputError(csv.string() + ": cannot read the file");
+    return NcuCsvReader([&](std::string& line) { return static_cast<bool>(std::getline(file, line)); }, o.origin);
+  };
+
+  // Pass 1: every launch converted and checked, nothing kept but the tally and the first launch.
+  NcuFileImport result;
+  ImportTally tally;
+  std::optional<NcuLaunch> first;
+  std::string first_kernel;
+  std::vector<std::string> reader_warnings;
+  {
+    std::ifstream file;
+    std::size_t at = 0;
+    NcuCsvReader reader = open_reader(file, at);
+    std::size_t index = 0;
+    while (auto launch = reader.next()) {
+      const LaunchRecord rec = import_launch(*launch, index++, o, tally);
+      if (!first) first = std::move(*launch), first_kernel = rec.kernel;
+    }
+    result.layout = reader.layout();
+    reader_warnings = reader.warnings();
+  }
+  if (!first) no_launch(o.origin);
+  std::vector<std::string> device_warnings;
+  ProfileReport header = report_header(*first, o, tally, device_warnings);
+
+  // Pass 2: the report, written as nlohmann's dump(2) of the whole would write it, a launch at a time.
+  const std::string placeholder = "\n  \"launches\": []";
+  const std::string head = to_json(header).dump(2);
+  const std::size_t cut = head.find(placeholder);
+  if (cut == std::string::npos) throw std::logic_error("import-ncu: the report's \"launches\" not found in its header");
+  write_file_atomically(output, [&](std::ostream& out) {
+    out << head.substr(0, cut) << "\n  \"launches\": [";
+    std::ifstream file;
+    std::size_t at = 0;
+    NcuCsvReader reader = open_reader(file, at);
+    ImportTally again;  // the same checks, a second time: the file must not change in between
+    std::size_t index = 0;
+    while (auto launch = reader.next()) {
+      const LaunchRecord rec = import_launch(*launch, index, o, again);
+      out << (index++ ? ",\n" : "\n") << indented(to_json(rec).dump(2), "    ");
+    }
+    if (again.launches != tally.launches)
+      throw InputError(csv.string() + ": the file changed while it was read (" + std::to_string(tally.launches) +
+                       " launches, then " + std::to_string(again.launches) + ")");
+    out << "\n  ]" << head.substr(cut + placeholder.size()) << "\n";
+  });
+  result.launches = tally.launches;
+  result.kernels = tally.kernels.size();
+  result.metrics = tally.collected.size();
+  result.missing_model_metrics = missing_in_order(tally);
+  result.warnings = import_warnings(tally, device_warnings, first_kernel, o, reader_warnings);
+  return result;
+}
+
 std::string missing_metrics_warning(const NcuImport& import, const std::string& origin) {
-  const auto& m = import.missing_model_metrics;
+  return missing_metrics_warning(import.missing_model_metrics, origin);
+}
+
+std::string missing_metrics_warning(const std::vector<std::string>& m, const std::string& origin) {
   if (m.empty()) return "";
   return origin + " lacks " + std::to_string(m.size()) + " of the `model` set's metrics (in at least one launch): " +
          support::join(m, ", ") +

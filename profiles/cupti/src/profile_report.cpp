@@ -10,7 +10,9 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <type_traits>
 
+#include "warpmodel/input_ranges.hpp"
 #include "warpmodel/json_io.hpp"
 
 namespace warpmodel::cupti {
@@ -48,27 +50,61 @@ T get(const json& j, const char* name, const std::string& where) {
     throw InputError(where + ": field '" + name + "' has the wrong type");
   }
 }
+// An optional field: the fallback when it is absent, null or of another type. A number must fit
+// the type (a count of 1e300 or -1 is not converted into one).
 template <class T>
 T get_or(const json& j, const char* name, T fallback) {
   if (!j.is_object() || !j.contains(name) || j.at(name).is_null()) return fallback;
-  try {
-    return j.at(name).get<T>();
-  } catch (const json::exception&) {
-    return fallback;
+  const json& v = j.at(name);
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    if (!v.is_number()) return fallback;
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) return fallback;
+    if constexpr (std::is_integral_v<T>) {
+      if (!v.is_number_integer() || x < static_cast<double>(std::numeric_limits<T>::min()) ||
+          x >= static_cast<double>(std::numeric_limits<T>::max()))
+        return fallback;
+    }
+    return v.get<T>();
+  } else {
+    try {
+      return v.get<T>();
+    } catch (const json::exception&) {
+      return fallback;
+    }
   }
 }
 
+// Metric name -> value: a number in the plausible range of a counter, or null (no value).
 std::map<std::string, double> values_from_json(const json& j, const std::string& where) {
   std::map<std::string, double> m;
   if (!j.is_object()) throw InputError(where + ": expected an object of metric values");
-  for (const auto& [k, v] : j.items()) m[k] = v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_null()) {
+      m[k] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    if (!v.is_number() || !ranges::kCounter.contains(v.get<double>()))
+      throw InputError(where + ": field '" + k + "': expected " + ranges::kCounter.describe() + " or null, got " +
+                       v.dump().substr(0, 40));
+    m[k] = v.get<double>();
+  }
   return m;
 }
 
+// [x, y, z] of positive integers no larger than CUDA's grid limits.
 std::array<int, 3> dim3_from_json(const json& j, const char* name, const std::string& where) {
-  const auto v = get<std::vector<int>>(j, name, where);
-  if (v.size() != 3) throw InputError(where + ": field '" + name + "' must be [x, y, z]");
-  return {v[0], v[1], v[2]};
+  const json& v = field(j, name, where);
+  const std::string expected = where + ": field '" + name + "': expected [x, y, z] of integers in [1, " +
+                               std::to_string(ranges::kMaxGridX) + "]";
+  if (!v.is_array() || v.size() != 3) throw InputError(expected);
+  std::array<int, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!v[i].is_number_integer() || v[i].get<double>() < 1 || v[i].get<double>() > static_cast<double>(ranges::kMaxGridX))
+      throw InputError(expected + ", got " + v.dump().substr(0, 40));
+    out[i] = v[i].get<int>();
+  }
+  return out;
 }
 
 }  // namespace
@@ -89,24 +125,27 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+json to_json(const LaunchRecord& l) {
+  json out = {{"kernel", l.kernel},
+              {"demangled", l.demangled},
+              {"label", l.label},
+              {"launch_index", l.launch_index},
+              {"grid", l.grid},
+              {"block", l.block},
+              {"registers_per_thread", l.registers_per_thread},
+              {"shared_memory_per_block_bytes", l.shared_memory_per_block_bytes},
+              {"duration_ns", number_or_null(l.duration_ns)},
+              {"duration_ns_runs", l.duration_ns_runs},
+              {"metrics", values_json(l.metrics)},
+              {"derived", values_json(l.derived)}};
+  if (l.application_launch_index) out["application_launch_index"] = *l.application_launch_index;
+  if (l.process_id) out["process_id"] = *l.process_id;
+  return out;
+}
+
 json to_json(const ProfileReport& r) {
   json launches = json::array();
-  for (const auto& l : r.launches) {
-    launches.push_back({{"kernel", l.kernel},
-                        {"demangled", l.demangled},
-                        {"label", l.label},
-                        {"launch_index", l.launch_index},
-                        {"grid", l.grid},
-                        {"block", l.block},
-                        {"registers_per_thread", l.registers_per_thread},
-                        {"shared_memory_per_block_bytes", l.shared_memory_per_block_bytes},
-                        {"duration_ns", number_or_null(l.duration_ns)},
-                        {"duration_ns_runs", l.duration_ns_runs},
-                        {"metrics", values_json(l.metrics)},
-                        {"derived", values_json(l.derived)}});
-    if (l.application_launch_index) launches.back()["application_launch_index"] = *l.application_launch_index;
-    if (l.process_id) launches.back()["process_id"] = *l.process_id;
-  }
+  for (const auto& l : r.launches) launches.push_back(to_json(l));
   const auto& d = r.device;
   const auto& p = r.provenance;
   const auto& c = r.collection;
@@ -209,13 +248,19 @@ ProfileReport profile_report_from_json(const json& j, const std::string& origin)
     rec.kernel = get<std::string>(l, "kernel", where);
     rec.demangled = get_or<std::string>(l, "demangled", rec.kernel);
     rec.label = get_or<std::string>(l, "label", "");
-    rec.launch_index = get<std::size_t>(l, "launch_index", where);
+    const json& index = field(l, "launch_index", where);
+    if (!index.is_number_integer() || index.get<double>() < 0 || index.get<double>() > 1e12)
+      throw InputError(where + ": field 'launch_index': expected an integer >= 0, got " + index.dump().substr(0, 40));
+    rec.launch_index = index.get<std::size_t>();
     rec.grid = dim3_from_json(l, "grid", where);
     rec.block = dim3_from_json(l, "block", where);
     rec.registers_per_thread = get_or<int>(l, "registers_per_thread", 0);
     rec.shared_memory_per_block_bytes = get_or<long long>(l, "shared_memory_per_block_bytes", 0);
     rec.duration_ns = get_or<double>(l, "duration_ns", std::numeric_limits<double>::quiet_NaN());
     rec.duration_ns_runs = get_or<std::vector<double>>(l, "duration_ns_runs", {});
+    if (!std::isnan(rec.duration_ns) && !ranges::kDurationNs.contains(rec.duration_ns))
+      throw InputError(where + ": field 'duration_ns': expected " + ranges::kDurationNs.describe() + " or null, got " +
+                       l.at("duration_ns").dump());
     rec.metrics = values_from_json(field(l, "metrics", where), where + ".metrics");
     if (l.contains("derived")) rec.derived = values_from_json(l.at("derived"), where + ".derived");
     if (l.contains("application_launch_index") && l.at("application_launch_index").is_number_unsigned())

@@ -97,6 +97,26 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
           std::find(wanted.begin(), wanted.end(), n) == wanted.end())
         wanted.push_back(n);
     for (const auto& k : kernels) have.push_back(short_kernel_name(k.demangled));
+    // The same short names on both sides: the profile names its kernels otherwise than their symbols
+    // (ncu's own demangling, as import-ncu keeps it without --binary), so say that, with a full name.
+    const bool same_names = std::any_of(wanted.begin(), wanted.end(), [&](const std::string& n) {
+      return std::find(have.begin(), have.end(), n) != have.end();
+    });
+    if (same_names) {
+      const CounterLaunch& l = *predicted.front().launch;
+      if (l.kernel.rfind("_Z", 0) != 0)
+        throw InputError(counters.origin + " names its kernels as ncu printed them ('" + l.kernel +
+                         "'), not by their symbols in " + sass_origin + " (mangled, as '" + kernels.front().name +
+                         "'): import the CSV again with `warpmodel import-ncu --binary APP` (or run ncu with "
+                         "--print-kernel-base mangled)");
+      const std::string name = short_kernel_name(l.demangled.empty() ? demangle(l.kernel) : l.demangled);
+      const auto same = std::find_if(kernels.begin(), kernels.end(),
+                                     [&](const KernelStatics& k) { return short_kernel_name(k.demangled) == name; });
+      throw InputError("none of the profile's kernels is in " + sass_origin + " by its symbol: the profile's " + name +
+                       " is " + l.kernel + ", " + sass_origin + "'s is " +
+                       (same == kernels.end() ? std::string("another") : same->name) +
+                       " (other code); give the binary the profile was measured with (--binary) or its cubins (--cubins)");
+    }
     throw InputError("none of the profile's kernels (" + support::join(wanted, ", ", 5) + ") is in " + sass_origin +
                      (have.empty() ? std::string(" (it has no kernels)") : " (it has " + support::join(have, ", ", 5) + ")") +
                      "; give the application's binary (--binary) or the profile's cubins (--cubins)");

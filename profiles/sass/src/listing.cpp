@@ -4,10 +4,15 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
-#include <regex>
+#include <optional>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 namespace warpmodel::sass {
 namespace {
@@ -197,12 +202,43 @@ std::vector<KernelListing> parse_sass_listing(const std::string& text) {
   return out;
 }
 
+namespace {
+// The "NAME:123" and "NAME[0]:123" fields of a -res-usage line (NAME in capitals and '_'), scanned by
+// hand: a regex would recurse once per character of a long run. Values beyond 18 digits are skipped.
+std::vector<std::pair<std::string, long long>> resource_fields(const std::string& t) {
+  std::vector<std::pair<std::string, long long>> out;
+  auto upper = [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (std::size_t i = 0; i < t.size();) {
+    if (!upper(t[i]) || (i > 0 && upper(t[i - 1]))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < t.size() && upper(t[j])) ++j;
+    if (j < t.size() && t[j] == '[') {  // CONSTANT[0]
+      std::size_t k = j + 1;
+      while (k < t.size() && digit(t[k])) ++k;
+      if (k > j + 1 && k < t.size() && t[k] == ']') j = k + 1;
+    }
+    std::size_t k = j + 1;
+    while (k < t.size() && digit(t[k])) ++k;
+    if (j < t.size() && t[j] == ':' && k > j + 1) {
+      if (k - j - 1 <= 18) out.emplace_back(t.substr(i, j - i), std::stoll(t.substr(j + 1, k - j - 1)));
+      i = k;
+    } else {
+      i = j;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::map<std::string, ResourceUsage> parse_resource_usage(const std::string& text) {
   std::map<std::string, ResourceUsage> out;
   std::istringstream in(text);
   std::string line;
   ResourceUsage* current = nullptr;
-  static const std::regex field_re(R"(([A-Z_]+(?:\[\d+\])?):(\d+))");
   while (std::getline(in, line)) {
     const std::string t = trim(line);
     if (starts_with(t, "Function ") && t.back() == ':') {
@@ -211,14 +247,15 @@ std::map<std::string, ResourceUsage> parse_resource_usage(const std::string& tex
     }
     if (!current) continue;
     bool any = false;
-    for (auto it = std::sregex_iterator(t.begin(), t.end(), field_re); it != std::sregex_iterator(); ++it) {
-      current->fields[(*it)[1].str()] = std::stoll((*it)[2].str());
+    for (const auto& [name, value] : resource_fields(t)) {
+      current->fields[name] = value;
       any = true;
     }
     if (!any) continue;
+    // An int holds every real value; a larger one reads as -1, which the readers refuse.
     auto field = [&](const char* key) {
       const auto it = current->fields.find(key);
-      return it == current->fields.end() ? 0 : static_cast<int>(it->second);
+      return it == current->fields.end() ? 0 : it->second > 2147483647 ? -1 : static_cast<int>(it->second);
     };
     current->registers = field("REG");
     current->stack_bytes = field("STACK");
@@ -230,13 +267,67 @@ std::map<std::string, ResourceUsage> parse_resource_usage(const std::string& tex
   return out;
 }
 
+namespace {
+// Where each instruction entry "0040:\ \ \ S2R ..." of a node's label starts, with its offset (a run of
+// lowercase hex digits, ':', then one or more "\ "), scanned by hand (a regex recursed per character).
+std::vector<std::pair<std::size_t, std::uint32_t>> label_offsets(const std::string& line) {
+  std::vector<std::pair<std::size_t, std::uint32_t>> out;
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  for (std::size_t i = 0; i < line.size();) {
+    if (!hex(line[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < line.size() && hex(line[j])) ++j;
+    std::size_t k = j + 1;
+    while (j < line.size() && line[j] == ':' && k <= line.size() && line.compare(k, 2, "\\ ") == 0) k += 2;
+    if (k > j + 1) {
+      if (j - i <= 8) out.emplace_back(i, static_cast<std::uint32_t>(std::stoul(line.substr(i, j - i), nullptr, 16)));
+      i = k;
+    } else {
+      i = j;
+    }
+  }
+  return out;
+}
+
+// An edge line, "\"from\":port:compass -> \"to\"...": its two node names.
+std::optional<std::pair<std::string, std::string>> edge_of(const std::string& line) {
+  auto word = [&](std::size_t& at) {
+    const std::size_t start = at;
+    while (at < line.size() && (std::isalnum(static_cast<unsigned char>(line[at])) != 0 || line[at] == '_')) ++at;
+    return at > start;
+  };
+  auto quoted = [&](std::size_t& at, std::string& name) {
+    if (at >= line.size() || line[at] != '"') return false;
+    const std::size_t close = line.find('"', at + 1);
+    if (close == std::string::npos || close == at + 1) return false;
+    name = line.substr(at + 1, close - at - 1);
+    at = close + 1;
+    return true;
+  };
+  auto spaces = [&](std::size_t& at) {
+    while (at < line.size() && std::isspace(static_cast<unsigned char>(line[at])) != 0) ++at;
+  };
+  std::size_t at = 0;
+  std::string from, to;
+  if (!quoted(at, from) || at >= line.size() || line[at++] != ':' || !word(at) || at >= line.size() || line[at++] != ':' ||
+      !word(at))
+    return std::nullopt;
+  spaces(at);
+  if (line.compare(at, 2, "->") != 0) return std::nullopt;
+  at += 2;
+  spaces(at);
+  if (!quoted(at, to)) return std::nullopt;
+  return std::pair{from, to};
+}
+}  // namespace
+
 std::vector<CfgFunction> parse_cfg_dot(const std::string& text) {
   std::vector<CfgFunction> out;
   std::istringstream in(text);
   std::string line, node;
-  static const std::regex offset_re(R"(([0-9a-f]+):(?:\\ )+)");
-  static const std::regex edge_re(R"re(^"([^"]+)":\w+:\w+\s*->\s*"([^"]+)")re");
-  std::smatch m;
   while (std::getline(in, line)) {
     if (starts_with(line, "subgraph \"cluster_")) {
       const auto end = line.rfind('"');
@@ -253,17 +344,16 @@ std::vector<CfgFunction> parse_cfg_dot(const std::string& text) {
       CfgBlock block{node, {}};
       // Instruction entries are "0040:\ \ \ S2R..." at the start of the label, after "\l" or after a
       // record-field port ("<entry>", "|<exit0>").
-      for (auto it = std::sregex_iterator(line.begin(), line.end(), offset_re); it != std::sregex_iterator(); ++it) {
-        const auto pos = static_cast<std::size_t>(it->position(0));
-        const std::string before = line.substr(0, pos);
+      for (const auto& [pos, offset] : label_offsets(line)) {
+        const std::string_view before(line.data(), pos);
         const bool at_entry = before.size() >= 2 && (before.ends_with("\\l") || before.ends_with(">"));
-        if (at_entry) block.offsets.push_back(static_cast<std::uint32_t>(std::stoul((*it)[1].str(), nullptr, 16)));
+        if (at_entry) block.offsets.push_back(offset);
       }
       out.back().blocks.push_back(std::move(block));
       node.clear();
       continue;
     }
-    if (std::regex_search(line, m, edge_re)) out.back().edges.emplace_back(m[1].str(), m[2].str());
+    if (const auto edge = edge_of(line)) out.back().edges.push_back(*edge);
   }
   return out;
 }

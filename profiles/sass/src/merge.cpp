@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "warpmodel/device_profile.hpp"
+#include "warpmodel/input_ranges.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/sass/report.hpp"
@@ -24,31 +25,50 @@ std::string fmt(double x) { return format_number(x, 6); }
   throw InputError(origin + ": " + field + ": expected " + expected);
 }
 
-Dim3 read_dim3(const json& j, const std::string& origin, const std::string& field) {
-  auto positive = [&](const json& v) {
-    if (!v.is_number_integer() || v.get<long long>() < 1) fail(origin, field, "positive integers");
+// A grid or block: [x, y, z] or one integer, each part in [1, max_x] (x) or [1, max_yz], the product
+// no more than max_count (input_ranges.hpp: CUDA's limits).
+Dim3 read_dim3(const json& j, const std::string& origin, const std::string& field, long long max_x, long long max_yz,
+               long long max_count) {
+  const std::string expected = "[x, y, z] or one integer, positive (x <= " + std::to_string(max_x) + ", y and z <= " +
+                               std::to_string(max_yz) + ", " + std::to_string(max_count) + " in all)";
+  auto part = [&](const json& v, long long max) {
+    if (!v.is_number_integer() || v.get<double>() < 1 || v.get<double>() > static_cast<double>(max))
+      fail(origin, field, expected);
     return v.get<long long>();
   };
-  if (j.is_number()) return {positive(j), 1, 1};
-  if (!j.is_array() || j.empty() || j.size() > 3) fail(origin, field, "[x, y, z] or one integer");
+  if (j.is_number()) return {part(j, max_x), 1, 1};
+  if (!j.is_array() || j.empty() || j.size() > 3) fail(origin, field, expected);
   Dim3 d;
-  d.x = positive(j[0]);
-  if (j.size() > 1) d.y = positive(j[1]);
-  if (j.size() > 2) d.z = positive(j[2]);
+  d.x = part(j[0], max_x);
+  if (j.size() > 1) d.y = part(j[1], max_yz);
+  if (j.size() > 2) d.z = part(j[2], max_yz);
+  if (static_cast<double>(d.x) * static_cast<double>(d.y) * static_cast<double>(d.z) > static_cast<double>(max_count))
+    fail(origin, field, expected);
   return d;
 }
 
-std::optional<int> optional_int(const json& o, const char* key, const std::string& origin, const std::string& where) {
+std::optional<int> optional_int(const json& o, const char* key, const std::string& origin, const std::string& where,
+                                long long max) {
   if (!o.contains(key) || o.at(key).is_null()) return std::nullopt;
   const json& v = o.at(key);
-  if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1e9)
-    fail(origin, where + "." + key, "a non-negative integer");
-  return static_cast<int>(std::llround(v.get<double>()));
+  if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > static_cast<double>(max) ||
+      v.get<double>() != std::floor(v.get<double>()))
+    fail(origin, where + "." + key, "an integer in [0, " + std::to_string(max) + "]");
+  return static_cast<int>(v.get<double>());
 }
 
 std::optional<double> optional_number(const json& o, const char* key) {
   if (!o.contains(key) || !o.at(key).is_number()) return std::nullopt;
   return o.at(key).get<double>();
+}
+
+// A number in `range`, null (none) or absent; anything else is refused.
+std::optional<double> optional_in_range(const json& o, const char* key, const PlausibleRange& range,
+                                        const std::string& origin, const std::string& field) {
+  if (!o.contains(key) || o.at(key).is_null()) return std::nullopt;
+  const json& v = o.at(key);
+  if (!v.is_number() || !range.contains(v.get<double>())) fail(origin, field, range.describe() + " or null, got " + v.dump().substr(0, 40));
+  return v.get<double>();
 }
 
 struct Metric {
@@ -106,18 +126,24 @@ void read_profile(const json& j, const std::string& origin, const std::string& w
     if (l.contains("demangled") && l.at("demangled").is_string()) c.demangled = l.at("demangled").get<std::string>();
     if (!l.contains("grid")) fail(origin, at + ".grid", "[x, y, z]");
     if (!l.contains("block")) fail(origin, at + ".block", "[x, y, z]");
-    c.grid = read_dim3(l.at("grid"), origin, at + ".grid");
-    c.block = read_dim3(l.at("block"), origin, at + ".block");
-    const auto index = optional_int(l, "launch_index", origin, at);
+    c.grid = read_dim3(l.at("grid"), origin, at + ".grid", ranges::kMaxGridX, ranges::kMaxGridYZ, ranges::kMaxBlocks);
+    c.block = read_dim3(l.at("block"), origin, at + ".block", ranges::kMaxThreadsPerBlock, ranges::kMaxThreadsPerBlock,
+                        ranges::kMaxThreadsPerBlock);
+    const auto index = optional_int(l, "launch_index", origin, at, 1000000000);
     c.launch_index = index ? *index : seen[c.kernel];
     ++seen[c.kernel];
-    c.registers_per_thread = optional_int(l, "registers_per_thread", origin, at);
-    c.shared_memory_per_block_bytes = optional_int(l, "shared_memory_per_block_bytes", origin, at);
-    c.duration_ns = optional_number(l, "duration_ns");
+    c.registers_per_thread = optional_int(l, "registers_per_thread", origin, at, ranges::kMaxRegistersPerThread);
+    c.shared_memory_per_block_bytes =
+        optional_int(l, "shared_memory_per_block_bytes", origin, at, ranges::kMaxSharedBytesPerBlock);
+    c.duration_ns = optional_in_range(l, "duration_ns", ranges::kDurationNs, origin, at + ".duration_ns");
     if (!l.contains("metrics") || !l.at("metrics").is_object())
       fail(origin, at + ".metrics", "an object of metric name -> value");
+    // Each value a counter's (a number in its plausible range) or null: a true or a "12" where a
+    // number belongs is a broken file, not a metric to skip.
     for (const auto& [name, value] : l.at("metrics").items())
-      if (value.is_number()) c.metrics[name] = value.get<double>();
+      if (const auto x = optional_in_range(l.at("metrics"), name.c_str(), ranges::kCounter, origin,
+                                           at + ".metrics." + name))
+        c.metrics[name] = *x;
     c.device = device;
     c.workload = workload;
     c.where = at;
@@ -277,7 +303,8 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
                                 std::ceil(static_cast<double>(k.launch.block.count()) / 32.0);
   double warps = launched_warps;
   std::string warps_name = "grid x ceil(block/32) = " + fmt(launched_warps) + " warps";
-  if (auto w = first_of(m, {"smsp__warps_launched.sum", "sm__warps_launched.sum"}); w && w->value > 0) {
+  // Fewer than one warp launched is no count to divide by (the per-warp counts would explode).
+  if (auto w = first_of(m, {"smsp__warps_launched.sum", "sm__warps_launched.sum"}); w && w->value >= 1) {
     warps = w->value;
     warps_name = w->name;
   }

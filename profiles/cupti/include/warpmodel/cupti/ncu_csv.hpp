@@ -21,8 +21,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +77,43 @@ struct NcuReport {
 // Parses ncu's CSV (either layout). Throws InputError for a broken file (see above), for no
 // header, and for a long layout without the "Metric Name"/"Metric Value" columns.
 NcuReport parse_ncu_csv(std::string_view text, const std::string& origin);
+
+// The same reader, a launch at a time, from lines it is handed one by one: what it holds is one
+// launch, never the file (import-ncu's memory does not grow with the file). A launch's metric rows
+// must be together, as ncu prints them (an ID that comes back after another's rows is refused). A
+// UTF-8 byte-order mark before the header is skipped; a line that is not UTF-8 is refused.
+class NcuCsvReader {
+ public:
+  // Puts the next line (without its '\n') in `line`; false at the end of the input.
+  using LineSource = std::function<bool(std::string& line)>;
+  NcuCsvReader(LineSource lines, std::string origin);
+
+  // The next launch in the file's order, nothing after the last. Throws InputError.
+  std::optional<NcuLaunch> next();
+  NcuCsvLayout layout() const { return layout_; }
+  // Unknown units, once next() has returned nothing.
+  std::vector<std::string> warnings() const;
+
+ private:
+  bool read_header();
+  NcuLaunch start_long_launch(const CsvRecord& row);
+
+  LineSource lines_;
+  std::string origin_;
+  std::string line_;
+  std::size_t line_number_ = 0;
+  bool header_read_ = false, ended_ = false;
+  NcuCsvLayout layout_ = NcuCsvLayout::Wide;
+  std::vector<std::string> columns_;
+  std::vector<bool> metric_columns_;
+  std::size_t id_column_ = 0, kernel_column_ = 0;
+  std::optional<std::size_t> name_column_, unit_column_, value_column_;  // long layout
+  bool units_row_possible_ = false;
+  std::vector<std::string> units_;                 // wide layout: the units row
+  std::map<std::string, std::size_t> seen_ids_;    // ID -> the line it started on
+  std::optional<NcuLaunch> open_;                  // long layout: the launch whose rows are being read
+  std::set<std::string> unknown_units_;
+};
 
 // "(256, 1, 1)" -> {256, 1, 1}; nothing when it is not three positive integers in parentheses.
 std::optional<std::vector<long long>> parse_ncu_dim3(std::string_view text);

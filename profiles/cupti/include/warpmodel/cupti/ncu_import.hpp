@@ -18,6 +18,8 @@
 // cannot find its SASS by that name.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -48,11 +50,33 @@ struct NcuImport {
   std::vector<std::string> warnings;  // unmapped names, unknown units, launches without a shape
 };
 
-// Throws InputError when the file holds no launch, or a launch has no grid or block.
+// Throws InputError when the file holds no launch, or a launch has no grid or block, or a value its
+// readers would refuse: an empty kernel name, a shape beyond CUDA's limits, registers outside [0,
+// 255], a duration outside [1 ns, 1e15 ns], a counter that is negative, not a number ("12,34",
+// "0x10", "NaN") or in a unit its name does not allow (a duration in bytes).
 NcuImport import_ncu(const NcuReport& ncu, const NcuImportOptions& options);
+
+// The largest CSV import-ncu reads: 2 GiB (ncu's raw page of a long application's run is hundreds of
+// megabytes; the import streams it, so its memory does not grow with the file).
+inline constexpr std::uintmax_t kMaxNcuCsvBytes = std::uintmax_t{2} << 30;
+
+struct NcuFileImport {
+  NcuCsvLayout layout = NcuCsvLayout::Wide;
+  std::size_t launches = 0, kernels = 0, metrics = 0;
+  std::vector<std::string> missing_model_metrics;
+  std::vector<std::string> warnings;
+};
+
+// import-ncu, file to file: what import_ncu(parse_ncu_csv(...)) writes as to_json(report).dump(2),
+// in memory that does not grow with the file. The CSV is read twice (the report's header lists every
+// launch's metrics, known only after the last); a pipe is read into memory once instead. Nothing is
+// written when the CSV is refused (InputError); `output` is written atomically.
+NcuFileImport import_ncu_file(const std::filesystem::path& csv, const NcuImportOptions& options,
+                              const std::filesystem::path& output);
 
 // One line: "<origin> lacks N of the `model` set's metrics (...): a, b, c; kernel-profile falls back
 // to static estimates for the fields they feed". Empty when nothing is missing.
 std::string missing_metrics_warning(const NcuImport& import, const std::string& origin);
+std::string missing_metrics_warning(const std::vector<std::string>& missing_model_metrics, const std::string& origin);
 
 }  // namespace warpmodel::cupti

@@ -104,6 +104,8 @@ struct ProfileReport {
 };
 
 nlohmann::json to_json(const ProfileReport& r);
+// One launch as to_json(ProfileReport) writes it under "launches".
+nlohmann::json to_json(const LaunchRecord& l);
 // Reads what to_json writes (strict on the fields it needs); `origin` names the input in errors
 // (warpmodel::InputError).
 ProfileReport profile_report_from_json(const nlohmann::json& j, const std::string& origin);
