@@ -15,10 +15,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
-from png_output import save_png  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-# Issue 15's targets and the variants before it, as the tables state them.
+from png_output import save_png  # noqa: E402
+# The step's targets and the variants before it, as the tables state them.
 from adi_report import STAGED as EARLIER, STATE_TARGET_FRACTION, STEP_TARGET_US  # noqa: E402
 
 STATE_ARRAYS = 8  # reads zeta, bed, p, q^{n-1/2}, q^{n+1/2}; writes zeta, p, q (adi_report.py)
