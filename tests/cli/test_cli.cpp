@@ -1,8 +1,12 @@
 // The warpmodel program end to end: exit codes and one-line errors (README "Exit codes").
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
+#include <regex>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
@@ -106,7 +110,8 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   device_text.replace(device_text.find("\"dram\": 399"), 11, "\"dram\": -399");
   const std::string negative = write("negative.json", device_text);
   expect_bad_input(run("predict --device " + negative + " --kernel " + kKernel),
-                   "negative.json: field 'latency_cycles.dram': expected a positive number, got -399");
+                   "negative.json: field 'latency_cycles.dram': expected a number of cycles in [0.1, 100000] (its "
+                   "plausible range, docs/input-checks.md), got -399");
   EXPECT_EQ(run("predict --device " + kDevice).exit_code, 2);  // missing --kernel
   EXPECT_EQ(run("no-such-command").exit_code, 2);
 }
@@ -128,7 +133,7 @@ TEST(Cli, DeeplyNestedJsonIsOneLineAndExitTwo) {
 TEST(Cli, NumericOptionsStateTheirBound) {
   const std::string model = " --device " + kDevice + " --kernel " + kKernel;
   expect_bad_input(run("sweep" + model + " --top -5"), "--top: must be >= 0 (got -5)");
-  expect_bad_input(run("sweep" + model + " --top x"), "--top: expected a number >= 0, got 'x'");
+  expect_bad_input(run("sweep" + model + " --top x"), "--top: expected an integer >= 0, got 'x'");
   expect_bad_input(run("run-stencil --steps 0"), "--steps: must be >= 1 (got 0)");
   expect_bad_input(run("run-stencil --depth 4"), "--depth: must be in [1, 3] (got 4)");
   expect_bad_input(run("run-stencil --spacing -1"), "--spacing: must be > 0 (got -1)");
@@ -166,7 +171,7 @@ TEST(Cli, OutputToUnwritableFolderLeavesNothing) {
   // A regular file where the folder should be: not writable even for root.
   const std::string blocker = write("blocker", "not a folder");
   const fs::path target = fs::path(blocker) / "thesis.md";
-  expect_bad_input(run("reproduce-thesis --output " + target.string()), "not writable");
+  expect_bad_input(run("reproduce-thesis --output " + target.string()), "blocker: cannot create the folder");
   EXPECT_EQ(read_text_file(blocker).value_or(""), "not a folder");
   for (const auto& entry : fs::directory_iterator(kTmp))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
@@ -378,3 +383,278 @@ TEST(Cli, CompareDevicesBadInputIsOneLineAndNoFile) {
   EXPECT_EQ(lines(format.err), 1) << format.err;
   EXPECT_FALSE(fs::exists(out));
 }
+
+// --- Input checks (docs/input-checks.md): every reader and every option refuses bad input with one
+// line naming the file (or option), the field and what was expected, exit 2, nothing written; the
+// physical quantities read are checked against their plausible ranges, reads and work are bounded.
+namespace input_checks {
+
+const fs::path kSource = WARPMODEL_SOURCE_DIR;
+const std::string kH200 = (kSource / "results/h200/device.json").string();
+const fs::path kNcu = kSource / "tests/profiles/cupti/fixtures";
+const std::string kSass = (kSource / "tests/profiles/sass/fixtures/sm90_stencils").string();
+
+std::string text_of(const fs::path& p) { return read_text_file(p).value_or(""); }
+
+// `text` with the first `from` replaced by `to` (the tampering must hit).
+std::string tamper(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "tamper: '" << from << "' not found";
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+// Exit 2, one line holding every needle, nothing on standard output, `output` not written.
+void refused(const CommandResult& r, const std::vector<std::string>& needles, const fs::path& output = {}) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << "'" << n << "' not in: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  if (!output.empty()) EXPECT_FALSE(fs::exists(output)) << output;
+}
+
+// A device profile (the H200's) or kernel profile (the K40 thesis kernel) with one field changed.
+std::string device_with(const std::string& name, const std::function<void(nlohmann::json&)>& change) {
+  nlohmann::json d = nlohmann::json::parse(text_of(kH200));
+  change(d);
+  return write(name, d.dump(1));
+}
+std::string kernel_with(const std::string& name, const std::function<void(nlohmann::json&)>& change) {
+  nlohmann::json k = nlohmann::json::parse(text_of(kKernel));
+  change(k);
+  return write(name, k.dump(1));
+}
+
+TEST(InputChecks, AnUnknownSubcommandIsNamedNotHelped) {
+  for (const char* args : {"no-such-command", "no-such-command --help", "no-such-command --device x"})
+    refused(run(args), {"unknown subcommand 'no-such-command'", "predict, sweep"});
+  refused(run("predcit --device x"), {"unknown subcommand 'predcit' (did you mean 'predict'?)"});
+  EXPECT_EQ(run("predict --help").exit_code, 0);
+}
+
+TEST(InputChecks, EmptyNamesDevicesAndFoldersAreNoFiles) {
+  refused(run("predict --device '' --kernel " + kKernel), {"--device: expected a file or folder name, got ''"});
+  refused(run("kernel-profile --sass '' --kernel k"), {"--sass: expected a file or folder name, got ''"});
+  refused(run("predict --device /dev/zero --kernel " + kKernel), {"/dev/zero: is a character device"});
+  refused(run("predict --device " + kTmp.string() + " --kernel " + kKernel), {"is a folder, not a file"});
+  refused(run("import-ncu /dev/zero -o " + (kTmp / "z.json").string()), {"/dev/zero: is a character device"},
+          kTmp / "z.json");
+  refused(run("compare-devices '' " + kDevice), {"'': expected the path of a file, got an empty name"});
+  // Arguments are UTF-8: a byte that is not would reach the JSON output.
+  refused(run("predict --device \"$(printf 'x\\377')\" --kernel " + kKernel), {"argument 3 is not UTF-8 (byte 0xff)"});
+}
+
+TEST(InputChecks, OutputIsANewNameOrAFileNeverAnInput) {
+  const std::string model = " --model thesis-2016";
+  // -o naming an input: refused, the input intact.
+  const std::string device = write("input-device.json", text_of(kDevice));
+  refused(run("predict --device " + device + " --kernel " + kKernel + model + " -o " + device),
+          {"-o " + device + ": is the input --device"});
+  EXPECT_EQ(text_of(device), text_of(kDevice));
+  // A folder, a device node: refused, the node still a device.
+  refused(run("predict --device " + kDevice + " --kernel " + kKernel + model + " -o " + kTmp.string()),
+          {"-o " + kTmp.string() + ": is a folder"});
+  refused(run("reproduce-thesis -o /dev/null"), {"-o /dev/null: is a character device"});
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // import-ncu onto its CSV; compare-ncu onto a file of its folder.
+  const fs::path csv = kTmp / "ncu-raw.csv";
+  fs::copy_file(kNcu / "app-example/ncu-raw.csv", csv, fs::copy_options::overwrite_existing);
+  refused(run("import-ncu " + csv.string() + " -o " + csv.string()), {"is the input report"});
+  EXPECT_EQ(text_of(csv), text_of(kNcu / "app-example/ncu-raw.csv"));
+  const fs::path from = kTmp / "compare-ncu";
+  fs::remove_all(from);
+  fs::copy(kNcu / "ncu-comparison", from);
+  refused(run("compare-ncu --from " + from.string() + " -o " + (from / "cupti-0").string()), {"is the input"});
+  // validate -o: a new folder is made; a file is no folder.
+  const std::string dir = validate_fixture::folder(false);
+  const fs::path fresh = kTmp / "new" / "dir";
+  fs::remove_all(kTmp / "new");
+  const CommandResult made = run("validate --from " + dir + " -o " + fresh.string());
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_TRUE(fs::exists(fresh / "validation.md"));
+  refused(run("validate --from " + dir + " -o " + device), {"-o " + device + ": is a regular file; expected a folder"});
+}
+
+TEST(InputChecks, IntegerOptionsAreReadOneWay) {
+  const std::string model = "sweep --device " + kDevice + " --kernel " + kKernel + " --model thesis-2016";
+  for (const char* top : {"1e3", "5e-324", "x", "1.5", ""})
+    refused(run(model + " --top '" + top + "'"), {"--top: expected an integer >= 0, got '" + std::string(top) + "'"});
+  refused(run(model + " --top="), {"--top: expected an integer >= 0, got ''"});
+  // The same number beyond any count, refused alike by both options.
+  refused(run(model + " --top 99999999999999999999"), {"--top: must be <= 2147483647 (got 99999999999999999999)"});
+  refused(run("kernel-profile --kernel k --launch-index 99999999999999999999"),
+          {"--launch-index: must be <= 2147483647 (got 99999999999999999999)"});
+  EXPECT_EQ(run(model + " --top 3").exit_code, 0);
+}
+
+TEST(InputChecks, PhysicalQuantitiesAreWithinTheirPlausibleRanges) {
+  const std::string kernel = " --kernel " + kKernel + " --model thesis-2016";
+  refused(run("predict --device " + device_with("clock.json", [](auto& d) { d["hardware"]["sm_clock_mhz"] = 5e-324; }) + kernel),
+          {"clock.json: field 'hardware.sm_clock_mhz': expected a number of MHz in [100, 10000]", "plausible range"});
+  refused(run("predict --device " + device_with("latency.json", [](auto& d) { d["latency_cycles"]["dram"] = 1e308; }) + kernel),
+          {"latency.json: field 'latency_cycles.dram': expected a number of cycles in [0.1, 100000]"});
+  refused(run("predict --device " +
+              device_with("bandwidth.json", [](auto& d) { d["measurements"]["bandwidth"]["dram_copy"]["gbs"] = 1e-300; }) +
+              kernel),
+          {"bandwidth.json: field 'measurements.bandwidth.dram_copy.gbs': expected a number of GB/s in [1, 1e6]"});
+  refused(run("predict --device " + kDevice + " --model thesis-2016 --kernel " +
+              kernel_with("mlp.json", [](auto& k) { k["parallelism"]["mlp"] = 5e-324; })),
+          {"mlp.json: field 'parallelism.mlp': expected a number of instructions in [0.1, 10000]"});
+  refused(run("predict --device " + kDevice + " --model thesis-2016 --kernel " +
+              kernel_with("grid.json", [](auto& k) { k["launch"]["grid"] = {2147483648LL, 1, 1}; })),
+          {"grid.json: field 'launch.grid': expected a positive integer or [x, y, z]"});
+}
+
+// The traffic model's work is bounded where it is read: 2e9 bytes per thread used to run for minutes.
+TEST(InputChecks, AccessPatternWorkIsBounded) {
+  const fs::path kernel = kTmp / "patterns.json";
+  const CommandResult made = run("kernel-profile --sass " + kSass + ".sass --cfg " + kSass + ".cfg.dot --res-usage " +
+                                 kSass + ".res-usage.txt --kernel 'naive_kernel<1>' --launch grid=8x8x8,block=8x8x4 -o " +
+                                 kernel.string());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  nlohmann::json k = nlohmann::json::parse(text_of(kernel));
+  ASSERT_FALSE(k["access_patterns"]["accesses"].empty());
+  k["access_patterns"]["accesses"][0]["bytes_per_thread"] = 2000000000;
+  const std::string huge = write("huge-access.json", k.dump());
+  for (const char* sub : {"predict", "sweep"}) {
+    const auto start = std::chrono::steady_clock::now();
+    refused(run(std::string(sub) + " --device " + kH200 + " --kernel " + huge),
+            {"huge-access.json: field 'access_patterns.accesses[0].bytes_per_thread': expected an integer in [1, 32]"});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << sub;
+  }
+}
+
+// import-ncu writes only what its own readers (kernel-profile --counters, predict-app) accept.
+TEST(InputChecks, ImportNcuRefusesWhatItsReadersWould) {
+  const std::string rows = text_of(kNcu / "app-example/ncu-long.csv");
+  const std::string duration = "\"gpu__time_duration.sum\",\"ns\",\"51,936\"";
+  const std::string registers = "\"launch__registers_per_thread\",\"register/thread\",\"16\"";
+  const std::string dram = "\"dram__bytes_read.sum\",\"byte\",\"67,128,832\"";
+  const std::pair<std::string, std::vector<std::string>> cases[] = {
+      {tamper(rows, "copy_kernel(const", "copy\xff_kernel(const"), {"t.csv:6:", "byte 0xff is not UTF-8"}},
+      {tamper(rows, "\"dram__bytes_read.sum\"", "\"dram\xc3_bytes_read.sum\""), {"byte 0xc3 is not UTF-8"}},
+      {tamper(rows, duration, "\"gpu__time_duration.sum\",\"ns\",\"-51,936\""),
+       {"(ID 0): gpu__time_duration.sum: expected a number of ns in [1, 1e15], got -51936"}},
+      {tamper(rows, duration, "\"gpu__time_duration.sum\",\"Tbyte\",\"51,936\""),
+       {"gpu__time_duration.sum: expected a value in a time", "'Tbyte'"}},
+      {tamper(rows, dram, "\"dram__bytes_read.sum\",\"byte\",\"-67,128,832\""), {"dram__bytes_read.sum: expected a number in [0, 1e18]"}},
+      {tamper(rows, registers, "\"launch__registers_per_thread\",\"register/thread\",\"-1\""),
+       {"launch__registers_per_thread: expected an integer in [0, 255], got -1"}},
+      {tamper(rows, registers, "\"launch__registers_per_thread\",\"register/thread\",\"18,446,744,073,709,551,616\""),
+       {"launch__registers_per_thread: expected an integer in [0, 255]"}},
+      {tamper(rows, "\"(65536, 1, 1)\"", "\"(2147483648, 1, 1)\""), {"Grid Size: expected an integer in [1, 2147483647]"}},
+  };
+  for (const auto& [text, needles] : cases) {
+    const fs::path csv = kTmp / "t.csv", out = kTmp / "t.json";
+    std::ofstream(csv, std::ios::binary) << text;
+    refused(run("import-ncu " + csv.string() + " -o " + out.string()), needles, out);
+  }
+  for (const char* malformed : {"12,34", "0x10", "NaN"}) {
+    const fs::path csv = kTmp / "t.csv", out = kTmp / "t.json";
+    std::ofstream(csv, std::ios::binary) << tamper(rows, dram, "\"dram__bytes_read.sum\",\"byte\",\"" + std::string(malformed) + "\"");
+    refused(run("import-ncu " + csv.string() + " -o " + out.string()),
+            {"dram__bytes_read.sum: expected a number", "got '" + std::string(malformed) + "'"}, out);
+  }
+  // A byte-order mark before the header is no part of it.
+  const fs::path bom = kTmp / "bom.csv", out = kTmp / "bom.json";
+  std::ofstream(bom, std::ios::binary) << tamper(rows, "\"ID\",", "\xEF\xBB\xBF\"ID\",");
+  const CommandResult r = run("import-ncu " + bom.string() + " -o " + out.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+}
+
+// import-ncu streams the CSV: its memory stays a fraction of the file's size (a 50 MB raw page
+// used to take 3.3 GB).
+TEST(InputChecks, ImportNcuMemoryStaysBelowThreeTimesTheFile) {
+#ifdef WARPMODEL_SANITIZED
+  GTEST_SKIP() << "AddressSanitizer's own memory is no measure of the importer's";
+#endif
+  const std::string raw = text_of(kNcu / "app-example/ncu-raw.csv");
+  std::istringstream in(raw);
+  std::string line, header, units;
+  std::vector<std::string> launches;
+  while (std::getline(in, line)) {
+    if (line.rfind("\"ID\",", 0) == 0) header = line;
+    else if (!header.empty() && units.empty()) units = line;
+    else if (!header.empty() && !line.empty()) launches.push_back(line.substr(line.find(',')));
+  }
+  ASSERT_FALSE(launches.empty());
+  const fs::path csv = kTmp / "big-raw.csv", out = kTmp / "big-raw.json";
+  {
+    std::ofstream big(csv, std::ios::binary);
+    big << header << "\n" << units << "\n";
+    for (std::size_t id = 0, bytes = 0; bytes < (std::size_t{24} << 20); ++id) {
+      const std::string row = "\"" + std::to_string(id) + "\"" + launches[id % launches.size()] + "\n";
+      big << row;
+      bytes += row.size();
+    }
+  }
+  const auto size = fs::file_size(csv);
+  const CommandResult r = run("import-ncu " + csv.string() + " -o " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct rusage usage {};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  EXPECT_LT(static_cast<double>(usage.ru_maxrss) * 1024, 3.0 * static_cast<double>(size))
+      << "peak " << usage.ru_maxrss << " KB for a " << size << "-byte CSV";
+  fs::remove(csv);
+  fs::remove(out);
+}
+
+TEST(InputChecks, CompareNcuRefusesANonNumberAndPrintsNoInfinity) {
+  const fs::path from = kTmp / "compare-bad";
+  fs::remove_all(from);
+  fs::copy(kNcu / "ncu-comparison", from);
+  nlohmann::json cupti = nlohmann::json::parse(text_of(from / "cupti-0.json"));
+  nlohmann::json& metrics = cupti["launches"][0]["metrics"];
+  const std::string metric = metrics.begin().key();
+  metrics[metric] = true;
+  std::ofstream(from / "cupti-0.json") << cupti.dump(1);
+  refused(run("compare-ncu --from " + from.string() + " -o " + (kTmp / "cmp").string()),
+          {"cupti-0.json: launches[0].metrics: field '" + metric + "': expected a number in [0, 1e18] or null, got true"},
+          kTmp / "cmp.md");
+  // ncu's 0 against CUPTI's 1: no relative difference, a problem, no "inf %".
+  metrics["dram__bytes_read.sum"] = 1.0;
+  std::ofstream(from / "cupti-0.json") << cupti.dump(1);
+  std::string csv = text_of(from / "ncu-0.csv");
+  std::ofstream(from / "ncu-0.csv") << tamper(csv, "\"67,120,128\"", "\"0\"");
+  fs::remove(from / "cupti-0-repeat.json");
+  const CommandResult r = run("compare-ncu --from " + from.string() + " -o " + (kTmp / "cmp").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex infinity(R"((^|[^A-Za-z_])(-?inf|nan)([^A-Za-z_]|$))", std::regex::icase);
+  for (const std::string& text : {r.out, text_of(kTmp / "cmp.md"), text_of(kTmp / "cmp.json")})
+    EXPECT_FALSE(std::regex_search(text, infinity)) << text.substr(0, 2000);
+  EXPECT_NE(text_of(kTmp / "cmp.md").find("dram__bytes_read.sum: no relative difference"), std::string::npos);
+}
+
+TEST(InputChecks, PredictAppReadsCompleteBeforeItsWork) {
+  nlohmann::json profile = nlohmann::json::parse(text_of(kSource / "results/h200/app-example/profile.json"));
+  const std::string rest = " --device " + kH200 + " --cubins " + (kSource / "results/h200/app-example/profile.cubins").string();
+  profile["complete"] = nullptr;
+  refused(run("predict-app --profile " + write("complete-null.json", profile.dump()) + rest),
+          {"complete-null.json: field 'complete': expected true or false, got null"});
+  profile["complete"] = false;
+  profile["incomplete_reason"] = 5;
+  refused(run("predict-app --profile " + write("reason.json", profile.dump()) + rest),
+          {"reason.json: field 'incomplete_reason': expected a string, got 5"});
+}
+
+// An import of ncu's metric rows without --binary keeps ncu's names: predict-app says so (it used
+// to name the same kernels as missing and as present).
+TEST(InputChecks, PredictAppSaysWhenNamesAreNcusOwn) {
+  const fs::path imported = kTmp / "long-import.json";
+  const CommandResult import = run("import-ncu " + (kSource / "results/h200/app-example/ncu-long.csv").string() + " -o " +
+                                   imported.string());
+  ASSERT_EQ(import.exit_code, 0) << import.err;
+  const CommandResult r = run("predict-app --profile " + imported.string() + " --device " + kH200 + " --cubins " +
+                              (kSource / "results/h200/app-example/profile.cubins").string());
+  if (r.err.find("cuobjdump not found") != std::string::npos) GTEST_SKIP() << r.err;
+  refused(r, {"long-import.json names its kernels as ncu printed them", "import-ncu --binary APP"});
+}
+
+TEST(InputChecks, KernelProfileRefusesDumpsOfNoKernel) {
+  const std::string garbage = write("garbage.txt", "garbage\n");
+  const std::string base = "kernel-profile --sass " + kSass + ".sass --kernel 'naive_kernel<1>' --launch grid=8,block=256";
+  refused(run(base + " --res-usage " + garbage), {"garbage.txt: no resource usage of any kernel", "cuobjdump -res-usage"});
+  refused(run(base + " --cfg " + garbage), {"garbage.txt: no control-flow graph of any kernel", "nvdisasm -bbcfg"});
+}
+
+}  // namespace input_checks

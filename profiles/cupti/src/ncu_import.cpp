@@ -308,6 +308,10 @@ LaunchRecord import_launch(const NcuLaunch& l, std::size_t index, const NcuImpor
   const double dynamic_shared = metric(l, "launch__shared_mem_per_block_dynamic").value_or(0);
   rec.shared_memory_per_block_bytes = whole_in(static_shared + dynamic_shared, 0, ranges::kMaxSharedBytesPerBlock, where,
                                                "launch__shared_mem_per_block_static + _dynamic");
+  // Units first: a duration printed in bytes is refused as such, not as a duration out of range.
+  for (const auto& [name, unit] : l.units)
+    if (const char* kind = expected_unit_kind(name, unit); *kind && is_counter_column(name))
+      throw InputError(where + ": " + name + ": expected a value in " + kind + ", got one in '" + unit + "'");
   rec.duration_ns = std::nan("");
   if (const auto duration = metric(l, "gpu__time_duration.sum")) {
     if (!ranges::kDurationNs.contains(*duration))
@@ -323,9 +327,6 @@ LaunchRecord import_launch(const NcuLaunch& l, std::size_t index, const NcuImpor
     if (!is_counter_column(name)) continue;
     if (!ranges::kCounter.contains(value))
       throw InputError(where + ": " + name + ": expected " + ranges::kCounter.describe() + ", got " + number_text(value));
-    const auto unit = l.units.find(name);
-    if (const char* kind = expected_unit_kind(name, unit == l.units.end() ? "" : unit->second); *kind)
-      throw InputError(where + ": " + name + ": expected a value in " + kind + ", got one in '" + unit->second + "'");
     rec.metrics[name] = value;
     tally.collected.insert(name);
   }
