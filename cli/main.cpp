@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
     return cli::kExitBadInput;
   } catch (const ModelError& e) {
     std::cerr << "warpmodel: " << e.what() << "\n";
+    return cli::kExitBadInput;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the system refuses (too long, a loop of links, no permission): the input's, not a bug.
+    std::cerr << "warpmodel: " << e.path1().string() << ": " << e.code().message() << "\n";
     return cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "warpmodel: " << e.what() << "\n";

@@ -2,6 +2,7 @@
 // the tools' failures and bad input are reported as one line naming the command, exit 2.
 #pragma once
 
+#include <filesystem>
 #include <iostream>
 
 #include "exit_codes.hpp"
@@ -23,6 +24,8 @@ int guarded(const char* command, Body body) {
     std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
   } catch (const ModelError& e) {
     std::cerr << "warpmodel " << command << ": " << e.what() << "\n";
+  } catch (const std::filesystem::filesystem_error& e) {  // a path the system refuses: the input's
+    std::cerr << "warpmodel " << command << ": " << e.path1().string() << ": " << e.code().message() << "\n";
   }
   return kExitBadInput;
 }

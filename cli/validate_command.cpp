@@ -61,7 +61,8 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
   std::map<std::string, Entry> by_symbol;
   std::string from;
   const std::filesystem::path committed = dir / "access-patterns.json";
-  if (!binary_given && std::filesystem::exists(committed)) {
+  std::error_code unreadable;  // a folder the system cannot look in has no committed patterns
+  if (!binary_given && std::filesystem::exists(committed, unreadable)) {
     const nlohmann::json j = read_json_file(committed);
     if (!j.contains("schema") || j["schema"] != "warpmodel.access-patterns/1" || !j.contains("kernels") ||
         !j["kernels"].is_object())

@@ -328,8 +328,13 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
                                          double percentage_tolerance_pp) {
   namespace fs = std::filesystem;
   ComparisonDocument doc;
-  if (!fs::exists(dir / "cupti-0.json")) throw InputError((dir / "cupti-0.json").string() + ": no comparison there");
-  std::string ncu_version = fs::exists(dir / "ncu-version.txt") ? slurp(dir / "ncu-version.txt") : "unknown";
+  // A path the system cannot look at (too long, a loop of links) is no comparison either.
+  const auto exists = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::exists(p, ec);
+  };
+  if (!exists(dir / "cupti-0.json")) throw InputError((dir / "cupti-0.json").string() + ": no comparison there");
+  std::string ncu_version = exists(dir / "ncu-version.txt") ? slurp(dir / "ncu-version.txt") : "unknown";
   while (!ncu_version.empty() && (ncu_version.back() == '\n' || ncu_version.back() == '\r')) ncu_version.pop_back();
   for (auto& c : ncu_version)
     if (c == '\n') c = ' ';
@@ -340,7 +345,7 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
   doc.all_ok = true;
   for (std::size_t i = 0;; ++i) {
     const std::string n = std::to_string(i);
-    if (!fs::exists(dir / ("cupti-" + n + ".json"))) break;
+    if (!exists(dir / ("cupti-" + n + ".json"))) break;
     // The first run and its repeats, in name order (-repeat, -repeat2, ...): STEM-repeatDIGITS.EXT
     // only, so that other files beside them (a run's .provenance.json sidecar) are not taken for runs.
     auto runs_of = [&](const std::string& stem, const std::string& ext) {
@@ -379,7 +384,7 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
     std::string ncu_cmd =
         "ncu --clock-control none --cache-control none --csv --page raw --print-units base --kernel-name-base mangled "
         "--profile-from-start off --metrics <the model set> warpmodel profile " + args + " --launch-only";
-    if (fs::exists(dir / ("ncu-" + n + ".command.txt"))) {
+    if (exists(dir / ("ncu-" + n + ".command.txt"))) {
       ncu_cmd = slurp(dir / ("ncu-" + n + ".command.txt"));
       while (!ncu_cmd.empty() && (ncu_cmd.back() == '\n' || ncu_cmd.back() == '\r')) ncu_cmd.pop_back();
     }
