@@ -240,10 +240,14 @@ void add_adi_commands(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"pcr", "cr-pcr"}));
   c->add_option("--precision", args->precision, "double or single")->check(CLI::IsMember({"double", "single"}));
   c->add_flag("--check", args->check, "compare the final state with the CPU reference (slow for large sizes)");
-  c->add_option("-o,--output", args->output, "also write the run as JSON to this file (written atomically)");
+  c->add_option("-o,--output", args->output, "also write the run as JSON to this file (written atomically)")
+      ->check(path_name());
   c->callback([&action, args] {
     args->command = support::this_process_command_line();
-    action = [args] { return run_adi(*args); };
+    action = [args] {
+      check_output(args->output, {});  // before the GPU is touched, in every build
+      return run_adi(*args);
+    };
   });
 }
 

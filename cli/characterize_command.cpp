@@ -131,11 +131,15 @@ void add_characterize_command(CLI::App& app, Action& action) {
                                    "measure the GPU with inline-PTX microbenchmarks and write a device profile "
                                    "(GPU subcommand)");
   c->add_option("--device", args->device, "CUDA device index (see `warpmodel devices`)")->check(integer_at_least(0));
-  c->add_option("-o,--output", args->output, "output folder (default results/<gpu>, e.g. results/h200)");
+  c->add_option("-o,--output", args->output, "output folder (default results/<gpu>, e.g. results/h200)")
+      ->check(path_name());
   c->add_option("--reps", args->reps, "repetitions per point (default 50)")->check(integer_at_least(2));
   c->callback([&action, args] {
     args->command = support::this_process_command_line();
-    action = [args] { return run_characterize(*args); };
+    action = [args] {
+      if (!args->output.empty()) support::check_output_folder("-o", args->output);  // before measuring
+      return run_characterize(*args);
+    };
   });
 }
 

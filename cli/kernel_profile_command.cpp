@@ -157,6 +157,13 @@ int run_kernel_profile(const KernelProfileOptions& o) {
   std::vector<std::string> warnings = a.warnings;
   sass::MergeInputs in;
   in.statics = &sass::select_kernel(a.kernels, o.kernel, a.binary);
+  // Dumps given for other kernels than this one: the wrong files for it, not a kernel without blocks.
+  if (!o.source.cfg.empty() && in.statics->blocks_source != "nvdisasm -bbcfg")
+    throw InputError(o.source.cfg + ": no control-flow graph of " + in.statics->name +
+                     " (expected `nvdisasm -bbcfg -poff` output of its cubin)");
+  if (!o.source.res_usage.empty() && !in.statics->resources)
+    throw InputError(o.source.res_usage + ": no resource usage of " + in.statics->name +
+                     " (expected `cuobjdump -res-usage` output of its cubin)");
   in.binary = a.binary;
   in.launch_spec = o.launch.empty() ? sass::LaunchSpec{} : sass::parse_launch_spec(o.launch);
   in.ilp = o.ilp == "dependency" ? sass::IlpChoice::Dependency : sass::IlpChoice::Thesis;

@@ -515,7 +515,8 @@ void add_profile_commands(CLI::App& app, Action& action) {
                  "write L2 back and evict the workload's lines before every launch, in the timed runs and in every "
                  "pass (Nsight Compute's --cache-control all; the protocol of `validate --measure`); needs --range user");
   prof->add_option("--device", p->device, "CUDA device index (see `warpmodel devices`)")->check(integer_at_least(0));
-  prof->add_option("-o,--output", p->output, "output prefix (default profile-<kernel>): writes PREFIX.json, PREFIX.csv");
+  prof->add_option("-o,--output", p->output, "output prefix (default profile-<kernel>): writes PREFIX.json, PREFIX.csv")
+      ->check(path_name());
   prof->add_flag("--launch-only", p->launch_only,
                  "run the launches once between cudaProfilerStart/Stop and collect nothing (to run under ncu "
                  "--profile-from-start off)");
@@ -535,6 +536,12 @@ void add_profile_commands(CLI::App& app, Action& action) {
     if (p->app.empty()) p->workload_options_given.clear();
     else p->app_options_given.clear();
     action = [p] {
+      // PREFIX.json and PREFIX.csv: new names or files, never the application run (before it runs).
+      if (!p->output.empty())
+        for (const char* extension : {".json", ".csv"})
+          support::check_output_file("-o", p->output + extension,
+                                     p->app.empty() ? std::vector<support::NamedInput>{}
+                                                    : std::vector<support::NamedInput>{{"APP", p->app.front()}});
       if (p->kernel.empty() && p->app.empty()) {
         std::cerr << "warpmodel profile: name a built-in workload (--kernel copy|saxpy|barrier|stencil|adi) or an "
                      "application after -- (warpmodel profile [OPTIONS] -- APP [ARGS...])\n";

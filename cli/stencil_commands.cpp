@@ -203,11 +203,17 @@ void add_stencil_commands(CLI::App& app, Action& action) {
   c->add_option("--frequency", a->frequency, "Ricker peak frequency in Hz (default 20)")->check(greater_than(0));
   c->add_option("--source", a->source, "source point i,j,k (default nx/2,ny/2,nz/5)");
   c->add_option("--receiver", a->receiver, "receiver point i,j,k for --trace");
-  c->add_option("--trace", a->trace, "write the receiver trace as CSV (step,time_s,pressure)");
+  c->add_option("--trace", a->trace, "write the receiver trace as CSV (step,time_s,pressure)")->check(path_name());
   c->add_option("--snapshot-every", a->snapshot_every, "write the pressure every N steps as .vti (default 0: none)")
       ->check(integer_at_least(0));
-  c->add_option("--snapshot-dir", a->snapshot_dir, "folder for snapshots (default snapshots)");
-  c->callback([&action, a] { action = [a] { return run(*a); }; });
+  c->add_option("--snapshot-dir", a->snapshot_dir, "folder for snapshots (default snapshots)")->check(path_name());
+  c->callback([&action, a] {
+    action = [a] {
+      if (!a->trace.empty()) support::check_output_file("--trace", a->trace);  // before the GPU is touched
+      if (a->snapshot_every > 0) support::check_output_folder("--snapshot-dir", a->snapshot_dir);
+      return run(*a);
+    };
+  });
 }
 
 }  // namespace warpmodel::cli
