@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace warpmodel::sass {
@@ -115,6 +117,67 @@ std::vector<KernelStatics> analyse_dump(const CubinDump& dump) {
 
 namespace {
 
+// The tools' output for a cubin, kept between runs when $WARPMODEL_SASS_CACHE names a folder: the
+// dumps of a large program take most of an analysis (a 9 MB binary of 26 cubins: about 36 s of
+// cuobjdump and nvdisasm), and the tests analyse the same program many times. The key is the cubin's
+// contents and the tools' paths and sizes, so a rebuilt program or another toolkit misses the cache.
+std::optional<fs::path> dump_cache_folder() {
+  const char* env = std::getenv("WARPMODEL_SASS_CACHE");
+  if (!env || !*env) return std::nullopt;
+  std::error_code ec;
+  fs::create_directories(env, ec);
+  return fs::is_directory(env, ec) ? std::optional<fs::path>(env) : std::nullopt;
+}
+
+std::string read_whole(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// FNV-1a, 64 bits, over the cubin's bytes and the tools' identities: a cache key, not a checksum
+// against tampering (the cache is the user's own folder).
+std::string dump_cache_key(const fs::path& cubin, const std::string& cuobjdump, const std::string& nvdisasm) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::string_view bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  };
+  const std::string bytes = read_whole(cubin);
+  mix(bytes);
+  std::error_code ec;
+  for (const std::string& tool : {cuobjdump, nvdisasm}) {
+    mix(tool);
+    mix(std::to_string(tool.empty() ? 0 : fs::file_size(tool, ec)));
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%016llx-%zu", static_cast<unsigned long long>(h), bytes.size());
+  return text;
+}
+
+bool load_cached_dump(const fs::path& cache, const std::string& key, CubinDump& dump) {
+  std::error_code ec;
+  if (!fs::exists(cache / (key + ".done"), ec)) return false;
+  dump.sass = read_whole(cache / (key + ".sass"));
+  dump.res_usage = read_whole(cache / (key + ".res-usage"));
+  dump.cfg_dot = read_whole(cache / (key + ".cfg"));
+  return !dump.sass.empty();
+}
+
+void store_cached_dump(const fs::path& cache, const std::string& key, const CubinDump& dump) {
+  // Each file written under a temporary name, then renamed; the marker last: a reader sees all or none.
+  auto put = [&](const std::string& suffix, const std::string& text) {
+    const fs::path tmp = cache / (key + suffix + ".tmp." + std::to_string(::getpid()));
+    std::ofstream(tmp, std::ios::binary) << text;
+    std::error_code ec;
+    fs::rename(tmp, cache / (key + suffix), ec);
+  };
+  put(".sass", dump.sass);
+  put(".res-usage", dump.res_usage);
+  put(".cfg", dump.cfg_dot);
+  put(".done", "");
+}
+
 // Runs the tools on each cubin (cuobjdump -sass and -res-usage, nvdisasm -bbcfg) and analyses them
 // into `out`. `label` names where the cubins came from, in messages.
 void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& label, const std::string& cuobjdump,
@@ -129,12 +192,15 @@ void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& labe
     CubinDump dump;
     std::string warning, error;
   };
+  const std::optional<fs::path> cache = dump_cache_folder();
   auto dump_cubin = [&](const fs::path& cubin) {
     CubinResult r;
     CubinDump& dump = r.dump;
     dump.cubin = cubin.filename().string();
     // The tools run inside `work`, so a path relative to the caller's folder is made absolute first.
     const fs::path cubin_path = fs::absolute(cubin);
+    const std::string key = cache ? dump_cache_key(cubin_path, cuobjdump, nvdisasm.value_or("")) : std::string();
+    if (cache && load_cached_dump(*cache, key, dump)) return r;
     const ToolRun sass = run(quote(cuobjdump) + " -sass " + quote(cubin_path.string()), work, timeout_seconds);
     if (sass.status != 0) {
       r.error = "cuobjdump -sass " + dump.cubin + " from " + label + ": " + why(sass);
@@ -154,6 +220,7 @@ void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& labe
       else
         r.warning = "nvdisasm -bbcfg " + dump.cubin + ": " + why(cfg) + "; basic blocks from branch targets";
     }
+    if (cache && r.warning.empty()) store_cached_dump(*cache, key, dump);
     return r;
   };
   const std::size_t parallel = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));

@@ -7,6 +7,8 @@
 // scripts/setup.sh installs). $WARPMODEL_CUOBJDUMP / $WARPMODEL_NVDISASM, when set, name the tool
 // and nothing else is tried (a wrong path is reported, not replaced). Each tool runs under a time
 // limit (`timeout`). Without nvdisasm the basic blocks come from the leader rule (with a warning).
+// With $WARPMODEL_SASS_CACHE naming a folder, each cubin's tool output is kept there, keyed by the
+// cubin's contents and the tools, and reused by later analyses of the same cubin (the tests set it).
 #pragma once
 
 #include <optional>
