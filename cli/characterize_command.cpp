@@ -1,5 +1,5 @@
 // `warpmodel characterize`: measure the GPU with the declared microbenchmarks and write
-// results/<gpu>/device.json, ubench.csv and ubench.md (README "Microbenchmarks (ubench)").
+// results/<gpu>/device.json, ubench.csv.xz and ubench.md (README "Microbenchmarks (ubench)").
 // No GPU: one line, exit 3. Unknown --device: the list of devices, exit 2. Unwritable output
 // folder: one line, exit 2, checked before measuring; every file is written atomically.
 #include <unistd.h>
@@ -104,7 +104,8 @@ int run_characterize(const CharacterizeArgs& a) {
     return kExitInternal;
   }
   try {
-    write_file_atomically(dir / "ubench.csv", out.csv);
+    // Every sample of every benchmark (about 100,000 rows), xz-compressed: docs/results-layout.md.
+    write_file_atomically(dir / "ubench.csv.xz", out.csv);
     write_file_atomically(dir / "ubench.md", out.markdown);
     write_file_atomically(dir / "device.json", out.device_json);
   } catch (const InputError& e) {
@@ -114,7 +115,7 @@ int run_characterize(const CharacterizeArgs& a) {
   for (const auto& w : out.warnings) std::cerr << "warning: " << w << "\n";
   if (!out.profile_error.empty()) return kExitInternal;
   std::cout << "characterize: " << gpu.name << " measured in " << out.seconds << " s; wrote "
-            << (dir / "device.json").string() << ", ubench.csv, ubench.md\n";
+            << (dir / "device.json").string() << ", ubench.csv.xz, ubench.md\n";
   return kExitOk;
 }
 #else

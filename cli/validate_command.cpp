@@ -12,6 +12,7 @@
 #include "options.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/statistics.hpp"
+#include "warpmodel/support/xz.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/device_comparison.hpp"  // profile_gpu_name
@@ -235,7 +236,8 @@ int analyse(const ValidateOptions& o) {
   namespace fs = std::filesystem;
   const fs::path dir(o.from);
   const DeviceProfile device = load_device_profile(dir / "device.json");
-  const fs::path measurements_path = dir / "validation-measurements.json";
+  // Stored xz-compressed under results/ (docs/results-layout.md); a plain file is read as well.
+  const fs::path measurements_path = support::plain_or_xz(dir / "validation-measurements.json");
   const nlohmann::json measurements = read_json_file(measurements_path);
   std::vector<ValidationCase> cases = validation_cases_from_json(measurements, measurements_path.string());
   const std::string patterns_note = attach_access_patterns(cases, dir, o.sass_binary, o.sass_binary_given);
@@ -255,7 +257,7 @@ int analyse(const ValidateOptions& o) {
   for (const std::string& other_dir : o.cross) {
     const fs::path other(other_dir);
     const DeviceProfile other_device = load_device_profile(other / "device.json");
-    const fs::path other_path = other / "validation-measurements.json";
+    const fs::path other_path = support::plain_or_xz(other / "validation-measurements.json");
     other_measurements.push_back(read_json_file(other_path));
     std::vector<ValidationCase> other_cases = validation_cases_from_json(other_measurements.back(), other_path.string());
     // The other sweep's cases get their kernels' access patterns too (from its folder's
@@ -508,15 +510,19 @@ int measure(ValidateOptions o) {
   if (!measured("adi")) plan.adi_sizes.clear();
   if (!measured("corpus")) plan.corpus = false;
   plan.cold_l2 = o.l2 == "cold";
-  const fs::path measurements_path = dir / "validation-measurements.json";
+  // Written xz-compressed (docs/results-layout.md: every number changes on a re-measure, so git
+  // cannot store the new version as a delta); an existing plain file is read and replaced.
+  const fs::path measurements_path = dir / "validation-measurements.json.xz";
+  const fs::path plain_path = dir / "validation-measurements.json";
+  const fs::path existing_path = support::plain_or_xz(plain_path).extension() == ".xz" ? measurements_path : plain_path;
   nlohmann::json kept;  // the existing file, when only some families are measured
-  if (!o.families.empty() && fs::exists(measurements_path)) kept = read_json_file(measurements_path);
+  if (!o.families.empty() && fs::exists(existing_path)) kept = read_json_file(existing_path);
   // The families kept from the file should share the new ones' cache protocol (files before the
   // protocol was recorded were warm): say so when they do not.
   if (!kept.is_null()) {
     const bool kept_cold = sweep::measured_cold(kept);
     if (kept_cold != plan.cold_l2)
-      std::cerr << "validate: warning: the families kept from " << measurements_path.string() << " were measured with L2 "
+      std::cerr << "validate: warning: the families kept from " << existing_path.string() << " were measured with L2 "
                 << (kept_cold ? "flushed before each launch" : "as left by the previous launch")
                 << "; measure them too (--families) so that every case shares one protocol\n";
   }
@@ -540,6 +546,7 @@ int measure(ValidateOptions o) {
       std::cerr << "validate: warning: no access-patterns.json (" << e.what() << ")\n";
     }
     write_file_atomically(measurements_path, out.measurements.dump(1) + "\n");
+    if (fs::exists(plain_path)) fs::remove(plain_path, ec);
     std::cerr << "validate: " << out.measurements["cases"].size() << " launches measured in "
               << format_number(out.seconds, 4) << " s (" << out.skipped.size() << " configurations skipped)\n";
   } catch (const support::cuda::NoGpuError& e) {

@@ -6,7 +6,7 @@
 # OUTDIR defaults to results/<gpu-slug> (the slug `warpmodel characterize` uses: "h200",
 # "h100-80gb-hbm3"). Stages, in order (estimated GPU seconds, full / --quick):
 #   build         configure and build warpmodel and the benchmarks            (150 / 150)
-#   characterize  warpmodel characterize: device.json, ubench.csv/.md, plots  ( 30 /  15)
+#   characterize  warpmodel characterize: device.json, ubench.csv.xz/.md, plots  ( 30 /  15)
 #   validate      warpmodel validate --measure: the stencil, ADI and corpus   (420 /  60)
 #                 sweep, validation tables and plots (VALIDATE_FAMILIES limits it)
 #   stencils      bench_stencils + scripts/stencil_report.py                  (150 /  40)
@@ -167,8 +167,8 @@ stage_build() {
 stage_characterize() {
   local reps=()
   [ $quick = 1 ] && reps=(--reps 10)
-  "$bin" characterize --output "$out" "${reps[@]}" && python3 scripts/plot_ubench.py "$out/ubench.csv" &&
-    record characterize device.json,ubench.csv,ubench.md "warpmodel characterize --output $out ${reps[*]}"
+  "$bin" characterize --output "$out" "${reps[@]}" && python3 scripts/plot_ubench.py "$out/ubench.csv.xz" &&
+    record characterize device.json,ubench.csv.xz,ubench.md "warpmodel characterize --output $out ${reps[*]}"
 }
 stage_validate() {
   local args=()
@@ -177,7 +177,7 @@ stage_validate() {
   nvidia-smi >"$logs/validation-nvidia-smi.txt" 2>&1
   "$bin" validate --measure "$out" "${args[@]}" 2>"$logs/validation-sweep.log" &&
     python3 scripts/plot_validation.py "$out/validation.csv" &&
-    record validate validation-measurements.json,access-patterns.json "warpmodel validate --measure $out ${args[*]}"
+    record validate validation-measurements.json.xz,access-patterns.json "warpmodel validate --measure $out ${args[*]}"
 }
 stage_stencils() {
   local args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true)

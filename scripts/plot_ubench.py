@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Plots of `warpmodel characterize` output (results/<gpu>/ubench.csv), written as PNG next to it:
+"""Plots of `warpmodel characterize` output (results/<gpu>/ubench.csv.xz), written as PNG next to it:
   ubench_latency_vs_warps.png   per-op latency vs warps per block (style of thesis figs 4.3-4.14)
   ubench_memory_vs_warps.png    shared / L1 / L2 / DRAM latency and departure completion vs warps
   ubench_footprint.png          pointer-chase latency vs footprint (log axis), ca and cg
-Usage: scripts/plot_ubench.py [results/h200/ubench.csv]
+Usage: scripts/plot_ubench.py [results/h200/ubench.csv.xz]
 """
 import os
 import sys
@@ -32,8 +32,8 @@ def plot_series(ax, summary, names):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "results/h200/ubench.csv"
-    df = pd.read_csv(path)
+    path = sys.argv[1] if len(sys.argv) > 1 else "results/h200/ubench.csv.xz"
+    df = pd.read_csv(path, low_memory=False)
     folder = os.path.dirname(os.path.abspath(path))
     lat = summarize(df[df.series == "latency"], ["benchmark", "warps"])
 

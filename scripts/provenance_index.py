@@ -23,7 +23,9 @@ Bad input (unreadable or malformed JSON, an output without a record): one line o
 import argparse
 import csv
 import glob
+import io
 import json
+import lzma
 import os
 import subprocess
 import sys
@@ -39,18 +41,31 @@ class InputError(Exception):
     pass
 
 
+def read_text(path):
+    """A file's text; an .xz file decompressed (the large measurement files, docs/results-layout.md)."""
+    if path.endswith(".xz"):
+        with lzma.open(path, "rt", encoding="utf-8", newline="") as f:
+            return f.read()
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
 def load(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
+        return json.loads(read_text(path))
+    except (OSError, ValueError, lzma.LZMAError) as e:
         raise InputError(f"{path}: {e}")
 
 
 def write_text(path, text):
+    """Atomically; an .xz name compressed as `xz -9e` does (the same bytes for the same text)."""
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
+    if path.endswith(".xz"):
+        with open(tmp, "wb") as f:
+            f.write(lzma.compress(text.encode("utf-8"), preset=9 | lzma.PRESET_EXTREME))
+    else:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
     os.replace(tmp, path)
 
 
@@ -117,7 +132,7 @@ def from_sweep(doc):
 # Files that embed their own provenance, and how to read it (glob relative to a GPU folder).
 EMBEDDED = [
     ("device.json", from_device_profile),
-    ("validation-measurements.json", from_sweep),
+    ("validation-measurements.json*", from_sweep),
     ("metrics.json", from_cupti_profile),
     ("adi-dram-*.json", from_cupti_profile),
     ("cupti-vs-ncu-runs/cupti-*.json", from_cupti_profile),
@@ -125,7 +140,7 @@ EMBEDDED = [
 ]
 # Files measured in the same run as another one (the twin's record is theirs too).
 TWINS = [
-    ("ubench.csv", "device.json"), ("ubench.md", "device.json"),
+    ("ubench.csv*", "device.json"), ("ubench.md", "device.json"),
     ("metrics.csv", "metrics.json"),
     ("adi-dram-*.csv", "{stem}.json"),
     ("cupti-vs-ncu-runs/cupti-*.csv", "{stem}.json"),
@@ -137,19 +152,19 @@ TWINS = [
 def derived_rules(folder):
     """(output glob, inputs, the command that derives it) for a GPU folder."""
     return [
-        ("validation.md", ["validation-measurements.json", "device.json", "access-patterns.json"],
+        ("validation.md", ["validation-measurements.json.xz", "device.json", "access-patterns.json"],
          f"warpmodel validate --from {folder} (scripts/regenerate_results.sh)"),
-        ("validation.csv", ["validation-measurements.json", "device.json", "access-patterns.json"],
+        ("validation.csv", ["validation-measurements.json.xz", "device.json", "access-patterns.json"],
          f"warpmodel validate --from {folder}"),
-        ("validation.json", ["validation-measurements.json", "device.json", "access-patterns.json"],
+        ("validation.json", ["validation-measurements.json.xz", "device.json", "access-patterns.json"],
          f"warpmodel validate --from {folder}"),
-        ("validation.tex", ["validation-measurements.json", "device.json"], f"warpmodel validate --from {folder}"),
-        ("validation-held-out.csv", ["validation-measurements.json", "device.json"],
+        ("validation.tex", ["validation-measurements.json.xz", "device.json"], f"warpmodel validate --from {folder}"),
+        ("validation-held-out.csv", ["validation-measurements.json.xz", "device.json"],
          f"warpmodel validate --from {folder} --cross OTHER_GPU_FOLDERS"),
-        ("validation-derived-counters.csv", ["validation-measurements.json", "access-patterns.json"],
+        ("validation-derived-counters.csv", ["validation-measurements.json.xz", "access-patterns.json"],
          f"warpmodel validate --from {folder}"),
         ("validation_*.png", ["validation.csv"], f"scripts/plot_validation.py {folder}/validation.csv"),
-        ("ubench_*.png", ["ubench.csv"], f"scripts/plot_ubench.py {folder}/ubench.csv"),
+        ("ubench_*.png", ["ubench.csv.xz"], f"scripts/plot_ubench.py {folder}/ubench.csv.xz"),
         ("roofline.png", ["device.json"], f"scripts/plot_roofline.py {folder}/device.json"),
         ("stencils.md", ["stencils.json", "device.json"], f"scripts/stencil_report.py bench --json {folder}/stencils.json"),
         ("stencils.csv", ["stencils.json", "device.json"], f"scripts/stencil_report.py bench --json {folder}/stencils.json"),
@@ -342,7 +357,7 @@ COLUMNS = ["gpu", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_c
 MARKER = "<!-- provenance: scripts/provenance_index.py -->"
 # Tables whose rows carry their measurement's provenance (a long series only on its first row).
 EMBED_CSV = ["validation.csv", "adi.csv", "tridiagonal.csv", "adi-dram-*.csv", "app-example/predict.csv"]
-EMBED_CSV_FIRST_ROW = ["ubench.csv"]
+EMBED_CSV_FIRST_ROW = ["ubench.csv", "ubench.csv.xz"]
 EMBED_MD = ["app-example/predict.md"]
 
 
@@ -354,8 +369,7 @@ def columns_of(rec):
 
 
 def embed_in_csv(path, rec, every_row=True):
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    rows = list(csv.reader(io.StringIO(read_text(path), newline="")))
     if not rows:
         return
     header = rows[0]

@@ -4,7 +4,7 @@
 # results.regenerate runs it in a copy of the tree and fails on any difference from the committed
 # files, so that what is committed is what the current code writes.
 #   results/k40-thesis/   the thesis's worked example and tables 4.5/4.7, recomputed
-#   results/<gpu>/        validation tables and plots from validation-measurements.json + device.json,
+#   results/<gpu>/        validation tables and plots from validation-measurements.json.xz + device.json,
 #                         the microbenchmarks' plots (ubench_*.png) and the roofline of the measured
 #                         ceilings (roofline.png), the example application's predict-app tables
 #                         (app-example/predict.*), the
@@ -35,12 +35,12 @@ echo "regenerate: wrote $out/"
 # Validation tables and plots from the committed measurements of each GPU (warpmodel validate --from).
 for dir in results/*/; do
   dir=${dir%/}
-  if [ -f "$dir/validation-measurements.json" ] && [ -f "$dir/device.json" ]; then
+  if [ -f "$dir/validation-measurements.json.xz" ] && [ -f "$dir/device.json" ]; then
     # Every other GPU folder with a sweep: cross-GPU evaluation in both directions.
     cross=()
     for other in results/*/; do
       other=${other%/}
-      [ "$other" != "$dir" ] && [ -f "$other/validation-measurements.json" ] && [ -f "$other/device.json" ] && cross+=(--cross "$other")
+      [ "$other" != "$dir" ] && [ -f "$other/validation-measurements.json.xz" ] && [ -f "$other/device.json" ] && cross+=(--cross "$other")
     done
     $bin validate --from "$dir" "${cross[@]}" >/dev/null
     python3 scripts/plot_validation.py "$dir/validation.csv"
@@ -91,8 +91,8 @@ done
 # The microbenchmarks' plots and the roofline of each GPU's measured ceilings.
 for dir in results/*/; do
   dir=${dir%/}
-  if [ -f "$dir/ubench.csv" ]; then
-    python3 scripts/plot_ubench.py "$dir/ubench.csv" >/dev/null
+  if [ -f "$dir/ubench.csv.xz" ]; then
+    python3 scripts/plot_ubench.py "$dir/ubench.csv.xz" >/dev/null
     echo "regenerate: wrote $dir/ubench_*.png"
   fi
   if [ -f "$dir/device.json" ] && grep -q '"measurements"' "$dir/device.json"; then

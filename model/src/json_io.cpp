@@ -5,10 +5,13 @@
 #include "warpmodel/traffic.hpp"
 
 #include "warpmodel/support/text.hpp"
+#include "warpmodel/support/xz.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <fstream>
 #include <set>
@@ -934,7 +937,9 @@ void write_file_atomically(const std::filesystem::path& path, const std::functio
   const fs::path tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(dir.string() + ": folder is not writable; choose another output folder");
+    if (!out)
+      throw InputError(path.string() + ": cannot write the file (" + std::strerror(errno) +
+                       "); choose another output");
     try {
       write(out);
     } catch (...) {
@@ -958,6 +963,12 @@ void write_file_atomically(const std::filesystem::path& path, const std::functio
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  // A ".xz" name is stored compressed (the large measurement files under results/).
+  if (support::is_xz_path(path)) {
+    const std::string compressed = support::xz_compress(text);
+    write_file_atomically(path, [&](std::ostream& out) { out << compressed; });
+    return;
+  }
   write_file_atomically(path, [&](std::ostream& out) { out << text; });
 }
 

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "warpmodel/support/xz.hpp"
+
 namespace warpmodel::support {
 namespace {
 
@@ -35,6 +37,8 @@ void check_output_file(const std::string& option, const fs::path& path, const st
   if (path.empty()) throw InputError(option + ": expected the name of a file to write, got an empty name");
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)  // a name too long, a loop of links, no permission
+    throw InputError(named + ": " + ec.message() + "; expected the name of a file to write");
   if (!fs::exists(status)) return;  // a new name (its folder is created when it is written)
   if (!fs::is_regular_file(status))
     throw InputError(named + ": is " + describe_file_type(status) +
@@ -101,6 +105,7 @@ std::string read_input_file(const fs::path& path, std::uintmax_t max_bytes) {
       refuse(path, "more than the " + describe_size(max_bytes) + " an input file may be (docs/input-checks.md)");
   }
   if (in.bad()) refuse(path, "cannot read the file (a read error)");
+  if (is_xz_path(path)) text = xz_decompress(text, max_bytes, path.string());
   if (const auto bad = first_invalid_utf8(text))
     refuse(path, describe_invalid_byte(text, *bad) + " is not UTF-8; expected a text file in UTF-8");
   return text;

@@ -140,7 +140,9 @@ class Fuzz:
         self.device_h200 = r('results/h200/device.json')
         self.device_k40 = r('model/data/k40-thesis.device.json')
         self.kernel = r('model/data/stencil-order2-k40-thesis.kernel.json')
-        measured = json.loads(r('results/h200/validation-measurements.json'))
+        import lzma
+        with lzma.open(os.path.join(repo, 'results/h200/validation-measurements.json.xz'), 'rt', encoding='utf-8') as f:
+            measured = json.load(f)
         cases = [c for c in measured['cases'] if c['size'] in ('50^3', '256^2')][:16]
         for c in cases:
             c.pop('counters', None)
