@@ -31,19 +31,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The kernels of a binary (or of every .cubin in a folder), for names and SASS.
+// The kernels of a binary (or of every .cubin in a folder), for names and SASS; the analysis's
+// warnings are added to `warnings`, printed once the command's output is written (bad input stays
+// one line on stderr).
 std::vector<sass::KernelStatics> analyse_kernels(const std::string& binary, const std::string& cubins,
-                                                 const char* command) {
-  auto warn = [&](const std::vector<std::string>& warnings) {
-    for (const auto& w : warnings) std::cerr << "warpmodel " << command << ": warning: " << w << "\n";
-  };
-  if (!binary.empty()) {
-    const sass::BinaryAnalysis a = sass::analyse_binary(binary);
-    warn(a.warnings);
-    return a.kernels;
-  }
-  const sass::BinaryAnalysis a = sass::analyse_cubin_folder(cubins);
-  warn(a.warnings);
+                                                 std::vector<std::string>& warnings) {
+  const sass::BinaryAnalysis a = binary.empty() ? sass::analyse_cubin_folder(cubins) : sass::analyse_binary(binary);
+  warnings.insert(warnings.end(), a.warnings.begin(), a.warnings.end());
   return a.kernels;
 }
 
@@ -57,19 +51,21 @@ int run_import_ncu(const ImportOptions& o) {
   support::check_output_file("-o", o.output, {{"report", o.report}, {"--binary", o.binary}});
   support::check_input_file(o.report, cupti::kMaxNcuCsvBytes);
   cupti::NcuImportOptions options;
+  std::vector<std::string> binary_warnings;  // printed once the import is written
   options.origin = o.report;
   options.binary = o.binary;
   std::vector<std::string> argv = {"warpmodel", "import-ncu", o.report, "-o", o.output};
   if (!o.binary.empty()) {
     argv.insert(argv.end(), {"--binary", o.binary});
     const sass::BinaryAnalysis a = sass::analyse_binary(o.binary);
-    for (const auto& w : a.warnings) std::cerr << "warpmodel import-ncu: warning: " << w << "\n";
+    binary_warnings = a.warnings;
     for (const auto& k : a.kernels) options.kernels.push_back({k.name, k.demangled});
     for (const auto& k : a.ptx_only_kernels) options.kernels.push_back({k, sass::demangle(k)});
   }
   options.command = support::command_line(argv);
   // Streamed, file to file: the import's memory does not grow with the CSV (ncu_import.hpp).
   const cupti::NcuFileImport imported = cupti::import_ncu_file(o.report, options, o.output);
+  for (const auto& w : binary_warnings) std::cerr << "warpmodel import-ncu: warning: " << w << "\n";
   for (const auto& w : imported.warnings) std::cerr << "warpmodel import-ncu: warning: " << w << "\n";
   if (const std::string missing = cupti::missing_metrics_warning(imported.missing_model_metrics, o.report);
       !missing.empty())
@@ -134,12 +130,12 @@ int run_predict_app(const PredictAppOptions& o) {
       throw InputError("where is the SASS? give --binary APP (the application, a library, .o or .cubin) "
                        "or --cubins DIR (the PREFIX.cubins folder of `warpmodel profile -- APP`)");
   }
-  const std::vector<sass::KernelStatics> kernels = analyse_kernels(o.binary, cubins, "predict-app");
+  std::vector<std::string> warnings;
+  const std::vector<sass::KernelStatics> kernels = analyse_kernels(o.binary, cubins, warnings);
   const sass::AppPrediction prediction = sass::predict_application(counters, kernels, device, *variant, o.group,
                                                                    o.binary.empty() ? cubins : o.binary);
   if (!incomplete.empty())
-    std::cerr << "warpmodel predict-app: warning: " << o.profile << " is incomplete (" << incomplete
-              << "): the launches after the failure are missing\n";
+    warnings.push_back(o.profile + " is incomplete (" + incomplete + "): the launches after the failure are missing");
 
   std::string text;
   if (o.format == "json") {
@@ -167,6 +163,7 @@ int run_predict_app(const PredictAppOptions& o) {
     }
   }
   emit(o.output, text);
+  for (const auto& w : warnings) std::cerr << "warpmodel predict-app: warning: " << w << "\n";
   return kExitOk;
 }
 

@@ -114,7 +114,6 @@ std::string addresses_text(const std::vector<sass::KernelStatics>& kernels) {
 int run_sass_analyze(const AnalyzeOptions& o) {
   check_output(o.output, source_inputs(o.source));
   sass::BinaryAnalysis a = analyse(o.source);
-  for (const auto& w : a.warnings) std::cerr << "warpmodel sass-analyze: warning: " << w << "\n";
   if (!o.kernel.empty()) {
     std::vector<sass::KernelStatics> chosen;
     for (const auto& k : a.kernels)
@@ -123,22 +122,23 @@ int run_sass_analyze(const AnalyzeOptions& o) {
     if (chosen.empty()) (void)sass::select_kernel(a.kernels, o.kernel, a.binary);  // throws with close matches
     a.kernels = std::move(chosen);
   }
-  if (o.addresses) {
-    emit(o.output, o.format == "json" ? sass::access_patterns_document(a).dump(1) + "\n" : addresses_text(a.kernels));
-    return kExitOk;
-  }
-  if (o.format == "json") {
-    emit(o.output, sass::to_json(a).dump(2) + "\n");
-    return kExitOk;
-  }
-  const TableFormat format = o.format == "csv"        ? TableFormat::Csv
-                             : o.format == "markdown" ? TableFormat::Markdown
-                                                      : TableFormat::Text;
   std::string text;
-  if (format == TableFormat::Text)
-    text = a.binary + ": " + std::to_string(a.kernels.size()) + " kernels (ILP_4.26 = inst/BBs; ILP_dep = inst / "
-           "longest RAW chain per block; MLP = independent global loads before first use)\n\n";
-  emit(o.output, text + sass::statics_table(a.kernels, format).render(format));
+  if (o.addresses) {
+    text = o.format == "json" ? sass::access_patterns_document(a).dump(1) + "\n" : addresses_text(a.kernels);
+  } else if (o.format == "json") {
+    text = sass::to_json(a).dump(2) + "\n";
+  } else {
+    const TableFormat format = o.format == "csv"        ? TableFormat::Csv
+                               : o.format == "markdown" ? TableFormat::Markdown
+                                                        : TableFormat::Text;
+    if (format == TableFormat::Text)
+      text = a.binary + ": " + std::to_string(a.kernels.size()) + " kernels (ILP_4.26 = inst/BBs; ILP_dep = inst / "
+             "longest RAW chain per block; MLP = independent global loads before first use)\n\n";
+    text += sass::statics_table(a.kernels, format).render(format);
+  }
+  emit(o.output, text);
+  // Warnings once the output is written: bad input stays one line on stderr.
+  for (const auto& w : a.warnings) std::cerr << "warpmodel sass-analyze: warning: " << w << "\n";
   return kExitOk;
 }
 

@@ -70,7 +70,10 @@ int run_predict(const PredictOptions& o) {
     }
   }
   if (predictions.empty()) throw ModelError(skipped.front());
-  for (const auto& s : skipped) std::cerr << "warpmodel predict: skipped " << s << "\n";
+  // Said once the output is written: bad input stays one line on stderr.
+  const auto say_skipped = [&] {
+    for (const auto& s : skipped) std::cerr << "warpmodel predict: skipped " << s << "\n";
+  };
 
   const OutputFormat format = kFormats.at(o.format);
   if (format == OutputFormat::Json) {
@@ -82,6 +85,7 @@ int run_predict(const PredictOptions& o) {
       out.push_back(j);
     }
     emit(o.output, (models.size() == 1 ? out[0] : out).dump(2) + "\n");
+    say_skipped();
     return kExitOk;
   }
   std::string text;
@@ -90,6 +94,7 @@ int run_predict(const PredictOptions& o) {
   for (const auto& p : predictions)
     for (const auto& note : p.notes) text += format == OutputFormat::Csv ? "" : "note (" + std::string(to_string(p.variant)) + "): " + note + "\n";
   emit(o.output, text);
+  say_skipped();
   return kExitOk;
 }
 

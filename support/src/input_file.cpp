@@ -38,7 +38,7 @@ void check_output_file(const std::string& option, const fs::path& path, const st
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory)  // a name too long, a loop of links, no permission
-    throw InputError(named + ": " + ec.message() + "; expected the name of a file to write");
+    throw InputError(named + ": cannot be created there (" + ec.message() + "); choose another name");
   if (!fs::exists(status)) return;  // a new name (its folder is created when it is written)
   if (!fs::is_regular_file(status))
     throw InputError(named + ": is " + describe_file_type(status) +

@@ -171,7 +171,7 @@ TEST(Cli, OutputToUnwritableFolderLeavesNothing) {
   // A regular file where the folder should be: not writable even for root.
   const std::string blocker = write("blocker", "not a folder");
   const fs::path target = fs::path(blocker) / "thesis.md";
-  expect_bad_input(run("reproduce-thesis --output " + target.string()), "blocker: cannot create the folder");
+  expect_bad_input(run("reproduce-thesis --output " + target.string()), "thesis.md: cannot be created there (Not a directory)");
   EXPECT_EQ(read_text_file(blocker).value_or(""), "not a folder");
   for (const auto& entry : fs::directory_iterator(kTmp))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
