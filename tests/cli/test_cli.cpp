@@ -17,6 +17,7 @@
 #include "run_program.hpp"
 #include <nlohmann/json.hpp>
 #include "warpmodel/support/text.hpp"
+#include "warpmodel/support/xz.hpp"
 
 using warpmodel::support::read_text_file;
 
@@ -292,6 +293,30 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["launches"], 8);
   EXPECT_NE(provenance["analysis_command"].get<std::string>().find("validate --from"), std::string::npos);
   EXPECT_EQ(provenance["sm_clock_mhz"], provenance["sm_clock_mhz_recorded"]["min"]) << "every launch at one clock";
+}
+
+// The measurements stored xz-compressed (as results/ keeps them) give the same tables; a corrupt or
+// truncated .xz file is bad input: exit 2, one line naming it.
+TEST(Cli, ValidateReadsCompressedMeasurements) {
+  const fs::path dir = validate_fixture::folder(false);
+  ASSERT_EQ(run("validate --from " + dir.string()).exit_code, 0);
+  const std::string plain_csv = read_text_file(dir / "validation.csv").value_or("");
+  const std::string text = read_text_file(dir / "validation-measurements.json").value_or("");
+  const std::string compressed = warpmodel::support::xz_compress(text);
+  EXPECT_LT(compressed.size(), text.size());
+  EXPECT_EQ(warpmodel::support::xz_decompress(compressed, text.size(), "test"), text);
+  fs::remove(dir / "validation-measurements.json");
+  std::ofstream(dir / "validation-measurements.json.xz", std::ios::binary) << compressed;
+  fs::remove(dir / "validation.csv");
+  const CommandResult r = run("validate --from " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text_file(dir / "validation.csv").value_or(""), plain_csv);
+  std::ofstream(dir / "validation-measurements.json.xz", std::ios::binary) << compressed.substr(0, compressed.size() / 2);
+  const CommandResult truncated = run("validate --from " + dir.string());
+  EXPECT_EQ(truncated.exit_code, 2);
+  EXPECT_EQ(lines(truncated.err), 1) << truncated.err;
+  EXPECT_NE(truncated.err.find("validation-measurements.json.xz: not a complete xz stream"), std::string::npos)
+      << truncated.err;
 }
 
 TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
