@@ -392,7 +392,8 @@ class Fuzz:
                 if back.returncode not in (0, 2) or (back.returncode == 2 and 'no launch of' not in why):
                     problem = f'kernel-profile refuses what import-ncu wrote: exit {back.returncode}: {why.strip()[:300]}'
         if problem:
-            keep = os.path.join(self.tmp, f'failure-{n}')
+            # Kept past the run (the temporary folder goes): the input that failed, to replay.
+            keep = os.path.join(tempfile.gettempdir(), f'warpmodel-fuzz-{os.getpid()}', f'case-{n}')
             shutil.copytree(d, keep, dirs_exist_ok=True)
             return n, r.returncode, problem, keep, argv
         shutil.rmtree(d, ignore_errors=True)
