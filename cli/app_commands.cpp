@@ -19,6 +19,7 @@
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/support/input_file.hpp"
+#include "warpmodel/support/progress.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/text.hpp"
 
@@ -131,7 +132,10 @@ int run_predict_app(const PredictAppOptions& o) {
                        "or --cubins DIR (the PREFIX.cubins folder of `warpmodel profile -- APP`)");
   }
   std::vector<std::string> warnings;
+  support::progress("predict-app", "analysing the SASS of " + (o.binary.empty() ? cubins : o.binary) +
+                                       " (cuobjdump, nvdisasm; WARPMODEL_SASS_CACHE keeps the dumps between runs)");
   const std::vector<sass::KernelStatics> kernels = analyse_kernels(o.binary, cubins, warnings);
+  support::progress("predict-app", "predicting " + std::to_string(counters.launches.size()) + " launch(es)");
   const sass::AppPrediction prediction = sass::predict_application(counters, kernels, device, *variant, o.group,
                                                                    o.binary.empty() ? cubins : o.binary);
   if (!incomplete.empty())

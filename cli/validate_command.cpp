@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "warpmodel/support/progress.hpp"
 #include "warpmodel/support/provenance.hpp"
 #include "warpmodel/support/statistics.hpp"
 #include "warpmodel/support/xz.hpp"
@@ -241,9 +242,12 @@ int analyse(const ValidateOptions& o) {
   const nlohmann::json measurements = read_json_file(measurements_path);
   std::vector<ValidationCase> cases = validation_cases_from_json(measurements, measurements_path.string());
   const std::string patterns_note = attach_access_patterns(cases, dir, o.sass_binary, o.sass_binary_given);
+  support::progress("validate", std::to_string(cases.size()) + " launches of " + device.name +
+                                    ": fitting hopper's constants on the training half");
   const ValidationResult v = validate(device, cases);
   // Held-out evaluations that cannot flatter: each class predicted by constants that never saw it,
   // and each other GPU's sweep predicted by this GPU's constants and the other way round.
+  support::progress("validate", "leave-one-class-out (the constants refitted without each class)");
   const HeldOutEvaluation loco = leave_one_class_out(device, v.cases);
   struct Cross {
     std::string label;
@@ -255,6 +259,7 @@ int analyse(const ValidateOptions& o) {
   other_measurements.reserve(o.cross.size());
   std::vector<Cross> crosses;
   for (const std::string& other_dir : o.cross) {
+    support::progress("validate", "cross-GPU: " + other_dir + "'s launches with these constants, and the other way");
     const fs::path other(other_dir);
     const DeviceProfile other_device = load_device_profile(other / "device.json");
     const fs::path other_path = support::plain_or_xz(other / "validation-measurements.json");
@@ -270,6 +275,7 @@ int analyse(const ValidateOptions& o) {
                        v.cases, &measurements});
   }
   // The "before tuning" use: one reference shape's counters predict every shape of its kernel.
+  support::progress("validate", "cross-shape: one shape's counters predicting the kernel's other shapes");
   const CrossShapeEvaluation shapes = cross_shape(device, v.cases, loco);
   // What users' predictions use: the constants fitted on every measured case, in device.json.
   const DeviceProfile::HopperCalibration fitted_on_all = fit_hopper_calibration_on_all(device, v.cases);
@@ -433,6 +439,7 @@ int analyse(const ValidateOptions& o) {
   }
 
   const fs::path out_dir = o.output.empty() ? dir : fs::path(o.output);
+  support::progress("validate", "writing the tables in " + out_dir.string());
   write_file_atomically(out_dir / "validation.md", md.str());
   write_file_atomically(out_dir / "validation-derived-counters.csv", counter_rows.render(TableFormat::Csv));
   write_file_atomically(out_dir / "validation.csv", validation_rows_table(v).render(TableFormat::Csv));

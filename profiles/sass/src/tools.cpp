@@ -16,6 +16,8 @@
 #include <string_view>
 #include <thread>
 
+#include "warpmodel/support/progress.hpp"
+
 namespace warpmodel::sass {
 namespace {
 
@@ -223,6 +225,8 @@ void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& labe
     if (cache && r.warning.empty()) store_cached_dump(*cache, key, dump);
     return r;
   };
+  support::progress("sass", "analysing " + std::to_string(cubins.size()) + " cubin(s) of " + label +
+                               (cache ? " (dumps cached in " + cache->string() + ")" : ""));
   const std::size_t parallel = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   std::vector<CubinResult> results;
   for (std::size_t first = 0; first < cubins.size(); first += parallel) {
