@@ -550,6 +550,7 @@ TEST(InputChecks, AccessPatternWorkIsBounded) {
 
 // import-ncu writes only what its own readers (kernel-profile --counters, predict-app) accept.
 TEST(InputChecks, ImportNcuRefusesWhatItsReadersWould) {
+  fs::create_directories(kTmp);  // ctest runs each test in a process of its own
   const std::string rows = text_of(kNcu / "app-example/ncu-long.csv");
   const std::string duration = "\"gpu__time_duration.sum\",\"ns\",\"51,936\"";
   const std::string registers = "\"launch__registers_per_thread\",\"register/thread\",\"16\"";
@@ -593,6 +594,7 @@ TEST(InputChecks, ImportNcuMemoryStaysBelowThreeTimesTheFile) {
 #ifdef WARPMODEL_SANITIZED
   GTEST_SKIP() << "AddressSanitizer's own memory is no measure of the importer's";
 #endif
+  fs::create_directories(kTmp);
   const std::string raw = text_of(kNcu / "app-example/ncu-raw.csv");
   std::istringstream in(raw);
   std::string line, header, units;
@@ -625,6 +627,7 @@ TEST(InputChecks, ImportNcuMemoryStaysBelowThreeTimesTheFile) {
 }
 
 TEST(InputChecks, CompareNcuRefusesANonNumberAndPrintsNoInfinity) {
+  fs::create_directories(kTmp);
   const fs::path from = kTmp / "compare-bad";
   fs::remove_all(from);
   fs::copy(kNcu / "ncu-comparison", from);

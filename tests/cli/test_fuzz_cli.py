@@ -280,9 +280,11 @@ class Fuzz:
         ]
 
     def option_values(self, d):
+        # Names that do not exist lie inside the case's own folder: a value that is written to (a valid
+        # -o) must never create files outside the run's temporary folder.
         return ['', '-1', '0', '1e3', '5e-324', '99999999999999999999', 'x', '/dev/zero', '/dev/null',
-                '/nonexistent/file', self.shared, d, self.paths['device_k40.json'], self.paths['kernel.json'],
-                '\udcff', 'a' * 3000, '--', '-h']
+                os.path.join(d, 'no-such-folder', 'file'), self.shared, d, self.paths['device_k40.json'],
+                self.paths['kernel.json'], '\udcff', 'a' * 3000, '--', '-h']
 
     def mutate_command(self, argv, rng, d):
         argv = list(argv)
