@@ -453,7 +453,7 @@ extern "C" __global__ void ubench_bw_l2_write_sectors(float* a, int log2_k, int 
   }
 }
 
-// --- the memory-pipe kernels (issue 12): one signature, launched by symbol (run_timed) ---
+// --- the memory-pipe kernels: one signature, launched by symbol (run_timed) ---
 // Every warp writes the absolute (start, end) %clock64 of its timed region per repetition; the
 // harness takes a block's time as max(end) - min(start) over its warps (throughput) or each
 // warp's own region (latency chains).

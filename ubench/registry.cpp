@@ -227,7 +227,7 @@ std::vector<Declaration> build() {
     d.push_back(dep);
   }
 
-  // --- L1/LSU load throughput (issue 12): 32 independent weak loads (LDG.E, cached in L1) per loop
+  // --- L1/LSU load throughput: 32 independent weak loads (LDG.E, cached in L1) per loop
   // step, every value consumed (LOP3) inside the loop so the stop read waits for the last load;
   // L1-resident footprints (<= 16 KiB), the carveout at the largest L1. ---
   const std::string loads_note = "1 block per SM on every SM, 1..32 warps; L1-resident footprint";

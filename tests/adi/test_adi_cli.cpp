@@ -68,7 +68,7 @@ TEST(RunAdiCli, RunsOrSaysNoGpu) {
   const Result r = run("run-adi --size 64 --steps 2");
   if (r.code == 3) {
     EXPECT_EQ(lines(r.err), 1) << r.err;
-    // Without a driver the message says so (issue 14); with one but no device, "no CUDA GPU".
+    // Without a driver the message says so; with one but no device, "no CUDA GPU".
     EXPECT_TRUE(r.err.find("no NVIDIA driver found") != std::string::npos || r.err.find("no CUDA GPU") != std::string::npos)
         << r.err;
     EXPECT_TRUE(r.out.empty());

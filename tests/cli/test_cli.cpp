@@ -117,8 +117,8 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(run("no-such-command").exit_code, 2);
 }
 
-// Nesting deep enough to overflow a recursive parser's stack is refused before parsing (issue 14:
-// 100,000 '[' used to end in SIGSEGV), for the device, kernel and measurement readers alike.
+// Nesting deep enough to overflow a recursive parser's stack is refused before parsing
+// (100,000 '[' used to end in SIGSEGV), for the device, kernel and measurement readers alike.
 TEST(Cli, DeeplyNestedJsonIsOneLineAndExitTwo) {
   const std::string deep = write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
   expect_bad_input(run("predict --device " + deep + " --kernel " + kKernel), "nested deeper than 64 levels");
@@ -130,7 +130,7 @@ TEST(Cli, DeeplyNestedJsonIsOneLineAndExitTwo) {
   EXPECT_EQ(r.err.find("nested deeper"), std::string::npos) << r.err;
 }
 
-// Every numeric option states its bound in one line (issue 14: --top -5 printed a 300-digit range).
+// Every numeric option states its bound in one line (--top -5 used to print a 300-digit range).
 TEST(Cli, NumericOptionsStateTheirBound) {
   const std::string model = " --device " + kDevice + " --kernel " + kKernel;
   expect_bad_input(run("sweep" + model + " --top -5"), "--top: must be >= 0 (got -5)");
@@ -193,7 +193,7 @@ TEST(Cli, GpuSubcommandWithoutGpuExitsThree) {
   } else {
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_EQ(lines(r.err), 1) << r.err;
-    // No driver at all reads as such, not as "driver version insufficient" (issue 14).
+    // No driver at all reads as such, not as "driver version insufficient".
     if (!fs::exists("/dev/nvidiactl") && r.err.find("no CUDA support") == std::string::npos) {
       EXPECT_NE(r.err.find("no NVIDIA driver found"), std::string::npos) << r.err;
       EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;

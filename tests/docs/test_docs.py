@@ -9,8 +9,8 @@ Checks, over README.md and docs/*.md:
   (b) every command of a code block marked with a `<!-- runs-without-gpu -->` line right before its
       fence runs and exits 0: a leading `warpmodel` is replaced by WARPMODEL_BIN, and the commands run
       in a temporary copy of the repository, so whatever they write never lands in the tree;
-  (c) README.md has at most 300 lines, and no page names issue numbers ("issue 12" anywhere, "#12"
-      outside code blocks, where "#0" is a launch's number in a program's output).
+  (c) README.md has at most 300 lines, and no page names issue numbers (the word issue and a number
+      anywhere, "#" and a number outside code blocks, where "#0" is a launch's number in a program's output).
 Standard library only. Exit 0 when every check passes, 1 with one line per failure otherwise.
 """
 import os

@@ -44,7 +44,7 @@ TEST(Hopper, ComputeBoundTermsByHand) {
   EXPECT_DOUBLE_EQ(p.t_data, 512);          // H.10: max(256, 512, 512)
   EXPECT_DOUBLE_EQ(p.t_wave, norm3(835, 1600, 512));  // H.11: 1876.0
   EXPECT_EQ(p.bound, "issue");
-  // partial wave, 16 warps: warp path 835 (per warp, unchanged); issue 4 x 100; data max(64, 128, 128)
+  // partial wave, 16 warps: warp path 835 (per warp, unchanged); T_issue = 4 x 100; data max(64, 128, 128)
   EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(835, 400, 128));
   EXPECT_DOUBLE_EQ(p.cycles, norm3(835, 1600, 512) + norm3(835, 400, 128));  // H.12 unfitted: 1 x full + partial
   EXPECT_NEAR(p.seconds, p.cycles / 1e9, 1e-18);
@@ -63,10 +63,10 @@ TEST(Hopper, MemoryBoundTermsByHand) {
   // and 3 departures of 20
   EXPECT_DOUBLE_EQ(p.t_mem_latency, 658.4375);
   EXPECT_DOUBLE_EQ(p.t_schedule, 40);  // 20 x 4 / 2
-  // warp path 40 + 658.4375; issue 16 x 20; DRAM 768
+  // warp path 40 + 658.4375; T_issue = 16 x 20; DRAM 768
   EXPECT_DOUBLE_EQ(p.t_wave, norm3(698.4375, 320, 768));
   EXPECT_EQ(p.bound, "dram bandwidth");
-  EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(698.4375, 80, 192));  // 16 warps: issue 4 x 20, DRAM 16 x 384 / 32
+  EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(698.4375, 80, 192));  // 16 warps: T_issue = 4 x 20, DRAM 16 x 384 / 32
   EXPECT_DOUBLE_EQ(p.cycles, norm3(698.4375, 320, 768) + norm3(698.4375, 80, 192));
   EXPECT_EQ(p.model_case, ModelCase::MemoryBound);
 }
@@ -191,9 +191,9 @@ TEST(Hopper, BlockDispatchJoinsTheDataBound) {
   d.block_dispatch_cycles = 150;
   const Prediction p = predict_hopper(d, k);
   EXPECT_DOUBLE_EQ(p.t_block_dispatch, 8 * 150.0);  // 8 resident blocks per SM in the full wave
-  // full wave: warp 835, issue 1600, max(data 512, dispatch 1200)
+  // full wave: warp 835, T_issue = 1600, max(data 512, dispatch 1200)
   EXPECT_DOUBLE_EQ(p.t_wave, norm3(835, 1600, 1200));
-  // partial wave, 2 blocks per SM: warp 835, issue 400, max(data 128, dispatch 300)
+  // partial wave, 2 blocks per SM: warp 835, T_issue = 400, max(data 128, dispatch 300)
   EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(835, 400, 300));
   const DeviceProfile back = device_from_json(to_json(d), "round-trip");
   EXPECT_EQ(back.block_dispatch_cycles, d.block_dispatch_cycles);

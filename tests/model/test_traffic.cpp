@@ -360,7 +360,7 @@ TEST(Traffic, PerBlockStoresFollowTheNumberOfBlocks) {
 }
 
 // A shared-memory histogram's flush: each block adds its 256 bins with a block-stride loop, so a
-// warp of a 1024-thread block issues 1/16 of what one of a 64-thread block does.
+// warp of a 1024-thread block issues only 1/16 of what one of a 64-thread block does.
 TEST(Traffic, PerBlockLoopsFollowTheNumberOfBlocks) {
   const MemoryAccess keys = load(element(4, 1, 0));
   const MemoryAccess flush =

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """results.characterize_gpu_guard: scripts/characterize_gpu.sh refuses a folder of another GPU model.
 
-A device machine asked for as one kind can come as another (an H100 for an H200); a script that names
+A GPU machine asked for as one model can come with another (an H100 for an H200); a script that names
 results/h200 would then write the H100's numbers there. With a stand-in nvidia-smi on PATH (no GPU needed):
 - a folder whose provenance.json names another GPU (its newest run): exit 2, one line naming both GPUs and
   the folder this GPU's results belong in, and the folder exactly as it was (nothing half-written);

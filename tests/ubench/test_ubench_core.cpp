@@ -309,7 +309,7 @@ Results synthetic_results() {
 }
 }  // namespace
 
-// The model reads these JSON pointers (issue 12): the writer must put every one of them there.
+// The model reads these JSON pointers: the writer must put every one of them there.
 TEST(Writers, DeviceJsonHasTheModelsPointers) {
   const auto r = synthetic_results();
   const auto j = nlohmann::json::parse(write_device_json(r));

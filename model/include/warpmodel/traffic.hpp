@@ -1,5 +1,5 @@
 // Shape-aware memory traffic: what a kernel's memory counters would be at a launch shape it has not
-// run with (issue 17), from the address each global memory instruction computes.
+// run with, from the address each global memory instruction computes.
 //
 // The choice. Counters such as global-load sectors per request and the L1 hit rate move with the
 // block shape because the shape decides which threads share a warp and a block: a warp of a 32x8

@@ -239,7 +239,7 @@ std::vector<MetricSet> build_sets() {
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
        "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts, local loads' and stores' requests and sectors, the 16 stall reasons (hopper H.1c's barrier share)",
-       // One metric set (issue 12): every counter `predict --model hopper` reads, the stall reasons of
+       // One metric set: every counter `predict --model hopper` reads, the stall reasons of
        // H.1c (launch.barrier_wait_share) among them.
        with_stall_metrics({
            "smsp__inst_executed.sum",
@@ -281,7 +281,7 @@ std::vector<MetricSet> build_sets() {
            "smsp__inst_executed_op_branch.sum",
            "smsp__inst_executed_pipe_xu.sum",
            "gpu__time_duration.sum",
-           // Everything else `predict --model hopper` reads (issue 12: one metric set): asynchronous
+           // Everything else `predict --model hopper` reads (one metric set): asynchronous
            // copies (LDGSTS and TMA loads are not op_global_ld), L2 traffic, shared wavefronts.
            "smsp__inst_executed_op_ldgsts.sum",
            "smsp__inst_executed_op_tma_ld.sum",

@@ -427,7 +427,7 @@ ComparisonDocument compare_ncu_directory(const std::filesystem::path& dir, doubl
                "restore leaves, and DRAM writes and L2 hit rates differed between the tools by more than the "
                "tolerance (results/h200/cupti-probes/kernel-replay.md). "
              : "Caches are left alone by both tools. ")
-     << "Criterion (issue 14): each tool's value is the median of its runs and its spread max - min over them; "
+     << "Criterion: each tool's value is the median of its runs and its spread max - min over them; "
         "the medians agree within max(" << number_text(counter_tolerance_pct, 3) << " % for counters or "
      << number_text(percentage_tolerance_pp, 3) << " pp for percentages, " << number_text(kSpreadFactor, 2)
      << " x the larger of the two spreads) when each tool ran at least " << kRunsForSpread

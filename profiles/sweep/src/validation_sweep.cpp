@@ -64,7 +64,7 @@ struct Context {
   std::string gpu_name;
 };
 
-// Counters beyond the `model` set (which holds everything a model reads, issue 12, the stall reasons
+// Counters beyond the `model` set (which holds everything a model reads, the stall reasons
 // of hopper H.1c among them), kept raw in each case: candidates for terms the model does not read yet
 // (atomics and reductions, local memory, L2 sectors by operation, the FP64 and LSU pipes, the LSU's
 // data wavefronts and input requests, active lanes). Some have joined the model set since; a name
@@ -329,7 +329,7 @@ void corpus_sweep(Context& cx) {
 }
 
 // The commit the program was built from: WARPMODEL_GIT_COMMIT when the caller sets it (a copied
-// tree's git metadata can be stale, as on the device machine), else the one configured at build time.
+// tree's git metadata can be stale, as on a GPU machine it was copied to), else the one configured at build time.
 std::string commit_of_sources() {
   const char* env = std::getenv("WARPMODEL_GIT_COMMIT");
   return env && *env ? std::string(env) : cupti::configured_commit();

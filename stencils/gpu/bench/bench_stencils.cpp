@@ -1,4 +1,4 @@
-// bench_stencils: Google Benchmark harness for the GPU acoustic propagator (issue 4).
+// bench_stencils: Google Benchmark harness for the GPU acoustic propagator.
 //
 // Orders x variants x block shapes x sizes (50^3, the thesis's; 256^3; 512^3), each timed with
 // CUDA events (UseManualTime) over batches of steps after a warm-up; run with

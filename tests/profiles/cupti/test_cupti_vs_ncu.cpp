@@ -1,4 +1,4 @@
-// The project's CUPTI values against Nsight Compute's for the same launches (issue 6): each
+// The project's CUPTI values against Nsight Compute's for the same launches: each
 // workload is profiled twice by
 //   warpmodel profile <workload> --metrics model --timing-runs 1 --replay user --flush-l2
 // (auto ranges: one per kernel, as ncu's; user replay: the workload re-run per pass) and twice by
@@ -14,7 +14,7 @@
 // the clocks left alone) is in results/h200/cupti-vs-ncu.md and README "CUPTI collection".
 // Each tool runs every workload 3 times, each run a process of its own; the medians must agree
 // within max(0.5 % for counters or 1 pp for percentages, 3 x the larger run-to-run spread of the two
-// tools) (issue 14; ncu_compare.hpp says why). The workloads write far more than L2 holds (the copy
+// tools) (ncu_compare.hpp says why). The workloads write far more than L2 holds (the copy
 // 1 GiB, the stencil 512 MiB), so the write-backs still in flight when a range closes, which the
 // two tools count differently, are a small part of their DRAM writes.
 // WARPMODEL_NCU_WORKLOADS: ';'-separated workload arguments (default: copy, one stencil and one ADI

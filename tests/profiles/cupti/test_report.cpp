@@ -180,7 +180,7 @@ TEST(NcuCompare, StallReasonsAreListedNotCompared) {
   EXPECT_TRUE(c.problems.empty()) << "a stall reason ncu lacks is not a missing column either";
 }
 
-// Issue 14: with >= 3 runs of each tool, a metric's tolerance is max(base, 3 x the larger run-to-run
+// With >= 3 runs of each tool, a metric's tolerance is max(base, 3 x the larger run-to-run
 // spread), the values compared are each tool's median, and the same rule holds for every metric.
 TEST(NcuCompare, ToleranceFollowsTheToolsMeasuredSpread) {
   auto r = sample_report();

@@ -11,7 +11,7 @@
 
 namespace warpmodel::stencils {
 
-// The memory variants (issue 4; seed 004 section 3, thesis listing 3.3).
+// The memory variants (seed 004 section 3, thesis listing 3.3).
 enum class Variant {
   naive,     // one thread per point, every neighbour a plain global load (thesis listing 3.3)
   readonly,  // the same through the read-only data cache (const __restrict__ + __ldg)

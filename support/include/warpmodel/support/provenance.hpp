@@ -30,7 +30,7 @@ std::string this_process_command_line();
 std::string utc_now();
 
 // The commit the results come from: WARPMODEL_GIT_COMMIT when set (a copied tree's git metadata
-// can be stale, as on the device machine), else the commit configured at build time, else "unknown".
+// can be stale, as on a GPU machine it was copied to), else the commit configured at build time, else "unknown".
 std::string source_commit();
 
 }  // namespace warpmodel::support

@@ -1,4 +1,4 @@
-// The kernel corpus (issue 12): kernels written the way users write them, naive and tuned, each
+// The kernel corpus: kernels written the way users write them, naive and tuned, each
 // stressing a different limiter, declared here as data. Plain C++ (no CUDA): the registry, the thread
 // space of every launch and the README table build and are tested everywhere; the kernels and their
 // workloads are in workload.hpp (warpmodel_corpus_gpu).

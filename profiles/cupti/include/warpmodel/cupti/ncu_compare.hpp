@@ -28,7 +28,7 @@ bool is_cycle_count_metric(const std::string& metric);
 // "void ns::shared_kernel<4>(P)" and "shared_kernel<4>(P)" -> "shared_kernel".
 std::string kernel_identifier(const std::string& name);
 
-// How the two tools are judged (issue 14): each tool profiles the workload several times (>= 3);
+// How the two tools are judged: each tool profiles the workload several times (>= 3);
 // a metric's value per tool is the median of its runs and its spread is max - min over them (in
 // percent of the median, or percentage points for percentages). The tools agree on a metric when
 //   |median(CUPTI) - median(ncu)| <= max(base tolerance, 3 x the larger of the two spreads),

@@ -1,4 +1,4 @@
-// The measurement half of `warpmodel validate` (issue 7): runs the stencil, ADI and corpus kernels
+// The measurement half of `warpmodel validate`: runs the stencil, ADI and corpus kernels
 // over the validation configurations on the GPU and records, per launch, the kernel duration
 // (CUPTI Activity API), the SM clock, sm__cycles_elapsed and the kernel profile the model reads
 // (static SASS analysis of this binary merged with the CUPTI `model` counters, profiles/sass

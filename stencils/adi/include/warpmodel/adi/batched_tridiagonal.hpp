@@ -1,4 +1,4 @@
-// Batched tridiagonal solvers on the GPU (the standalone benchmark of issue 5; link
+// Batched tridiagonal solvers on the GPU (the ADI solver's standalone benchmark; link
 // warpmodel_adi_gpu). All systems have n rows; a_0 = 0 and c_{n-1} = 0.
 //   thomas-interleaved  one thread per system, Thomas; interleaved layout: row i of system s at
 //                       i * batch + s (coalesced across threads); scratch n * batch for c'

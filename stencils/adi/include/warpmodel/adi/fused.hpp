@@ -1,5 +1,5 @@
 // Variant `fused`: one kernel per sweep builds every cell's rows from the state and solves the lines
-// at once (issue 15); the coefficients never leave the SM. Written once and run two ways, as
+// at once; the coefficients never leave the SM. Written once and run two ways, as
 // partitioned.hpp: by the CUDA kernel (adi_kernels.cuh, Block::sync() = __syncthreads()) and by
 // std::threads in tests/adi/test_block_algorithms.cpp, which checks a whole step against the CPU
 // reference.
@@ -80,7 +80,7 @@
 // memory. Verified and sanitizer-clean; with fixed per-thread offsets the 2048^2 double step came to
 // parity (326.9-332.0 us against 325.1, each sweep 36-39 us slower), single and every other size
 // slower. With the counter and no transpose (timing only) the step took 260 us: without any
-// transpose, today's sweeps alone are above issue 15's 250 us.
+// transpose, today's sweeps alone are above the step target of 250 us.
 // Nor did starting the first-wave blocks of an SM k x 3-9 us apart, so that one block's loads overlap
 // another's solve (probe, results/h200/logs/adi-stagger/): 2048^2 double sweep 128.7-130.9 us against
 // 128.7 for the arrival counters alone; the blocks are not held in phase. Nor did solving each line's
@@ -107,7 +107,7 @@
 // results/h200/logs/adi-decomposition/): without the solve 96 us (the reduced system is 15 of its 29), without the
 // rows' arithmetic 111, with every block's stencil read from L2-hot lines instead of DRAM 109, without both of
 // these 85, without the rows' arithmetic and the solve 84 (the step 243 us), and without the DRAM loads too 54.
-// A sweep moves 7 arrays (235 MB; 56 us at adi.md's 4.2 TB/s copy); issue 15's 250 us with the four transposes
+// A sweep moves 7 arrays (235 MB; 56 us at adi.md's 4.2 TB/s copy); the 250 us step target with the four transposes
 // (76 us) needs sweeps of 87 us, what the sweep's skeleton alone (loads, rows in shared memory, barriers, stores)
 // takes: the target needs the transposes gone. The cluster y-sweep's skeleton takes 98 us, so even with its
 // arithmetic and solve hidden as well as the x-sweep's a step without transposes would take about 266 us.

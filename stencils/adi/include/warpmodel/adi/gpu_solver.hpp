@@ -17,7 +17,7 @@
 //     threads per line (partitioned.hpp: each thread eliminates a segment of partition_cells cells
 //     from both ends in registers, CR + PCR on the reduced system in shared memory, back
 //     substitution); n / partition_cells <= 512 (8 cells) or 256 (16 cells).
-//   fused (issue 15): one kernel per sweep builds each cell's rows from the state and runs the
+//   fused: one kernel per sweep builds each cell's rows from the state and runs the
 //     partitioned solve on them at once (fused.hpp): no coefficient arrays. Both sweeps run on
 //     line-major arrays (a block holds whole lines, staged through shared memory), so the y-sweep
 //     runs on transposed arrays and four transposes carry zeta and the new fluxes between the

@@ -1,4 +1,4 @@
-// The GPU acoustic propagator (issue 4): five memory variants of one time step, each for every
+// The GPU acoustic propagator: five memory variants of one time step, each for every
 // spatial order (a template parameter), chosen at run time by (variant, order) from a table.
 //
 // Stable interface, read by the CUPTI profiling and the validation sweep:
