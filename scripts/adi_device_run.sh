@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5 (ADI) on a GPU machine, in one call: build the ADI targets and warpmodel; run the gpu tests;
+# The ADI solver on a GPU machine, in one run: build the ADI targets and warpmodel; run the gpu tests;
 # compute-sanitizer memcheck and racecheck on every ADI and batched kernel (small sizes); bench_adi;
 # bench_tridiagonal; `warpmodel run-adi` once; the reports. Outputs go to $OUT (at most 8 files) or
 # to $TMPDIR/adi-device-run:

@@ -18,11 +18,11 @@ import os
 import sys
 import tempfile
 
-TARGET_FRACTION = 0.60  # issue 5: a double step at 2048^2 at >= 60 % of the D2D copy bandwidth
-# Issue 15 (H200, 2048^2 double, median step): <= 250 us (aim 150 us), state-only traffic >= 28 % of copy.
+TARGET_FRACTION = 0.60  # the bandwidth target: a double step at 2048^2 at >= 60 % of the D2D copy bandwidth
+# The step targets (H200, 2048^2 double, median step): <= 250 us (aim 150 us), state-only traffic >= 28 % of copy.
 STEP_TARGET_US, STEP_AIM_US, STATE_TARGET_FRACTION = 250.0, 150.0, 0.28
-STAGED = ("thread-per-line", "block-per-line", "partitioned")  # the variants before issue 15
-ISSUE15_HEADLINES = ("fused", "fused-cluster")  # issue 15's variants, each judged at 2048^2 double
+STAGED = ("thread-per-line", "block-per-line", "partitioned")  # the variants before the fused ones
+FUSED_HEADLINES = ("fused", "fused-cluster")  # the fused variants, each judged against the step targets
 
 
 def fail(msg):
@@ -142,9 +142,9 @@ def why_short(ks, n, copy_gbs, ctx):
 
 
 def fused_section(kernels, copy_gbs, dram, ctx_commit="?"):
-    """Issue 15: per size and precision, the step of every variant, the fused step against the best
+    """The step targets: per size and precision, the step of every variant, the fused step against the best
     of the variants before it, state-only bandwidth as a fraction of copy, DRAM bytes per step."""
-    md = ["## Issue 15: a step near the memory limit (variants fused and fused-cluster)\n",
+    md = ["## A step near the memory limit (variants fused and fused-cluster)\n",
           f"Target (H200, 2048^2 double, median step): <= {STEP_TARGET_US:.0f} us (aim {STEP_AIM_US:.0f} us) and "
           f"state-only traffic >= {100 * STATE_TARGET_FRACTION:.0f} % of the copy bandwidth; every size and "
           "precision faster than the best variant before it (thread-per-line, block-per-line, partitioned). "
@@ -187,7 +187,7 @@ def fused_section(kernels, copy_gbs, dram, ctx_commit="?"):
     for size, precision, (fl, fst), (sl, sst), faster in verdicts:
         lines.append(f"- {size} {precision}: {fl} {fmt(fst['median_s'] * 1e6)} us, best before it {sl} "
                      f"{fmt(sst['median_s'] * 1e6)} us: {'faster' if faster else '**not faster**'}")
-    for variant in ISSUE15_HEADLINES:
+    for variant in FUSED_HEADLINES:
         key = next(((k, v) for k, v in kernels.items()
                     if k[0] == variant and k[1] == "double" and k[2] == (2048, 2048) and "step" in v), None)
         if not copy_gbs:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The example program (tests/app_example) through both of warpmodel's paths to an application's
-# counters, on a GPU machine (README "Your own kernels"; issue 13). Run from the repository root
+# counters, on a GPU machine (README "Your own kernels"). Run from the repository root
 # after building into build/ (cmake --build build --target warpmodel warpmodel_app_example):
 #
 #   scripts/app_example_device_run.sh GPU_FOLDER        (e.g. results/h200)

@@ -30,7 +30,7 @@
 # Progress on stderr: stage, elapsed time, estimate. Results of another card of the same model in
 # OUTDIR (another UUID) are not overwritten silently: the script says so and the history records both
 # UUIDs. A folder whose provenance names another GPU model is refused (exit 2, nothing written) unless
-# --other-gpu: a device machine lent as one kind can be another, and an H100's numbers must not land
+# --other-gpu: a machine asked for as one GPU model can come with another, and an H100's numbers must not land
 # in results/h200/.
 # Environment: WARPMODEL_BUILD_DIR (default build), WARPMODEL_GIT_COMMIT (the commit, where the copy's
 # git metadata is stale), VALIDATE_FAMILIES (e.g. corpus: measure only those and keep the rest).

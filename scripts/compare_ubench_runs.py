@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Repeatability of two `warpmodel characterize` runs (issue 3: within 1 cycle below 100 cycles,
+"""Repeatability of two `warpmodel characterize` runs (criterion: within 1 cycle below 100 cycles,
 within 2% otherwise). Reads the measurements.latency tables of two device.json files and writes a
 markdown table. Usage: scripts/compare_ubench_runs.py RUN1/device.json RUN2/device.json [-o OUT.md]"""
 import json
@@ -25,7 +25,7 @@ def main():
             f"Provenance (run 1): GPU {a['provenance'].get('gpu')}, driver {a['provenance'].get('driver')}, "
             f"CUDA runtime {a['provenance'].get('cuda_runtime')}, SM clock {a['provenance'].get('sm_clock_mhz_before', a['provenance'].get('sm_clock_mhz', '?'))} MHz, "
             f"commit {a['provenance'].get('commit')}, command `{a['provenance'].get('command')}` (full record in each device.json).\n"
-            f"Criterion (issue 3): |difference| <= 1 cycle below 100 cycles, <= 2% otherwise. "
+            f"Repeatability criterion: |difference| <= 1 cycle below 100 cycles, <= 2% otherwise. "
             f"{len(rows) - bad} of {len(rows)} rows meet it.\n\n"
             "| benchmark | warps | run 1 [cycles] | run 2 [cycles] | abs diff | rel diff | within |\n|---|---|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CUPTI collection on a GPU machine (issue 6, README "CUPTI collection"), one call each:
+# CUPTI collection on a GPU machine (README "CUPTI collection"), one run each:
 #   scripts/cupti_device_run.sh check     build; CPU and gpu tests; the device's metric list and set
 #                                         pass counts; probes (which counter counts barriers, whether
 #                                         SASS-patched metrics come through, ncu detection); the

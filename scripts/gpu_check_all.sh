@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: configure and build everything, run every gpu-labelled test, then the
+# One run on a GPU machine: configure and build everything, run every gpu-labelled test, then the
 # GPU subcommands once each (run-adi, run-stencil, profile), logging to $OUT (or ./gpu-check/).
 #   OUT=/some/dir scripts/gpu_check_all.sh
 set -uo pipefail

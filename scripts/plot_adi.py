@@ -2,9 +2,9 @@
 """Plot of the ADI step times (adi.csv, written by scripts/adi_report.py from bench_adi's JSON):
   adi_steps.png   three panels: the median step of every variant against the grid's cells, double and
                   single (log axes; square grids as lines, the fused variant's non-square grids as hollow
-                  markers, issue 15's target at 2048^2 double as a star), and the state-only traffic (the
+                  markers, the step target at 2048^2 double as a star), and the state-only traffic (the
                   8 arrays a step must move at least, over the step) as a percentage of the copy bandwidth
-                  for the fastest fused variant and the fastest earlier one, with issue 15's 28 % line.
+                  for the fastest fused variant and the fastest earlier one, with the 28 % target's line.
 usage: plot_adi.py results/h200/adi.csv   (the PNG beside it)
 """
 import os
@@ -71,7 +71,7 @@ def time_panel(ax, df, precision):
                     label=f"{variant}, non-square")
     if precision == "double":
         ax.plot([2048 * 2048], [STEP_TARGET_US], marker="*", color="tab:red", ms=14, ls="none",
-                label=f"issue 15 target (2048^2: {STEP_TARGET_US:.0f} us)")
+                label=f"step target (2048^2: {STEP_TARGET_US:.0f} us)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("cells (nx x ny)")
@@ -96,7 +96,7 @@ def fraction_panel(ax, df):
             ax.plot(best["cells"], 100 * best["state_fraction"], ls=ls, marker="o", color=colour, ms=4,
                     label=f"{name}, {precision}")
     ax.axhline(100 * STATE_TARGET_FRACTION, color="tab:red", lw=1, ls=":",
-               label=f"issue 15 target ({100 * STATE_TARGET_FRACTION:.0f} % at 2048^2 double)")
+               label=f"target ({100 * STATE_TARGET_FRACTION:.0f} % at 2048^2 double)")
     ax.set_xscale("log")
     ax.set_xlabel("cells (nx x ny)")
     ax.set_ylabel("state-only traffic, % of copy bandwidth")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call on a GPU machine for the acoustic propagator (issue 4): build the stencil targets,
+# One run on a GPU machine for the acoustic propagator: build the stencil targets,
 # run the GPU tests, compute-sanitizer (memcheck, racecheck) over every kernel, bench_stencils,
 # and run-stencil (the 512^3 demo, and a 100^3 run with snapshots and a receiver trace). Outputs
 # go to $OUT (at most 8 files) or, without $OUT, to stencil-run/. Every step logs; a failing step

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables from measured stencil data (issue 4). Writers only: nothing here measures.
+"""Tables from measured stencil data. Writers only: nothing here measures.
 
   stencil_report.py bench --json results/h200/stencils.json --provenance results/h200/provenance.json \
       --md results/h200/stencils.md --csv results/h200/stencils.csv
@@ -22,7 +22,7 @@ import re
 import sys
 import tempfile
 
-TARGETS = {2: 0.85, 4: 0.85, 8: 0.85, 16: 0.70}  # issue 4: best variant at the largest size, fraction of copy
+TARGETS = {2: 0.85, 4: 0.85, 8: 0.85, 16: 0.70}  # the stencil targets: best variant at the largest size, fraction of copy
 VARIANTS = ["naive", "readonly", "shared", "intz", "intz-reg"]
 
 
@@ -216,7 +216,7 @@ def bench_tables(doc, provenance, path, device_refs=None):
         md.write("\n")
 
     largest = max(sizes)
-    md.write(f"## Targets at {largest}^3 (issue 4)\n\n")
+    md.write(f"## Targets at {largest}^3\n\n")
     peak = (device_refs or {}).get("theoretical peak (2 x memory clock x bus width)")
     md.write("| order | target | best variant | launch | fraction of copy | effective GB/s |"
              + (" fraction of peak |" if peak else "") + " status |\n|---:|---:|---|---|---:|---:|"

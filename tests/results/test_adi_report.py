@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """results.adi_report: scripts/adi_report.py's `step-graph` column on a small hand-written bench_adi JSON.
 
-The step through CUDA graphs (benchmark `step-graph`, GpuSolver::run) shows in the issue-15 table beside
+The step through CUDA graphs (benchmark `step-graph`, GpuSolver::run) shows in the fused variants' table beside
 the step where it was measured and as "-" where not (runs of bench_adi before it, e.g. the H100's), and
 it is never counted as one of a step's kernels: adding it changes no other line of the report. Each
-issue-15 variant (fused, fused-cluster) gets its verdict line, or a line saying the JSON lacks it.
+fused variant (fused, fused-cluster) gets its verdict line, or a line saying the JSON lacks it.
 usage: test_adi_report.py REPO
 """
 import json
@@ -72,7 +72,7 @@ def main():
 
         header = next((l for l in without if l.startswith("| size | precision | variant |")), "")
         if "step, CUDA graph (us)" not in header:
-            failures.append(f"issue-15 table header without the graph column: {header!r}")
+            failures.append(f"the fused variants' table header without the graph column: {header!r}")
         fused = table_row(without, "fused")
         if not fused or fused[3] != "327.0" or fused[4] != "315.0":
             failures.append(f"fused row: {fused}, want step 327.0 and graph 315.0")
@@ -85,9 +85,9 @@ def main():
 
         verdict = next((l for l in without if l.startswith("- **fused, 2048^2 double:")), "")
         if "through CUDA graphs (`GpuSolver::run`) 315.0 us per step (also above the target)" not in verdict:
-            failures.append(f"the issue-15 verdict does not give the graph step: {verdict!r}")
+            failures.append(f"the step target's verdict does not give the graph step: {verdict!r}")
 
-        # Each issue-15 variant gets its verdict: fused-cluster, absent from this JSON, is said to be so
+        # Each fused variant gets its verdict: fused-cluster, absent from this JSON, is said to be so
         # (the H100's adi.json predates it); present, it gets the same bold line as fused.
         missing = next((l for l in without if l.startswith("- fused-cluster, 2048^2 double:")), "")
         if "not in this adi.json (bench_adi of commit 0000000" not in missing:
