@@ -2,10 +2,11 @@
 """The tables of the external validation set (scripts/external_suite.sh; docs/validation.md, "External
 validation set"). The only writer of results/<gpu>/external/launches.csv, apps.csv and summary.md.
 
-  external_report.py --work OUT_DIR/.work --list scripts/external_suite.list --out OUT_DIR
-        from the work folders (per application: status.txt, predict.csv of `predict-app --format csv`):
-        launches.csv, apps.csv and summary.md. An application listed with no work folder keeps its rows
-        of an earlier OUT_DIR/launches.csv and apps.csv (a run split over several calls).
+  external_report.py --work OUT_DIR/.work --list scripts/external_suite.list --out OUT_DIR [--run RUN.json]
+        from the work folders (per application: status.txt, predict.csv of `predict-app --format csv`,
+        profile.json where it was kept): launches.csv, apps.csv and summary.md. An application listed
+        with no work folder keeps its rows of an earlier OUT_DIR/launches.csv and apps.csv (a run split
+        over several calls).
   external_report.py --from results/<gpu>/external [--out DIR]
         summary.md again from the committed launches.csv and apps.csv alone (no GPU); the same bytes.
 
@@ -13,11 +14,26 @@ A distinct launch is one kernel (mangled name) at one grid and block shape withi
 repeated launches are grouped: measured and predicted times are their medians, the error is
 (predicted - measured) / measured of the medians. Statistics are over distinct launches, apart for
 those measured at >= 20 us and below. Bad input: one line on stderr, exit 2, nothing written.
+
+The provenance columns of an application's launches come from, in this order: its predict.csv's own
+columns (gpu, driver, cuda, sm_clock_mhz, measured_date, measured_commit, measurement_command) where
+it has them; else its profile.json's "provenance" (gpu, driver, cuda, sm_clock_mhz, date, commit,
+command); else the run record given with --run (the JSON scripts/external_suite.sh writes: gpu,
+driver, cuda, commit), with the date of the application's run (status.txt's run_date) and the
+`warpmodel profile` command its list line gives. The SM clock is "not recorded" where the profile read
+none (NVML unavailable) or only the run record is there (nvidia-smi reads the clock of the GPU at rest,
+not of the launches). An application with launches and none of these sources is an error naming it.
+An application that was built and never run (no run_exit in status.txt) is "not run", with the run
+record's "not_run_reason" where it gives one (e.g. the calls stopped before its turn), else "built
+only".
 """
 import argparse
 import csv
 import io
+import json
 import os
+import re
+import shlex
 import statistics
 import sys
 
@@ -31,6 +47,8 @@ APP_COLUMNS = ["app", "suite", "half", "status", "reason", "build_exit", "build_
                "profile_options", "repository", "repository_commit"]
 REPOSITORIES = {"hecbench": "https://github.com/zjin-lcf/HeCBench", "rodinia": "https://github.com/yuhc/gpu-rodinia"}
 RAN = ("ok", "app error")  # statuses whose launches were profiled and predicted
+PREDICT_COLUMNS = ["kernel", "mangled", "launches", "grid", "block", "measured_us", "predicted_us", "bound", "note"]
+NOT_RECORDED = "not recorded"
 
 
 class InputError(Exception):
@@ -135,13 +153,13 @@ def read_status(path):
     return status
 
 
-def app_status(status, launches):
+def app_status(status, launches, run_record=None):
     if not status:
         return "not run", ""
     if status.get("build_exit") != "0":
         return "build failed", status.get("build_reason", "")
     if "run_exit" not in status:
-        return "not run", "built only"
+        return "not run", (run_record or {}).get("not_run_reason") or "built only"
     run, predict = status.get("run_exit"), status.get("predict_exit")
     if run in ("124", "137"):
         return "timeout", status.get("run_reason", "")
@@ -154,9 +172,80 @@ def app_status(status, launches):
     return "ok", ""
 
 
-def group_launches(app, rows, where, work_prefix):
+def relative_command(command, work_prefix):
+    """A measurement command with the work folder's absolute path (here or on the GPU machine) as .work/."""
+    if work_prefix:
+        command = command.replace(work_prefix, ".work/")
+    return re.sub(r"(?<![^\s'\"=])/[^\s'\"]*/\.work/", ".work/", command)
+
+
+def clock_text(*readings):
+    """The mean of the SM clock readings above zero (NVML's), or "not recorded"."""
+    values = []
+    for r in readings:
+        try:
+            v = float(r)
+        except (TypeError, ValueError):
+            continue
+        if v > 0 and v == v and v != float("inf"):
+            values.append(v)
+    return f"{sum(values) / len(values):.1f}" if values else NOT_RECORDED
+
+
+def profile_provenance(path):
+    """The provenance columns from a kept profile.json's "provenance", or None where it has none."""
+    if not os.path.exists(path):
+        return None
+    try:
+        doc = json.loads(read_text(path))
+    except ValueError as e:
+        raise InputError(f"{path}: not JSON ({e})")
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: not a warpmodel profile")
+    if isinstance(doc.get("profiles"), list) and doc["profiles"] and isinstance(doc["profiles"][0], dict):
+        doc = doc["profiles"][0]
+    p = doc.get("provenance")
+    if not isinstance(p, dict) or not all(p.get(k) for k in ("gpu", "driver", "cuda", "date", "commit", "command")):
+        return None
+    cuda = str(p["cuda"])
+    if cuda.isdigit() and len(cuda) >= 4:  # the runtime's number, 13000 -> 13.0
+        cuda = f"{int(cuda) // 1000}.{int(cuda) % 1000 // 10}"
+    return {"gpu": str(p["gpu"]), "driver": str(p["driver"]), "cuda": cuda,
+            "sm_clock_mhz": clock_text(p.get("sm_clock_mhz"), p.get("sm_clock_mhz_after")),
+            "measured_date": str(p["date"]), "measured_commit": str(p["commit"]), "measurement_command": str(p["command"])}
+
+
+def profile_command(app):
+    """The `warpmodel profile` command scripts/external_suite.sh runs for an application of the list."""
+    options = "" if app["profile_options"] in ("", "-") else " " + app["profile_options"]
+    return f"warpmodel profile -o .work/{app['name']}/profile{options} -- bash -c {shlex.quote(app['run'])}"
+
+
+def read_run_record(path):
+    try:
+        doc = json.loads(read_text(path))
+    except ValueError as e:
+        raise InputError(f"{path}: not JSON ({e})")
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: expected a JSON object (the run record)")
+    return doc
+
+
+def run_provenance(app, status, run_record, run_path):
+    """The provenance columns from the run record, with the application's run date and list line."""
+    missing = [k for k in ("gpu", "driver", "cuda", "commit") if not run_record.get(k)]
+    if missing:
+        raise InputError(f"{run_path}: no {', '.join(missing)} for {app['name']}'s launches")
+    if not status.get("run_date"):
+        raise InputError(f"{app['name']}: status.txt has no run_date for the provenance of its launches")
+    return {"gpu": str(run_record["gpu"]), "driver": str(run_record["driver"]), "cuda": str(run_record["cuda"]),
+            "sm_clock_mhz": NOT_RECORDED, "measured_date": status["run_date"],
+            "measured_commit": str(run_record["commit"]), "measurement_command": profile_command(app)}
+
+
+def group_launches(app, rows, where, work_prefix, provenance=None):
     """Distinct launches (mangled kernel, grid, block) of one application's predict.csv rows, in the
-    order of their first launch."""
+    order of their first launch; the provenance columns from the rows themselves, else `provenance`."""
     groups = {}
     for n, r in enumerate(rows, start=2):
         key = (r["mangled"] or r["kernel"], r["grid"], r["block"])
@@ -177,16 +266,15 @@ def group_launches(app, rows, where, work_prefix):
                "predicted_us": fmt(p, 3), "error_pct": fmt(100.0 * (p - m) / m if p is not None and m > 0 else None, 2),
                "bound": bound, "note": "; ".join(notes)}
         for c in PROVENANCE:
-            value = first.get(c, "")
-            if c == "measurement_command" and work_prefix:
-                value = value.replace(work_prefix, ".work/")
-            row[c] = value
+            value = first[c] if provenance is None else provenance[c]
+            row[c] = relative_command(value, work_prefix) if c == "measurement_command" else value
         out.append(row)
     return out
 
 
-def from_work(work, list_path, out):
+def from_work(work, list_path, out, run_path=None):
     apps, commits = read_list(list_path)
+    run_record = read_run_record(run_path) if run_path else None
     earlier_apps, earlier_launches = {}, {}
     if os.path.exists(os.path.join(out, "apps.csv")) and os.path.exists(os.path.join(out, "launches.csv")):
         for r in read_csv(os.path.join(out, "apps.csv"), APP_COLUMNS):
@@ -204,12 +292,22 @@ def from_work(work, list_path, out):
             continue
         status = read_status(status_path) if os.path.exists(status_path) else {}
         predict = os.path.join(folder, "predict.csv")
-        rows = []
+        rows, own = [], False
         if os.path.exists(predict) and status.get("run_exit") not in (None, "124", "137"):
-            rows = read_csv(predict, ["kernel", "mangled", "launches", "grid", "block", "measured_us", "predicted_us",
-                                      "bound", "note"] + PROVENANCE)
-        state, reason = app_status(status, rows)
-        distinct = group_launches(app, rows, predict, work_prefix) if state in RAN else []
+            rows = read_csv(predict, PREDICT_COLUMNS)
+            own = all(c in rows[0] for c in PROVENANCE) if rows else False
+        state, reason = app_status(status, rows, run_record)
+        distinct = []
+        if state in RAN:
+            provenance = None
+            if not own:
+                provenance = profile_provenance(os.path.join(folder, "profile.json"))
+            if not own and provenance is None:
+                if run_record is None:
+                    raise InputError(f"{app['name']}: no provenance for its launches: {predict} has no provenance "
+                                     f"columns, {os.path.join(folder, 'profile.json')} none, and no --run record was given")
+                provenance = run_provenance(app, status, run_record, run_path)
+            distinct = group_launches(app, rows, predict, work_prefix, provenance)
         launch_rows += distinct
         app_rows.append({
             "app": app["name"], "suite": app["suite"], "half": app["half"], "status": state, "reason": reason,
@@ -289,7 +387,7 @@ def summarize(launches, apps, source):
     for half in HALVES + ("both",):
         hs = [a for a in apps if half == "both" or a["half"] == half]
         hl = [r for r in launches if half == "both" or r["half"] == half]
-        built = sum(1 for a in hs if a["status"] not in ("build failed", "not run") or a["reason"] == "built only")
+        built = sum(1 for a in hs if a["build_exit"] == "0")
         ran = sum(1 for a in hs if a["status"] in RAN)
         failed = sum(1 for a in hs if a["status"] not in RAN and a["status"] != "not run")
         lines.append(f"| {half} | {len(hs)} | {built} | {ran} | {failed} | {len(hl)} | "
@@ -361,7 +459,8 @@ def summarize(launches, apps, source):
     if not measured:
         lines.append("No launch measured yet.")
     for (gpu, driver, cuda, clock, commit), dates in sorted(measured.items()):
-        lines.append(f"- {gpu}, driver {driver}, CUDA {cuda}, SM clock {clock} MHz, warpmodel commit {commit}, "
+        clock = f"SM clock {clock} MHz" if clock and clock != NOT_RECORDED else "SM clock not recorded"
+        lines.append(f"- {gpu}, driver {driver}, CUDA {cuda}, {clock}, warpmodel commit {commit}, "
                      f"measured {min(dates)}" + (f" to {max(dates)}" if max(dates) != min(dates) else "") +
                      f": {len(dates)} distinct launches")
     lines += ["- per launch: `measurement_command` in launches.csv (run in the application's folder, apps.csv's "
@@ -386,15 +485,17 @@ def main(argv):
     ap.add_argument("--list", help="scripts/external_suite.list")
     ap.add_argument("--from", dest="source", help="a folder with launches.csv and apps.csv: summary.md from them")
     ap.add_argument("--out", help="where to write (default: the --from folder)")
+    ap.add_argument("--run", help="the run record (JSON: gpu, driver, cuda, commit; not_run_reason): the provenance "
+                                  "of launches whose predict.csv and profile.json carry none")
     a = ap.parse_args(argv[1:])
     if a.source:
-        if a.work or a.list:
-            raise InputError("--from reads launches.csv and apps.csv; it takes no --work or --list")
+        if a.work or a.list or a.run:
+            raise InputError("--from reads launches.csv and apps.csv; it takes no --work, --list or --run")
         from_files(a.source, a.out or a.source)
     elif a.work and a.list and a.out:
         if not os.path.isdir(a.work):
             raise InputError(f"{a.work}: not a folder")
-        from_work(a.work, a.list, a.out)
+        from_work(a.work, a.list, a.out, a.run)
     else:
         raise InputError("give --work DIR --list FILE --out DIR, or --from DIR")
 

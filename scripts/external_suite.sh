@@ -20,8 +20,11 @@
 # the timeout (log .logs/NAME.run.log), then `predict-app --format csv` into .work/NAME/predict.csv; the
 # stages' exit codes and times go to .work/NAME/status.txt. A failure is recorded and the next
 # application goes on. Finally scripts/external_report.py writes OUT_DIR/launches.csv, summary.md and
-# apps.csv, and, with a GPU, `provenance_index.py record` records them in results/<gpu>/provenance.json
-# (the run record names both suites' repositories and commits). .work and .logs are not committed.
+# apps.csv, and, with a GPU, `provenance_index.py record` records them in results/<gpu>/provenance.json.
+# The run record (OUT_DIR/.logs/run.json, given to both) holds the GPU's name, UUID and driver and its SM
+# clock (at rest, and the maximum) as nvidia-smi reports them when the call starts, CUDA, the commit, the
+# command and both suites' repositories and commits; the report takes from it the provenance of launches
+# whose predict.csv and profile.json carry none. .work and .logs are not committed.
 # WARPMODEL_GIT_COMMIT names the commit where the copy has no .git.
 set -uo pipefail
 usage() { sed -n '6,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -58,6 +61,16 @@ if [ $build_only -eq 0 ]; then
   for f in "$bin" "$repo/build/cli/libwarpmodel_inject.so" "$device"; do
     [ -e "$f" ] || { echo "external_suite: $f missing (build warpmodel into build/; DEVICE_JSON names another device profile)" >&2; exit 2; }
   done
+fi
+# The GPU as nvidia-smi reports it when the call starts (name, UUID, driver, SM clock now and at most):
+# the run record's; CUDA_VISIBLE_DEVICES's first entry picks the GPU where it is set.
+smi=""
+if [ $build_only -eq 0 ]; then
+  gpu_pick=${CUDA_VISIBLE_DEVICES:-}
+  gpu_pick=${gpu_pick%%,*}
+  smi=$(nvidia-smi ${gpu_pick:+-i "$gpu_pick"} --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm \
+        --format=csv,noheader,nounits 2>/dev/null | head -1)
+  echo "external_suite: nvidia-smi: ${smi:-no answer}"
 fi
 command -v nvcc >/dev/null 2>&1 || export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null 2>&1 || { echo "external_suite: nvcc not found (PATH, /usr/local/cuda/bin)" >&2; exit 2; }
@@ -170,19 +183,29 @@ run_record=$out/.logs/run.json
 hec_commit=$(sed -n 's/^#   hecbench .* commit \([0-9a-f]*\).*/\1/p' "$list")
 rod_commit=$(sed -n 's/^#   rodinia .* commit \([0-9a-f]*\).*/\1/p' "$list")
 cmdline="scripts/external_suite.sh $(basename "$src") $(basename "$list") ${out#"$repo"/}${options:+ $options}"
-python3 - "$run_record" "$date_utc" "$commit" "$cmdline" "$hec_commit" "$rod_commit" <<'EOF'
+python3 - "$run_record" "$date_utc" "$commit" "$cmdline" "$hec_commit" "$rod_commit" "$smi" <<'EOF'
 import json, subprocess, sys
-path, date, commit, command, hec, rod = sys.argv[1:]
+path, date, commit, command, hec, rod, smi = sys.argv[1:]
 try:
     cuda = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split("release ")[1].split(",")[0]
 except (OSError, IndexError):
     cuda = None
+fields = [f.strip() for f in smi.split(",")]
+def text(i):
+    return fields[i] if len(fields) == 5 and fields[i] and not fields[i].startswith("[") else None
+def mhz(i):
+    try:
+        return float(text(i))
+    except (TypeError, ValueError):
+        return None
 json.dump({"date": date, "commit": commit, "cuda": cuda, "command": command, "stage": "external",
+           "gpu": text(0), "gpu_uuid": text(1), "driver": text(2), "sm_clock_mhz": mhz(3), "sm_clock_max_mhz": mhz(4),
+           "sm_clock_source": "nvidia-smi when the call started (before any application ran)",
            "suites": [{"suite": "hecbench", "repository": "https://github.com/zjin-lcf/HeCBench", "commit": hec},
                       {"suite": "rodinia", "repository": "https://github.com/yuhc/gpu-rodinia", "commit": rod}]},
           open(path, "w"), indent=1)
 EOF
-python3 "$repo/scripts/external_report.py" --work "$out/.work" --list "$list" --out "$out" || exit 1
+python3 "$repo/scripts/external_report.py" --work "$out/.work" --list "$list" --out "$out" --run "$run_record" || exit 1
 gpu_folder=$(dirname "$out")
 if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
   python3 "$repo/scripts/provenance_index.py" record "$gpu_folder" --stage external \

@@ -495,11 +495,14 @@ def record_stage(folder, stage, outputs, command, run_file):
     doc = load_index(folder)
     run = load(run_file) if run_file else {}
     smi = nvidia_smi()
+    clock = smi.get("sm_clock_mhz")
+    source = ("nvidia-smi when the stage ended (the benchmarks record the clock under load in their own outputs "
+              "where they read it)")
+    if clock is None and run.get("sm_clock_mhz") is not None:  # recorded away from the GPU: the run's reading
+        clock, source = run.get("sm_clock_mhz"), run.get("sm_clock_source") or "the run record's"
     base = record("measured", gpu=smi.get("gpu") or run.get("gpu"), gpu_uuid=smi.get("gpu_uuid") or run.get("gpu_uuid"),
                   driver=smi.get("driver") or run.get("driver"), cuda=run.get("cuda"),
-                  sm_clock_mhz=smi.get("sm_clock_mhz"),
-                  sm_clock_source="nvidia-smi when the stage ended (the benchmarks record the clock under load "
-                                  "in their own outputs where they read it)",
+                  sm_clock_mhz=clock, sm_clock_source=source,
                   date=run.get("date"), commit=run.get("commit"), command=command, stage=stage)
     for rel in outputs:
         if not os.path.exists(os.path.join(folder, rel)):

@@ -6,12 +6,17 @@ repeated, one whose APP exited non-zero, one that did not build): launches.csv g
 into distinct ones (median times, the error of the medians), apps.csv gives each application's status;
 summary.md counts them by half and splits the statistics at 20 us; `--from` makes the same summary.md
 bytes from launches.csv and apps.csv alone; an application without a work folder keeps its earlier
-rows. The committed scripts/external_suite.list still holds the split its header's rule gives. Bad input:
-exit 2, one line, nothing written.
+rows. The provenance columns of a launch come from its predict.csv's own columns, else the application's
+profile.json "provenance", else the run record given with --run (the date of the application's run, the
+`warpmodel profile` command of its list line); an application with launches and none of these is an
+error naming it; an application built and never run takes the run record's reason. The committed
+scripts/external_suite.list still holds the split its header's rule gives. Bad input: exit 2, one line,
+nothing written.
 usage: test_external_report.py REPO
 """
 import csv
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -22,6 +27,9 @@ PREDICT = ["kernel", "mangled", "launches", "launch_indices", "grid", "block", "
            "predicted_us", "error_pct", "bound", "best_block", "best_grid", "best_predicted_us", "gain_pct",
            "static_fields", "note", "gpu", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_commit",
            "measurement_command"]
+PROVENANCE = ["gpu", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_commit", "measurement_command"]
+# predict-app --format csv as it writes it: no provenance columns.
+PREDICT_APP = [c for c in PREDICT if c not in PROVENANCE]
 LIST_HEADER = "name\tsuite\tfolder\tbuild\trun\thalf\tprofile_options"
 
 
@@ -36,13 +44,13 @@ def predict_row(index, kernel, grid, block, measured, predicted, bound, work):
             "measurement_command": f"warpmodel profile -o {work}/x/profile -- bash -c ./main 3"}
 
 
-def write_app(work, name, status, rows):
+def write_app(work, name, status, rows, columns=PREDICT):
     os.makedirs(os.path.join(work, name), exist_ok=True)
     with open(os.path.join(work, name, "status.txt"), "w") as f:
         f.write("".join(f"{k}\t{v}\n" for k, v in status.items()))
     if rows is not None:
         with open(os.path.join(work, name, "predict.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, PREDICT, lineterminator="\n")
+            w = csv.DictWriter(f, columns, lineterminator="\n", extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
 
@@ -81,6 +89,81 @@ def check_committed_split(repo, failures):
                 failures.append(f"{path}: {a[0]} is in {a[5]}, the split rule puts it in {want[a[0]]}")
     if len(apps) < 60:
         failures.append(f"{path}: {len(apps)} applications, the set has at least 60")
+
+
+def check_provenance_paths(script, tmp, failures):
+    """The three sources of a launch's provenance columns, in order, and the error without any."""
+    work, out = os.path.join(tmp, "prov", "external", ".work"), os.path.join(tmp, "prov", "external")
+    lst = os.path.join(tmp, "prov.list")
+    with open(lst, "w") as f:
+        f.write("#   hecbench  https://github.com/zjin-lcf/HeCBench  commit 1111111  (src)\n" + LIST_HEADER + "\n"
+                "own\thecbench\thecbench/src/own-cuda\tmake\t./main 1\tdevelopment\t-\n"
+                "prof\thecbench\thecbench/src/prof-cuda\tmake\t./main 2\theld-out\t-\n"
+                "rec\thecbench\thecbench/src/rec-cuda\tmake\t./main 'a b' 3\theld-out\t--launch-count 9\n"
+                "idle\thecbench\thecbench/src/idle-cuda\tmake\t./main 4\tdevelopment\t-\n")
+    ok = {"build_exit": "0", "build_seconds": "1", "build_reason": "", "run_exit": "0", "run_seconds": "2",
+          "run_reason": "", "run_date": "2026-03-04T05:06:07Z", "predict_exit": "0"}
+    # own: predict.csv with its own provenance columns (they win over profile.json's).
+    write_app(work, "own", ok, [predict_row(0, "a", "8", "32", 30.0, 33.0, "issue", work)])
+    # prof: predict-app's columns only; profile.json's provenance (a clock NVML did not read: 0).
+    write_app(work, "prof", ok, [predict_row(0, "b", "16", "64", 50.0, 40.0, "dram bandwidth", work)], PREDICT_APP)
+    gpu_work = "/home/gpu/repo/results/x/external/.work"
+    profile = {"schema": "warpmodel.profile/1", "provenance": {
+        "gpu": "NVIDIA H100 80GB HBM3", "driver": "580.9", "cuda": "13000", "sm_clock_mhz": 0.0, "sm_clock_mhz_after": 0.0,
+        "date": "2026-03-04T05:07:00Z", "commit": "def5678",
+        "command": f"warpmodel profile -o {gpu_work}/prof/profile -- bash -c './main 2'"}}
+    for name in ("own", "prof"):
+        with open(os.path.join(work, name, "profile.json"), "w") as f:
+            json.dump(profile, f)
+    # rec: predict-app's columns only and no profile.json: the run record's.
+    write_app(work, "rec", dict(ok, run_date="2026-03-04T05:08:09Z"),
+              [predict_row(0, "c", "4", "128", 25.0, 20.0, "l2 bandwidth", work)], PREDICT_APP)
+    # idle: built, never run (the calls stopped before its turn).
+    write_app(work, "idle", {"build_exit": "0", "build_seconds": "1", "build_reason": ""}, None)
+
+    r = run(script, "--work", work, "--list", lst, "--out", out)
+    if r.returncode != 2 or "rec" not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
+        failures.append(f"no --run: exit {r.returncode}, stderr {r.stderr.strip()!r}; want exit 2 naming rec")
+    if any(os.path.exists(os.path.join(out, f)) for f in ("launches.csv", "apps.csv", "summary.md")):
+        failures.append("no --run: wrote tables on an application without provenance")
+
+    record = os.path.join(tmp, "run.json")
+    with open(record, "w") as f:
+        json.dump({"gpu": "NVIDIA H100 80GB HBM3", "gpu_uuid": "GPU-1", "driver": "580.7", "cuda": "13.0",
+                   "commit": "0abcdef", "date": "2026-03-04T05:00:00Z", "sm_clock_mhz": 345.0,
+                   "not_run_reason": "the device time ran out"}, f)
+    r = run(script, "--work", work, "--list", lst, "--out", out, "--run", record)
+    if r.returncode != 0:
+        failures.append(f"--run: exit {r.returncode}: {r.stderr.strip()}")
+        return
+    got = {l["app"]: [l[c] for c in PROVENANCE] for l in read(os.path.join(out, "launches.csv"))}
+    want = {"own": ["NVIDIA H100 80GB HBM3", "580.1", "13.0", "1755", "2026-01-02T03:04:05Z", "abc1234",
+                    "warpmodel profile -o .work/x/profile -- bash -c ./main 3"],
+            "prof": ["NVIDIA H100 80GB HBM3", "580.9", "13.0", "not recorded", "2026-03-04T05:07:00Z", "def5678",
+                     "warpmodel profile -o .work/prof/profile -- bash -c './main 2'"],
+            "rec": ["NVIDIA H100 80GB HBM3", "580.7", "13.0", "not recorded", "2026-03-04T05:08:09Z", "0abcdef",
+                    "warpmodel profile -o .work/rec/profile --launch-count 9 -- bash -c './main '\"'\"'a b'\"'\"' 3'"]}
+    for name, columns in want.items():
+        if got.get(name) != columns:
+            failures.append(f"provenance of {name}: {got.get(name)}, want {columns}")
+    apps = {a["app"]: a for a in read(os.path.join(out, "apps.csv"))}
+    if (apps.get("idle", {}).get("status"), apps.get("idle", {}).get("reason")) != ("not run", "the device time ran out"):
+        failures.append(f"apps.csv idle: {apps.get('idle', {}).get('status')}: {apps.get('idle', {}).get('reason')}")
+    with open(os.path.join(out, "summary.md")) as f:
+        summary = f.read()
+    for needle in ("| development | 2 | 2 | 1 | 0 |", "- idle (hecbench, development): not run: the device time ran out",
+                   "580.9, CUDA 13.0, SM clock not recorded, warpmodel commit def5678",
+                   "580.1, CUDA 13.0, SM clock 1755 MHz, warpmodel commit abc1234"):
+        if needle not in summary:
+            failures.append(f"summary.md (provenance paths) lacks {needle!r}")
+    again = os.path.join(tmp, "prov-again")
+    r = run(script, "--from", out, "--out", again)
+    if r.returncode != 0 or open(os.path.join(again, "summary.md")).read() != summary:
+        failures.append(f"--from of the provenance paths made a different summary.md (exit {r.returncode})")
+    # --run belongs to --work.
+    r = run(script, "--from", out, "--run", record)
+    if r.returncode != 2:
+        failures.append(f"--from with --run: exit {r.returncode}, want 2")
 
 
 def main():
@@ -175,6 +258,8 @@ def main():
         if r.returncode != 0 or kept != before:
             failures.append(f"earlier rows of alpha not kept (exit {r.returncode}: {r.stderr.strip()})")
 
+        check_provenance_paths(script, tmp, failures)
+
         # Bad input: exit 2, one line, nothing written.
         bad = os.path.join(tmp, "bad")
         os.makedirs(bad)
@@ -192,7 +277,8 @@ def main():
     for f in failures:
         print("FAIL:", f)
     if not failures:
-        print("external_report: grouping, statuses, summary, --from and the committed split are as expected")
+        print("external_report: grouping, statuses, provenance paths, summary, --from and the committed split "
+              "are as expected")
     return 1 if failures else 0
 
 

@@ -9,6 +9,8 @@
   file a default characterize_gpu.sh run rewrites (an .xz or PNG file as it is, since git cannot
   compress it further or store it as a delta; any other file as zlib compresses it, which bounds what
   git stores for a version whose every number changed).
+Folders and files whose names start with "." are work folders git ignores (external/.work and .logs,
+.characterize): not committed, so not counted (provenance_index.py skips them too).
 usage: test_results_layout.py REPO
 """
 import fnmatch
@@ -35,6 +37,13 @@ def stored_bytes(path):
     return len(zlib.compress(data, 6))
 
 
+def walk(top):
+    """(root, names) of the committed layout: names starting with "." (ignored work folders) left out."""
+    for root, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        yield root, sorted(n for n in names if not n.startswith("."))
+
+
 def main():
     repo = os.path.abspath(sys.argv[1])
     results = os.path.join(repo, "results")
@@ -43,7 +52,7 @@ def main():
                            capture_output=True, text=True)
     if check.returncode != 0:
         failures.append("provenance_index.py check:\n" + check.stderr.strip())
-    files = [os.path.join(root, f) for root, _, names in os.walk(results) for f in names]
+    files = [os.path.join(root, f) for root, names in walk(results) for f in names]
     if len(files) > MAX_FILES:
         failures.append(f"{len(files)} files under results/, at most {MAX_FILES}")
     failures += [f"{os.path.relpath(f, repo)}: a code file under results/ (scripts/ is its place)"
@@ -54,11 +63,11 @@ def main():
         folder = os.path.join(results, gpu)
         if not os.path.isfile(os.path.join(folder, "device.json")):
             continue
-        entries = os.listdir(folder)
+        entries = [e for e in os.listdir(folder) if not e.startswith(".")]
         if len(entries) > MAX_GPU_ENTRIES:
             failures.append(f"results/{gpu}: {len(entries)} entries, at most {MAX_GPU_ENTRIES}")
         total = 0
-        for root, _, names in os.walk(folder):
+        for root, names in walk(folder):
             for name in names:
                 rel = os.path.relpath(os.path.join(root, name), folder)
                 if rel == "provenance.json" or any(fnmatch.fnmatch(rel, p) for p in NOT_REWRITTEN):
