@@ -24,9 +24,10 @@ MAX_GPU_ENTRIES = 60
 MAX_PNG_BYTES = 300 * 1024
 MAX_REMEASURE_BYTES = 2 * 1024 * 1024
 CODE = (".sh", ".py", ".patch", ".diff", ".cu", ".cuh", ".cpp", ".hpp", ".c", ".h")
-# Written only by stages a default characterize_gpu.sh run leaves out (or by other scripts).
+# Written only by stages a default characterize_gpu.sh run leaves out, or by other scripts (the
+# external set: scripts/external_suite.sh, a run of its own).
 NOT_REWRITTEN = ["cupti-vs-ncu-runs/*", "cupti-vs-ncu.*", "wavefield.png", "stencils.trace.csv", "metrics.*",
-                 "repeatability.md"]
+                 "repeatability.md", "external/*"]
 
 
 def stored_bytes(path):
