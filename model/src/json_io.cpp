@@ -328,6 +328,48 @@ void fill_rates_from_measurements(const json& top, const std::string& origin, De
        ranges::kAtomicOpsPerClock);
 }
 
+// One bound's (or the pooled) error percentiles: e10 <= e50 <= e90, each a plausible signed error.
+DeviceProfile::ErrorQuantiles error_quantiles_from(ObjectReader& q) {
+  DeviceProfile::ErrorQuantiles out;
+  out.e10 = q.in_range("e10", ranges::kSignedError);
+  out.e50 = q.in_range("e50", ranges::kSignedError);
+  out.e90 = q.in_range("e90", ranges::kSignedError);
+  if (!(out.e10 <= out.e50 && out.e50 <= out.e90))
+    q.fail("e50", "expected e10 <= e50 <= e90, got " + std::to_string(out.e10) + ", " + std::to_string(out.e50) +
+                      ", " + std::to_string(out.e90));
+  out.cases = static_cast<std::size_t>(q.integer_in("cases", 1, ranges::kMaxIntervalCases));
+  q.finish();
+  return out;
+}
+
+// "hopper_intervals" (device_profile.hpp, written by `warpmodel validate`): the quantile levels are
+// those the keys name, and every number is in its plausible range.
+DeviceProfile::HopperIntervals hopper_intervals_from(ObjectReader& iv, const std::string& origin) {
+  DeviceProfile::HopperIntervals out;
+  iv.ignore("source");
+  if (iv.has("source")) out.source = iv.string("source");
+  const json& levels = iv.at("quantiles");
+  if (levels != json::array({0.1, 0.5, 0.9}))
+    iv.fail("quantiles", "expected [0.1, 0.5, 0.9] (the levels of e10, e50 and e90), got " + describe(levels));
+  out.widen = iv.in_range("widen", ranges::kIntervalWiden);
+  out.min_cases = static_cast<std::size_t>(iv.integer_in("min_cases", 1, ranges::kMaxIntervalCases));
+  const json& bounds = iv.at("by_bound");
+  if (!bounds.is_object() || bounds.size() > static_cast<std::size_t>(ranges::kMaxIntervalBounds))
+    iv.fail("by_bound", "expected an object of at most " + std::to_string(ranges::kMaxIntervalBounds) +
+                            " bounds, each {\"e10\", \"e50\", \"e90\", \"cases\"}, got " + describe(bounds));
+  for (const auto& [bound, q] : bounds.items()) {
+    if (bound.empty() || bound.size() > 64)
+      iv.fail("by_bound", "expected bound names of 1 to 64 characters, got '" + bound.substr(0, 80) + "'");
+    ObjectReader r(q, origin, "hopper_intervals.by_bound." + bound);
+    out.by_bound[bound] = error_quantiles_from(r);
+  }
+  ObjectReader pooled = iv.object("pooled");
+  out.pooled = error_quantiles_from(pooled);
+  if (auto shape = iv.optional_object("shape_change")) out.shape_change = error_quantiles_from(*shape);
+  iv.finish();
+  return out;
+}
+
 }  // namespace
 
 DeviceProfile device_from_json(const json& j, const std::string& origin) {
@@ -399,6 +441,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     cal->finish();
     d.hopper_calibration = c;
   }
+  if (auto iv = top.optional_object("hopper_intervals")) d.hopper_intervals = hopper_intervals_from(*iv, origin);
 
   top.ignore("global_load_latency_by_warps");
   if (top.has("global_load_latency_by_warps"))
@@ -755,6 +798,20 @@ json to_json(const DeviceProfile::HopperCalibration& c) {
   return out;
 }
 
+json to_json(const DeviceProfile::ErrorQuantiles& q) {
+  return {{"e10", q.e10}, {"e50", q.e50}, {"e90", q.e90}, {"cases", q.cases}};
+}
+
+json to_json(const DeviceProfile::HopperIntervals& iv) {
+  json bounds = json::object();
+  for (const auto& [bound, q] : iv.by_bound) bounds[bound] = to_json(q);
+  json out = {{"quantiles", {0.1, 0.5, 0.9}}, {"widen", iv.widen}, {"min_cases", iv.min_cases},
+              {"by_bound", bounds},           {"pooled", to_json(iv.pooled)}};
+  if (iv.shape_change) out["shape_change"] = to_json(*iv.shape_change);
+  if (!iv.source.empty()) out["source"] = iv.source;
+  return out;
+}
+
 json to_json(const DeviceProfile& d) {
   const ArchLimits& a = d.limits;
   json limits = {{"max_threads_per_block", a.max_threads_per_block},
@@ -804,6 +861,7 @@ json to_json(const DeviceProfile& d) {
   if (d.same_address_atomic_f32_ops_per_clock) atomics["same_address_f32"] = *d.same_address_atomic_f32_ops_per_clock;
   if (!atomics.empty()) out["atomic_ops_per_clock"] = atomics;
   if (const auto& c = d.hopper_calibration) out["hopper_calibration"] = to_json(*c);
+  if (const auto& iv = d.hopper_intervals) out["hopper_intervals"] = to_json(*iv);
   if (!d.provenance.empty()) out["provenance"] = d.provenance;
   return out;
 }

@@ -10,6 +10,7 @@
 #include <Eigen/Dense>
 
 #include "warpmodel/hopper_equations.hpp"
+#include "warpmodel/intervals.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/sweep.hpp"
 #include "warpmodel/traffic.hpp"
@@ -396,6 +397,21 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
     gr.slowdown_reference = cases[by_reference].measured_cycles() / best - 1;
     gr.slowdown_derived = cases[by_derived].measured_cycles() / best - 1;
     gr.slowdown_own = cases[by_own].measured_cycles() / best - 1;
+    // The derived pick against the reference shape, and every shape's ratio to the reference (its
+    // prediction then has no error of its own to divide by: only groups whose reference predicted).
+    gr.gain_derived = gr.change_derived = kNaN;
+    const auto ref = std::find_if(picks.begin(), picks.end(), [&](const Pick& p) { return p.case_index == m.front(); });
+    if (ref != picks.end()) {
+      const double ref_measured = cases[ref->case_index].measured_cycles();
+      const auto pick = std::find_if(picks.begin(), picks.end(), [&](const Pick& p) { return p.case_index == by_derived; });
+      gr.gain_derived = 1 - pick->from_derived / ref->from_derived;
+      gr.change_derived = cases[by_derived].measured_cycles() / ref_measured - 1;
+      for (const Pick& p : picks)
+        if (p.case_index != ref->case_index)
+          out.ratio_residuals.push_back({reference.kernel_class, (p.from_derived / ref->from_derived) /
+                                                                     (cases[p.case_index].measured_cycles() / ref_measured) -
+                                                                 1});
+    }
     within_reference += gr.slowdown_reference <= 0.05;
     within_derived += gr.slowdown_derived <= 0.05;
     within_own += gr.slowdown_own <= 0.05;
@@ -417,6 +433,45 @@ CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<
   out.mean_slowdown_reference = mean(slow_reference);
   out.mean_slowdown_derived = mean(slow_derived);
   out.mean_slowdown_own = mean(slow_own);
+  return out;
+}
+
+HarmfulPicks harmful_picks(const CrossShapeEvaluation& shapes, const std::map<std::string, double>& gain_threshold_by_class) {
+  HarmfulPicks out;
+  for (const CrossShapeEvaluation::Group& g : shapes.per_group) {
+    if (!std::isfinite(g.gain_derived) || !std::isfinite(g.change_derived)) continue;
+    ++out.groups;
+    if (g.picked_derived == g.reference_shape) continue;
+    if (const auto t = gain_threshold_by_class.find(g.kernel_class);
+        t != gain_threshold_by_class.end() && !(g.gain_derived > t->second)) {
+      ++out.withheld;
+      out.withheld_faster += g.change_derived < -kHarmfulSlowdown;
+      continue;
+    }
+    ++out.moved;
+    if (g.change_derived > kHarmfulSlowdown) {
+      ++out.harmful;
+      if (g.change_derived > out.largest) {
+        out.largest = g.change_derived;
+        out.largest_group = g.group;
+        out.largest_pick = g.picked_derived + " instead of " + g.reference_shape;
+      }
+    }
+  }
+  out.share = out.groups ? static_cast<double>(out.harmful) / static_cast<double>(out.groups) : kNaN;
+  return out;
+}
+
+std::map<std::string, double> nested_gain_thresholds(const CrossShapeEvaluation& shapes) {
+  std::map<std::string, double> out;
+  for (const CrossShapeEvaluation::Group& g : shapes.per_group) {
+    if (out.count(g.kernel_class)) continue;
+    std::vector<double> others;
+    for (const auto& r : shapes.ratio_residuals)
+      if (r.kernel_class != g.kernel_class) others.push_back(r.error);
+    const double t = reliable_gain_threshold(error_quantiles(others));
+    if (std::isfinite(t)) out[g.kernel_class] = t;
+  }
   return out;
 }
 

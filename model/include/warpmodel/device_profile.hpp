@@ -2,6 +2,7 @@
 // Hardware specifications (thesis table 4.2) plus measured latencies (thesis table 4.3).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -123,6 +124,27 @@ struct DeviceProfile {
     std::string fitted_on;      // what it was fitted on (provenance)
   };
   std::optional<HopperCalibration> hopper_calibration;
+
+  // The hopper variant's 80 % prediction intervals, written by `warpmodel validate` beside the
+  // constants (intervals.hpp): the 10th, 50th and 90th percentiles of held-out signed errors
+  // e = (predicted - measured) / measured, per bound, widened about the median by `widen` so that
+  // they cover 80 % of the nested leave-one-class-out predictions; a prediction p of that bound
+  // lies in [p / (1 + e90'), p / (1 + e10')]. Absent: predictions carry no interval.
+  struct ErrorQuantiles {
+    double e10 = 0, e50 = 0, e90 = 0;
+    std::size_t cases = 0;  // residuals they come from
+  };
+  struct HopperIntervals {
+    std::string source;       // what the residuals were (provenance)
+    double widen = 1;         // offsets of e10 and e90 from e50 scaled by this
+    std::size_t min_cases = 20;  // a bound with fewer residuals takes the pooled quantiles
+    std::map<std::string, ErrorQuantiles> by_bound;
+    ErrorQuantiles pooled;
+    // The ratio of one shape's predicted time to another's against the measured ratio, from the
+    // cross-shape evaluation: d = predicted ratio / measured ratio - 1 (a shape pick's uncertainty).
+    std::optional<ErrorQuantiles> shape_change;
+  };
+  std::optional<HopperIntervals> hopper_intervals;
 
   // Free-form provenance (GPU, driver, CUDA, date, commit, command, source of each number).
   std::map<std::string, std::string> provenance;

@@ -53,6 +53,14 @@ inline constexpr PlausibleRange kAtomicOpsPerClock{0.001, 10000, "operations per
 // The hopper variant's fitted constants (launch, per-wave and barrier cycles: 37 to 1450 fitted).
 inline constexpr PlausibleRange kCalibrationCycles{-1e9, 1e9, "cycles"};
 inline constexpr PlausibleRange kCalibrationScale{0.001, 1000, ""};
+// Its prediction intervals (hopper_intervals): percentiles of held-out signed errors
+// (predicted - measured) / measured; below -1 a prediction would be negative, and +100 is a
+// prediction 101 times the measurement (committed: about -0.35 to +0.3). The widening factor is
+// chosen on [0.5, 4]; the residual counts are launches.
+inline constexpr PlausibleRange kSignedError{-0.99, 100, ""};
+inline constexpr PlausibleRange kIntervalWiden{0.1, 10, ""};
+inline constexpr long long kMaxIntervalCases = 1000000000;
+inline constexpr long long kMaxIntervalBounds = 64;
 
 // --- kernel profiles (warpmodel.kernel/1) ---
 // ILP and MLP: independent instructions (loads) in flight per warp; 1 to 255 committed.

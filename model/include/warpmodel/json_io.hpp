@@ -49,6 +49,8 @@ nlohmann::json to_json(const ValidationCase& c);
 
 nlohmann::json to_json(const DeviceProfile& d);
 nlohmann::json to_json(const DeviceProfile::HopperCalibration& c);
+nlohmann::json to_json(const DeviceProfile::ErrorQuantiles& q);
+nlohmann::json to_json(const DeviceProfile::HopperIntervals& intervals);  // device.json's "hopper_intervals"
 nlohmann::json to_json(const KernelProfile& k);
 nlohmann::json to_json(const AccessPatterns& p);
 // The "access_patterns" object of a kernel profile (or of an access-patterns.json kernel), checked

@@ -4,6 +4,7 @@
 // is report.hpp.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -145,8 +146,19 @@ struct CrossShapeEvaluation {
   struct Group {
     std::string group, kernel_class, reference_shape, measured_best, picked_reference, picked_derived, picked_own;
     double slowdown_reference = 0, slowdown_derived = 0, slowdown_own = 0;
+    // The derived pick against the profiled (reference) shape: its predicted gain, 1 - predicted at
+    // the pick / predicted at the reference, and its measured change, measured at the pick / measured
+    // at the reference - 1 (+: the pick ran slower than the shape it replaces).
+    double gain_derived = 0, change_derived = 0;
   };
   std::vector<Group> per_group;
+  // Shape changes' errors (derived memory counters): for each non-reference shape, predicted ratio
+  // to the reference / measured ratio - 1; the uncertainty of a shape pick.
+  struct RatioResidual {
+    std::string kernel_class;
+    double error = 0;
+  };
+  std::vector<RatioResidual> ratio_residuals;
   std::vector<ValidationRow> rows;          // every case of a multi-shape group, predicted from the reference counters
   std::vector<ValidationRow> derived_rows;  // the same with derived memory counters (groups with patterns)
   // One row per non-reference launch and counter: the reference's value (work conserved), the value
@@ -161,6 +173,27 @@ struct CrossShapeEvaluation {
 };
 CrossShapeEvaluation cross_shape(const DeviceProfile& device, const std::vector<ValidationCase>& cases,
                                  const HeldOutEvaluation& leave_one_class_out);
+
+// Picks measured slower than the shape they replace: per group, the shape the model ranks first from
+// the reference's counters with derived memory counters (picked_derived) against the profiled
+// (reference) shape; a pick more than kHarmfulSlowdown slower is harmful. With thresholds, a pick whose
+// predicted gain is at or below its class's threshold is withheld (the reference shape stays).
+inline constexpr double kHarmfulSlowdown = 0.10;
+struct HarmfulPicks {
+  std::size_t groups = 0;    // kernels x sizes
+  std::size_t moved = 0;     // picks other than the reference (after withholding)
+  std::size_t harmful = 0;   // picks measured more than 10 % slower than the reference
+  std::size_t withheld = 0;  // picks other than the reference withheld as inside the uncertainty
+  std::size_t withheld_faster = 0;  // of those, picks measured more than 10 % faster than the reference
+  double share = 0;          // harmful / groups
+  double largest = 0;        // the largest measured slowdown of a harmful pick (0: none)
+  std::string largest_group, largest_pick;
+};
+HarmfulPicks harmful_picks(const CrossShapeEvaluation& shapes,
+                           const std::map<std::string, double>& gain_threshold_by_class = {});
+// Per class, the reliable-gain threshold (intervals.hpp) from the other classes' shape-change errors,
+// so that no class's picks are withheld by a threshold that saw them.
+std::map<std::string, double> nested_gain_thresholds(const CrossShapeEvaluation& shapes);
 
 // The constants fitted on every case (no held-out half): what a device profile carries for users.
 DeviceProfile::HopperCalibration fit_hopper_calibration_on_all(const DeviceProfile& device,
