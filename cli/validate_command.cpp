@@ -62,7 +62,8 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
   };
   std::map<std::string, Entry> by_symbol;
   std::string from;
-  const std::filesystem::path committed = dir / "access-patterns.json";
+  // Stored xz-compressed under results/ (docs/results-layout.md); a plain file is read as well.
+  const std::filesystem::path committed = support::plain_or_xz(dir / "access-patterns.json");
   std::error_code unreadable;  // a folder the system cannot look in has no committed patterns
   if (!binary_given && std::filesystem::exists(committed, unreadable)) {
     const nlohmann::json j = read_json_file(committed);
@@ -545,12 +546,12 @@ int measure(ValidateOptions o) {
     // own copies (3.8 KB each, two thirds of the file) are left out when the document is written.
     try {
       const sass::BinaryAnalysis analysis = sass::analyse_binary(ec ? std::string("/proc/self/exe") : self.string());
-      write_file_atomically(fs::path(o.measure) / "access-patterns.json",
+      write_file_atomically(fs::path(o.measure) / "access-patterns.json.xz",
                             sass::access_patterns_document(analysis).dump(1) + "\n");
       for (auto& c : out.measurements["cases"])
         if (c.contains("profile") && c["profile"].is_object()) c["profile"].erase("access_patterns");
     } catch (const std::exception& e) {
-      std::cerr << "validate: warning: no access-patterns.json (" << e.what() << ")\n";
+      std::cerr << "validate: warning: no access-patterns.json.xz (" << e.what() << ")\n";
     }
     write_file_atomically(measurements_path, out.measurements.dump(1) + "\n");
     if (fs::exists(plain_path)) fs::remove(plain_path, ec);

@@ -177,7 +177,7 @@ stage_validate() {
   nvidia-smi >"$logs/validation-nvidia-smi.txt" 2>&1
   "$bin" validate --measure "$out" "${args[@]}" 2>"$logs/validation-sweep.log" &&
     python3 scripts/plot_validation.py "$out/validation.csv" &&
-    record validate validation-measurements.json.xz,access-patterns.json "warpmodel validate --measure $out ${args[*]}"
+    record validate validation-measurements.json.xz,access-patterns.json.xz "warpmodel validate --measure $out ${args[*]}"
 }
 stage_stencils() {
   local args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true)

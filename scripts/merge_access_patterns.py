@@ -14,6 +14,7 @@ changed: the committed analysis describes code that no longer ran.
 usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json [--remeasured REGEX]
 """
 import json
+import lzma
 import os
 import re
 import sys
@@ -33,12 +34,13 @@ def main() -> int:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     committed_path, new_path, out_path = args
+    def load(path):  # an .xz file (as results/ stores it) decompressed
+        with (lzma.open(path, "rt", encoding="utf-8") if path.endswith(".xz") else open(path, encoding="utf-8")) as f:
+            return json.load(f)
     try:
-        with open(committed_path) as f:
-            committed = json.load(f)
-        with open(new_path) as f:
-            new = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
+        committed = load(committed_path)
+        new = load(new_path)
+    except (OSError, json.JSONDecodeError, lzma.LZMAError) as e:
         print(f"merge_access_patterns: {e}", file=sys.stderr)
         return 1
     for path, doc in ((committed_path, committed), (new_path, new)):
@@ -75,9 +77,10 @@ def main() -> int:
     if remeasured is not None:
         out["provenance"]["how"] += "; the re-measured kernels (--remeasured) re-analysed although their SASS changed"
         out["provenance"]["replaced"] = {"kernels": len(replaced), "names": replaced, **new["provenance"]}
-    with open(out_path + ".tmp", "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
-        f.write("\n")
+    text = json.dumps(out, indent=1, sort_keys=True) + "\n"
+    with open(out_path + ".tmp", "wb") as f:
+        f.write(lzma.compress(text.encode("utf-8"), preset=9 | lzma.PRESET_EXTREME) if out_path.endswith(".xz")
+                else text.encode("utf-8"))
     os.replace(out_path + ".tmp", out_path)
     print(f"merge_access_patterns: {len(refreshed)} kernels re-analysed, {len(replaced)} replaced (re-measured), "
           f"{len(kept)} kept, {len(added)} added -> {out_path}")

@@ -152,16 +152,16 @@ TWINS = [
 def derived_rules(folder):
     """(output glob, inputs, the command that derives it) for a GPU folder."""
     return [
-        ("validation.md", ["validation-measurements.json.xz", "device.json", "access-patterns.json"],
+        ("validation.md", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
          f"warpmodel validate --from {folder} (scripts/regenerate_results.sh)"),
-        ("validation.csv", ["validation-measurements.json.xz", "device.json", "access-patterns.json"],
+        ("validation.csv", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
          f"warpmodel validate --from {folder}"),
-        ("validation.json", ["validation-measurements.json.xz", "device.json", "access-patterns.json"],
+        ("validation.json", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
          f"warpmodel validate --from {folder}"),
         ("validation.tex", ["validation-measurements.json.xz", "device.json"], f"warpmodel validate --from {folder}"),
         ("validation-held-out.csv", ["validation-measurements.json.xz", "device.json"],
          f"warpmodel validate --from {folder} --cross OTHER_GPU_FOLDERS"),
-        ("validation-derived-counters.csv", ["validation-measurements.json.xz", "access-patterns.json"],
+        ("validation-derived-counters.csv", ["validation-measurements.json.xz", "access-patterns.json.xz"],
          f"warpmodel validate --from {folder}"),
         ("validation_*.png", ["validation.csv"], f"scripts/plot_validation.py {folder}/validation.csv"),
         ("ubench_*.png", ["ubench.csv.xz"], f"scripts/plot_ubench.py {folder}/ubench.csv.xz"),
