@@ -163,8 +163,8 @@ InversionResult invert(const Experiment& s, const std::vector<double>& start, co
     for (int i = in.i0; i < in.i1; ++i) mask[g.index(i, j)] = 1.0;
 
   InversionResult result;
-  result.velocity = start;
-  std::vector<double> gradient, direction(g.size()), trial, best;
+  std::vector<double> gradient, direction(g.size(), 0.0), trial, best;
+  new_model(start, direction, 0.0, o.v_min, o.v_max, result.velocity);  // the start, projected
   double e0 = misfit_and_gradient(s, cpml, result.velocity, observed, gradient);
   IterationRecord first;
   first.misfit = e0;

@@ -79,7 +79,7 @@ struct InversionResult {
 // Steepest descent with a line search: E(t) along d = -mask g is fitted by the parabola through
 // E(0), its slope g . d (scale_grad) and one trial E(t1); its minimum is tried, and the better of
 // the two kept; no decrease halves t1 (at most max_halvings times). The next iteration starts from
-// the step accepted. `truth` (optional) gives the model error; `on_iteration` sees each record.
+// the step accepted. The starting model is clamped first. `truth` (optional) gives the model error; `on_iteration` sees each record.
 InversionResult invert(const Experiment& s, const std::vector<double>& start, const std::vector<ShotRecord>& observed,
                        const InversionOptions& options, const std::vector<double>* truth = nullptr,
                        const std::function<void(const IterationRecord&)>& on_iteration = {});
