@@ -52,6 +52,8 @@ void add_characterize_command(CLI::App& app, Action& action);
 void add_stencil_commands(CLI::App& app, Action& action);
 // run-adi: the ADI shallow-water solver on the GPU (stencils/adi).
 void add_adi_commands(CLI::App& app, Action& action);
+// run-fwi: the 2D acoustic full-waveform inversion with CPML (stencils/fwi); the CPU reference for now.
+void add_fwi_commands(CLI::App& app, Action& action);
 // profile, metrics: CUPTI Range Profiler collection (profiles/cupti).
 void add_profile_commands(CLI::App& app, Action& action);
 // kernel-profile: static SASS analysis merged with CUPTI counts into a KernelProfile (profiles/sass).

@@ -50,6 +50,7 @@ void add_gpu_commands(CLI::App& app, Action& action) {
   add_characterize_command(app, action);
   add_stencil_commands(app, action);
   add_adi_commands(app, action);
+  add_fwi_commands(app, action);
   add_profile_commands(app, action);
   add_kernel_profile_command(app, action);
 }

@@ -1,11 +1,19 @@
 #include "warpmodel/fwi/experiment.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <stdexcept>
 #include <string>
 
 namespace warpmodel::fwi {
+namespace {
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+}  // namespace
 
 Interior interior(const Grid& g, const CpmlParameters& cpml) {
   return {cpml.width, g.nx - cpml.width, cpml.top ? cpml.width : 1, g.nz - cpml.width};
@@ -53,8 +61,8 @@ void validate(const Experiment& s, double max_velocity) {
   if (!(max_velocity > 0) || !std::isfinite(max_velocity)) fail("the velocities must be > 0");
   const double G = courant_number(s, max_velocity);
   if (G > 1.0 / std::numbers::sqrt2)
-    fail("G = c dt / h = " + std::to_string(G) + " at " + std::to_string(max_velocity) + " m/s breaks eq 2.12 (G <= " +
-         "0.7071): lower dt below " + std::to_string(g.h / (std::numbers::sqrt2 * max_velocity)) + " s");
+    fail("G = c dt / h = " + number(G) + " at " + number(max_velocity) + " m/s breaks eq 2.12 (G <= 0.7071): dt must be " +
+         "at most " + number(g.h / (std::numbers::sqrt2 * max_velocity)) + " s");
 }
 
 double ricker(double t, double f) {
