@@ -39,6 +39,7 @@ struct RunFwiArgs {
   int smooth = 4;  // radius of the starting model's moving average, points
   double v_min = 1400, v_max = 4000, first_step = 100;
   int mute_rows = 4;
+  bool fixed_step = false;
   std::string output;
   std::string command;
 };
@@ -116,8 +117,10 @@ int run_fwi(const RunFwiArgs& a) {
               s.cpml.width, s.cpml.top ? ", top" : "; free surface on top", s.cpml.reflection,
               fwi::cpml_d0(s.cpml, s.grid.h), s.cpml_velocity, a.shots, s.acquisition.receiver_i.size(), a.depth,
               in.i1 - in.i0, in.j1 - in.j0);
-  std::printf("layered model (1800/2200/2700/3300 m/s); start: its average over %d x %d points; clamp [%g, %g] m/s\n",
-              2 * a.smooth + 1, 2 * a.smooth + 1, a.v_min, a.v_max);
+  std::printf("layered model (1800/2200/2700/3300 m/s); start: its average over %d x %d points; clamp [%g, %g] m/s; "
+              "%s\n",
+              2 * a.smooth + 1, 2 * a.smooth + 1, a.v_min, a.v_max,
+              a.fixed_step ? "fixed steps (the study's update)" : "steepest descent with a line search");
   const std::vector<fwi::ShotRecord> observed = fwi::model_data(s, cpml, truth);
   std::printf("%9s %14s %10s %16s %10s %14s %6s %9s\n", "iteration", "misfit", "/ start", "model error m/s",
               "relative", "max update m/s", "runs", "seconds");
@@ -127,6 +130,7 @@ int run_fwi(const RunFwiArgs& a) {
   o.v_max = a.v_max;
   o.first_step = a.first_step;
   o.mute_rows = a.mute_rows;
+  o.fixed_step = a.fixed_step;
   nlohmann::json history = nlohmann::json::array();
   double first_misfit = 0;
   const fwi::InversionResult result = fwi::invert(s, start, observed, o, &truth, [&](const fwi::IterationRecord& r) {
@@ -169,7 +173,8 @@ int run_fwi(const RunFwiArgs& a) {
                        {"receiver_row", s.acquisition.receiver_j}};
     j["model"] = {{"true", "layered"}, {"start", "moving average"}, {"smooth_radius", a.smooth}};
     j["options"] = {{"iterations", a.iterations}, {"v_min", a.v_min},         {"v_max", a.v_max},
-                    {"first_step", a.first_step}, {"mute_rows", a.mute_rows}};
+                    {"first_step", a.first_step}, {"mute_rows", a.mute_rows},
+                    {"update", a.fixed_step ? "fixed step" : "line search"}};
     j["history"] = history;
     j["stopped"] = result.stopped;
     j["seconds"] = seconds();
@@ -213,6 +218,8 @@ void add_fwi_commands(CLI::App& app, Action& action) {
       ->check(greater_than(0));
   c->add_option("--mute-rows", a->mute_rows, "rows below the surface left out of the update (default 4)")
       ->check(integer_in(0, 100000));
+  c->add_flag("--fixed-step", a->fixed_step,
+              "the study's update: every step changes the model by --first-step at most, no line search");
   c->add_option("-o,--output", a->output, "write the history as JSON with its provenance (written atomically)")
       ->check(path_name());
   c->callback([&action, a] {

@@ -57,6 +57,25 @@ TEST(Inversion, VelocitiesStayInTheClamp) {
   EXPECT_LE(*hi, 3000.0);
 }
 
+// The study's update (no line search): every step moves the model by first_step at most, with no
+// line-search runs; on this model the misfit still falls.
+TEST(Inversion, FixedStepIsTheStudysUpdate) {
+  const Experiment s = test::small_experiment(60, 36, 10, 250, 2);
+  const Cpml cpml = make_cpml(s);
+  const std::vector<double> truth = layered_model(s.grid, s.cpml);
+  InversionOptions o;
+  o.iterations = 3;
+  o.fixed_step = true;
+  o.first_step = 20;
+  const InversionResult r = invert(s, smoothed(s.grid, truth, 3), model_data(s, cpml, truth), o);
+  ASSERT_EQ(r.history.size(), 4u) << r.stopped;
+  for (std::size_t k = 1; k < r.history.size(); ++k) {
+    EXPECT_EQ(r.history[k].misfit_evaluations, 0) << k;
+    EXPECT_NEAR(r.history[k].max_update, 20.0, 1e-9) << k;
+    EXPECT_LT(r.history[k].misfit, r.history[k - 1].misfit) << k;
+  }
+}
+
 // The update kernels do what the study's do.
 TEST(Inversion, UpdateKernels) {
   std::vector<double> g = {1, -4, 2}, sum = {1, 1, 1};

@@ -184,6 +184,10 @@ InversionResult invert(const Experiment& s, const std::vector<double>& start, co
     IterationRecord rec;
     rec.iteration = it;
     double best_t = 0, best_e = e0;
+    if (o.fixed_step) {
+      best_t = o.first_step / largest;
+      new_model(result.velocity, direction, best_t, o.v_min, o.v_max, best);
+    }
     for (int halving = 0; halving <= o.max_halvings && best_t == 0; ++halving, t1 *= 0.5) {
       new_model(result.velocity, direction, t1, o.v_min, o.v_max, trial);
       const double e1 = misfit(s, cpml, trial, observed);

@@ -175,7 +175,9 @@ ShotRecord model_shot(const Experiment& s, const Cpml& cpml, const std::vector<d
   rec.samples.assign(static_cast<std::size_t>(rec.nt) * rec.receivers, 0.0);
   if (film) {
     film->frame_size = g.size();
-    film->frames.assign(static_cast<std::size_t>(s.time.nt + 1) * g.size(), 0.0);  // P^0 = 0
+    // Every frame but P^0 = 0 is written below: no need to clear a film that is reused.
+    film->frames.resize(static_cast<std::size_t>(s.time.nt + 1) * g.size());
+    std::fill(film->frame(0), film->frame(1), 0.0);
   }
   run_forward(s, cpml, velocity, shot, [&](int n, const std::vector<double>& p_next) {
     for (int r = 0; r < rec.receivers; ++r) rec.at(n, r) = p_next[g.index(acq.receiver_i[r], acq.receiver_j)];

@@ -59,6 +59,10 @@ struct InversionOptions {
   // rows below the surface, where the sources and receivers imprint the gradient.
   int mute_rows = 4;
   int max_halvings = 8;
+  // The study's update instead of the line search (Algorithm 1 lines 34-37): c = c - k g with
+  // k = first_step / max |g| (Paral_max, Grad_scal), two propagations per shot per iteration and
+  // no more, as in its kernel counts (table 5); the misfit need not fall.
+  bool fixed_step = false;
 };
 
 struct IterationRecord {
