@@ -13,9 +13,9 @@
 //   psi_q^n  = b_q psi_q^{n-1} + a_q D_q P^n                                        (2.18)
 //   zeta_q^n = b_q zeta_q^{n-1} + a_q (D2_q P^n + D_q psi_q^n)                       (2.19)
 //   P^{n+1}  = 2 P^n - P^{n-1} + W (L P^n + sum_q [D_q psi_q^n + zeta_q^n]) + s^n    (2.16)
-// with D_q the centred first difference (u_{+1} - u_{-1}) / (2h) (eq 2.17's psi_st is 2h W/h^2
-// times it), D2_q the second difference and L = D2_x + D2_z (eq 2.11). The shot gather records
-// d^n = P^{n+1} at the receivers, n = 0..nt-1.
+// with D_q the centred first difference (u_{+1} - u_{-1}) / (2h) (eq 2.16's G^2 (h/2) psi_st is
+// W (D_x psi_x + D_z psi_z)), D2_q the second difference and L = D2_x + D2_z (eq 2.11). The shot
+// gather records d^n = P^{n+1} at the receivers, n = 0..nt-1.
 //
 // The adjoint (the transpose of the whole time loop, from the Lagrangian of the misfit
 // 1/2 sum_n |M P^{n+1} - d_obs^n|^2) in the variable q = W lambda, run for k = nt..0:
