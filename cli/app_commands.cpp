@@ -1,6 +1,7 @@
 // Profiles of any application, without a GPU: `import-ncu` (Nsight Compute's CSV as a
-// warpmodel.profile/1 file) and `predict-app` (every launch of a profile predicted, with its best
-// launch shape). README "Your own kernels".
+// warpmodel.profile/1 file), `predict-app` (every launch of a profile predicted, with its best
+// launch shape, guardrails, speed of light and what-ifs) and `roofline` (its launches on the
+// device's measured roofline). README "Your own kernels".
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/sass/app_prediction.hpp"
+#include "warpmodel/sass/roofline.hpp"
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/support/input_file.hpp"
@@ -90,6 +92,7 @@ int run_import_ncu(const struct ImportOptions&) {
 struct PredictAppOptions {
   std::string profile, device, binary, cubins, model = kDefaultModel, format = "table", output;
   bool group = false;
+  std::vector<std::string> what_ifs;  // --what-if KEY=VALUE
 };
 
 // The folder of cubins `profile -- APP` kept, named in the profile ("cubins", relative to it).
@@ -115,15 +118,27 @@ std::string incomplete_reason(const nlohmann::json& j, const std::string& origin
   return reason.empty() ? "the application failed" : reason;
 }
 
-int run_predict_app(const PredictAppOptions& o) {
-  check_output(o.output, {{"--profile", o.profile}, {"--device", o.device}, {"--binary", o.binary}});
+// What predict-app and roofline share: the profile, device and SASS read, every launch predicted.
+struct AppRun {
+  sass::CounterFile counters;
+  std::string incomplete;  // why the profile is incomplete ("" when complete)
+  DeviceProfile device;
+  std::vector<sass::KernelStatics> kernels;
+  sass::AppPrediction prediction;
+  std::vector<std::string> warnings;  // printed after the output
+};
+
+AppRun predict_app_run(const PredictAppOptions& o, const char* command) {
+  sass::AppPredictionOptions options;
+  for (const auto& w : o.what_ifs) options.what_ifs.push_back(sass::parse_what_if(w));  // bad input first
   const auto variant = parse_variant(o.model);
   if (!variant) throw InputError("--model: unknown model '" + o.model + "' (known: " + variant_names() + ")");
   const nlohmann::json profile_json = read_json_file(o.profile);
-  const sass::CounterFile counters = sass::counters_from_json(profile_json, o.profile);
-  if (counters.launches.empty()) throw InputError(o.profile + ": the profile holds no launches");
-  const std::string incomplete = incomplete_reason(profile_json, o.profile);
-  const DeviceProfile device = load_device_profile(o.device);
+  AppRun r;
+  r.counters = sass::counters_from_json(profile_json, o.profile);
+  if (r.counters.launches.empty()) throw InputError(o.profile + ": the profile holds no launches");
+  r.incomplete = incomplete_reason(profile_json, o.profile);
+  r.device = load_device_profile(o.device);
   std::string cubins = o.cubins;
   if (o.binary.empty() && cubins.empty()) {
     cubins = cubins_of_profile(profile_json, o.profile);
@@ -131,15 +146,25 @@ int run_predict_app(const PredictAppOptions& o) {
       throw InputError("where is the SASS? give --binary APP (the application, a library, .o or .cubin) "
                        "or --cubins DIR (the PREFIX.cubins folder of `warpmodel profile -- APP`)");
   }
-  std::vector<std::string> warnings;
-  support::progress("predict-app", "analysing the SASS of " + (o.binary.empty() ? cubins : o.binary) +
-                                       " (cuobjdump, nvdisasm; WARPMODEL_SASS_CACHE keeps the dumps between runs)");
-  const std::vector<sass::KernelStatics> kernels = analyse_kernels(o.binary, cubins, warnings);
-  support::progress("predict-app", "predicting " + std::to_string(counters.launches.size()) + " launch(es)");
-  const sass::AppPrediction prediction = sass::predict_application(counters, kernels, device, *variant, o.group,
-                                                                   o.binary.empty() ? cubins : o.binary);
-  if (!incomplete.empty())
-    warnings.push_back(o.profile + " is incomplete (" + incomplete + "): the launches after the failure are missing");
+  support::progress(command, "analysing the SASS of " + (o.binary.empty() ? cubins : o.binary) +
+                                 " (cuobjdump, nvdisasm; WARPMODEL_SASS_CACHE keeps the dumps between runs)");
+  r.kernels = analyse_kernels(o.binary, cubins, r.warnings);
+  support::progress(command, "predicting " + std::to_string(r.counters.launches.size()) + " launch(es)");
+  options.profile_gpu = sass::profile_gpu_name(profile_json);
+  r.prediction = sass::predict_application(r.counters, r.kernels, r.device, *variant, o.group,
+                                           o.binary.empty() ? cubins : o.binary, options);
+  if (!r.incomplete.empty())
+    r.warnings.push_back(o.profile + " is incomplete (" + r.incomplete + "): the launches after the failure are missing");
+  if (!r.prediction.gpu_warning.empty()) r.warnings.push_back(r.prediction.gpu_warning);
+  return r;
+}
+
+int run_predict_app(const PredictAppOptions& o) {
+  check_output(o.output, {{"--profile", o.profile}, {"--device", o.device}, {"--binary", o.binary}});
+  const AppRun r = predict_app_run(o, "predict-app");
+  const sass::AppPrediction& prediction = r.prediction;
+  const DeviceProfile& device = r.device;
+  const std::string& incomplete = r.incomplete;
 
   std::string text;
   if (o.format == "json") {
@@ -156,9 +181,13 @@ int run_predict_app(const PredictAppOptions& o) {
       text += bullet + "device: " + device.name + " (" + o.device + ")\n";
       text += bullet + "model: " + prediction.model + "\n";
       text += bullet + "SASS: " + prediction.sass + "\n";
+      if (!prediction.gpu_warning.empty()) text += bullet + "WARNING: " + prediction.gpu_warning + "\n";
       text += bullet + "best block: the block shape `sweep` ranks first (grid re-derived from grid x block; the "
               "launch's work spread over each shape's warps), \"none better\" below a 0.5 % predicted gain; predicted gain = 1 - "
-              "its time / the profiled shape's\n\n";
+              "its time / the profiled shape's; \"not recommended\" where a guardrail says the sweep's assumptions do not hold\n";
+      text += bullet + "speed of light: the two largest shares of the measured ceilings the launch reached (counters / "
+              "measured time against device.json's rates; every share in --format csv|json); without the bound: the "
+              "predicted time with the predicted bound's resource free, and the gain\n\n";
     }
     text += sass::app_prediction_table(prediction, format).render(format);
     if (format != TableFormat::Csv) {
@@ -167,7 +196,68 @@ int run_predict_app(const PredictAppOptions& o) {
     }
   }
   emit(o.output, text);
-  for (const auto& w : warnings) std::cerr << "warpmodel predict-app: warning: " << w << "\n";
+  for (const auto& w : r.warnings) std::cerr << "warpmodel predict-app: warning: " << w << "\n";
+  return kExitOk;
+}
+
+struct RooflineOptions {
+  std::string profile, device, binary, cubins, model = kDefaultModel, prefix = "roofline";
+};
+
+// scripts/plot_roofline.py: from the source tree CMake configured, else beside the program (or in
+// its ../share/warpmodel), else "".
+std::string find_plot_roofline() {
+  std::vector<fs::path> candidates;
+#ifdef WARPMODEL_SCRIPTS_DIR
+  candidates.emplace_back(fs::path(WARPMODEL_SCRIPTS_DIR) / "plot_roofline.py");
+#endif
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    candidates.push_back(self.parent_path() / "plot_roofline.py");
+    candidates.push_back(self.parent_path().parent_path() / "share" / "warpmodel" / "plot_roofline.py");
+  }
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c, ec)) return c.string();
+  return "";
+}
+
+int run_roofline(const RooflineOptions& o) {
+  const std::string csv = o.prefix + ".csv", png = o.prefix + ".png";
+  check_output(csv, {{"--profile", o.profile}, {"--device", o.device}, {"--binary", o.binary}});
+  check_output(png, {{"--profile", o.profile}, {"--device", o.device}, {"--binary", o.binary}});
+  PredictAppOptions p;
+  p.profile = o.profile;
+  p.device = o.device;
+  p.binary = o.binary;
+  p.cubins = o.cubins;
+  p.model = o.model;
+  const AppRun r = predict_app_run(p, "roofline");
+  const std::vector<sass::RooflinePoint> points = sass::roofline_points(r.counters, r.kernels, r.prediction);
+  emit(csv, sass::roofline_table(points).render(TableFormat::Csv));
+  const auto drawn = std::count_if(points.begin(), points.end(),
+                                   [](const sass::RooflinePoint& x) { return x.intensity_flop_per_byte.has_value(); });
+  const auto estimated = std::count_if(points.begin(), points.end(), [](const sass::RooflinePoint& x) {
+    return x.intensity_flop_per_byte && x.flops_source == "estimated";
+  });
+  std::cout << "roofline: " << points.size() << " launch(es), " << drawn << " with FLOPs and DRAM bytes to draw"
+            << (estimated ? " (" + std::to_string(estimated) + " with FLOPs estimated from the SASS mix)" : std::string())
+            << "; wrote " << csv << "\n";
+  const std::string script = find_plot_roofline();
+  const std::string draw = "python3 " + (script.empty() ? std::string("scripts/plot_roofline.py") : script) + " " +
+                           support::shell_quote(o.device) + " --points " + support::shell_quote(csv) + " -o " +
+                           support::shell_quote(png);
+  const bool python = !script.empty() && std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
+  if (!python) {
+    std::cout << "roofline: " << (script.empty() ? "scripts/plot_roofline.py not found" : "python3 with matplotlib not found")
+              << "; draw it with: " << draw << "\n";
+  } else if (const int status = std::system((draw + " >/dev/null").c_str()); status != 0) {
+    std::cerr << "warpmodel roofline: warning: " << draw << " failed (status " << status << "); " << csv
+              << " is written\n";
+  } else {
+    std::cout << "roofline: wrote " << png << "\n";
+  }
+  for (const auto& w : r.warnings) std::cerr << "warpmodel roofline: warning: " << w << "\n";
   return kExitOk;
 }
 
@@ -195,8 +285,35 @@ void add_app_commands(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}));
   predict_cmd->add_option("-o,--output", pa->output, "write to this file (atomically) instead of standard output")
       ->check(path_name());
+  predict_cmd->add_option("--what-if", pa->what_ifs,
+                          "predict each launch with a change, repeatable: a counter scaled (dram_bytes=0.5x), a hit "
+                          "rate moved (l1_hit_rate=+20 points), occupancy (registers=64, shared_memory=49152 per "
+                          "block); keys: " + sass::what_if_keys())
+      ->allow_extra_args(false);
   predict_cmd->callback([&action, pa] {
     action = [pa] { return guarded("predict-app", [&] { return run_predict_app(*pa); }); };
+  });
+
+  auto ro = std::make_shared<RooflineOptions>();
+  CLI::App* roofline_cmd = app.add_subcommand(
+      "roofline", "an application's launches on the device's measured roofline: PREFIX.csv (FLOPs per DRAM byte, "
+                  "FLOP/s, bound per launch) and PREFIX.png (scripts/plot_roofline.py; no GPU)");
+  roofline_cmd->add_option("--profile", ro->profile, "the profile (warpmodel.profile/1)")->required()->check(path_name());
+  roofline_cmd->add_option("--device", ro->device, "device profile (warpmodel.device/1, from characterize)")
+      ->required()
+      ->check(path_name());
+  CLI::Option* roofline_binary =
+      roofline_cmd->add_option("--binary", ro->binary, "the application (or .a/.o/.cubin) with the kernels' SASS")
+          ->check(path_name());
+  CLI::Option* roofline_cubins =
+      roofline_cmd->add_option("--cubins", ro->cubins, "a folder of .cubin files (default: the profile's)")
+          ->check(path_name());
+  roofline_binary->excludes(roofline_cubins);
+  roofline_cmd->add_option("--model", ro->model, model_option_help(false));
+  roofline_cmd->add_option("-o,--output", ro->prefix, "PREFIX of PREFIX.csv and PREFIX.png (default: roofline)")
+      ->check(path_name());
+  roofline_cmd->callback([&action, ro] {
+    action = [ro] { return guarded("roofline", [&] { return run_roofline(*ro); }); };
   });
 
 #ifdef WARPMODEL_HAVE_CUPTI_CORE

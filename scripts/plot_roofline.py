@@ -12,7 +12,8 @@ Log-log: arithmetic intensity (FLOP per byte) against FLOP/s.
                  measurements.bandwidth; each drawn up to the measured FP32 roof
 Each roof is labelled with its number (and, for the memory roofs, the intensity where it meets the
 FP32 roof). --points draws a CSV of columns label,intensity_flop_per_byte,flops_per_second[,bound] as
-labelled markers (one colour per bound), e.g. an application's launches.
+labelled markers (one colour per bound), e.g. an application's launches (`warpmodel roofline`); a row
+whose intensity and FLOP/s cells are both empty (a launch without FLOPs or DRAM bytes) is not drawn.
 OUT defaults to roofline.png beside DEVICE_JSON. The PNG is the same bytes for the same input with the
 same matplotlib (Agg; its Software chunk names the version, as the other figures' do).
 Bad input (unreadable or malformed JSON, a profile without the measured ceilings, a malformed points
@@ -98,6 +99,8 @@ def read_points(path):
                          "(want label,intensity_flop_per_byte,flops_per_second[,bound])")
     points = []
     for i, r in enumerate(rows, start=2):
+        if not (r.get("intensity_flop_per_byte") or "").strip() and not (r.get("flops_per_second") or "").strip():
+            continue  # nothing to draw (warpmodel roofline's launches without FLOPs or DRAM bytes)
         try:
             x, y = float(r.get("intensity_flop_per_byte")), float(r.get("flops_per_second"))
         except (TypeError, ValueError):

@@ -3,10 +3,11 @@
 
     scripts/regenerate_sass_fixtures.py build/cli/warpmodel [--sets sm90_ubench sm90_stencils] [--out DIR]
 
-For each cubin in the binary (cuobjdump -xelf all) it runs the three commands the analyser runs
-(cuobjdump -sass, cuobjdump -res-usage, nvdisasm -bbcfg -poff), keeps the kernels named in
-FIXTURE_KERNELS (every cubin that holds one of them), and writes
-    <out>/<set>.sass, <out>/<set>.res-usage.txt, <out>/<set>.cfg.dot
+For each cubin in the binary (cuobjdump -xelf all) it runs the four commands the analyser runs
+(cuobjdump -sass, cuobjdump -res-usage, cuobjdump -elf, nvdisasm -bbcfg -poff), keeps the kernels
+named in FIXTURE_KERNELS (every cubin that holds one of them), and writes
+    <out>/<set>.sass, <out>/<set>.res-usage.txt, <out>/<set>.cfg.dot, <out>/<set>.nv-info.txt
+    (the .nv.info.KERNEL sections of cuobjdump -elf)
 unchanged apart from dropping the other kernels, plus <out>/<set>.provenance.md (tools, commit, command).
 The expected counts in tests/profiles/sass/test_sass_fixtures.cpp were checked by reading these
 files; after regenerating, re-check them (the tests say which count moved).
@@ -52,6 +53,16 @@ FIXTURE_KERNELS = {
     "sm90_stencils": [
         "~naive_kernel<1>",         # order 2 (radius 1), one point per thread: thesis listing 3.3
         "~shared_kernel<1>",        # order 2 with a shared-memory tile: BAR, LDS/STS
+    ],
+    # The example application's kernels that predict-app's guardrails read (from
+    # build/tests/app_example/warpmodel_app_example): the launch values each reads, __launch_bounds__.
+    "sm90_app_example": [
+        "_ZN11app_example17reduce_sum_kernelILi256EEEvPKiPix",   # template-sized block, grid-stride
+        "_ZN11app_example19matmul_naive_kernelEPKfS1_Pfi",       # reads tid.y, ctaid.y, ntid.y
+        "_ZN11app_example18rows_x_only_kernelEPKfPfi",           # 2D block, reads tid.x only
+        "_ZN11app_example24scale_grid_stride_kernelEPfxf",       # reads nctaid.x (gridDim.x)
+        "_ZN11app_example21bounded_square_kernelEPKfPfx",        # __launch_bounds__(128)
+        "_ZN11app_example24block_sum_dynamic_kernelEPKfPfx",     # extern __shared__ sized from the block
     ],
 }
 
@@ -133,6 +144,19 @@ def filter_dot(text, keep):
     return "".join(out)
 
 
+def filter_nv_info(text, keep):
+    """Keeps the .nv.info.KERNEL sections of the kept kernels (cuobjdump -elf prints each section's
+    name alone on a line, then its contents)."""
+    out, keeping = [], False
+    for line in text.splitlines(keepends=True):
+        t = line.strip()
+        if t.startswith(".") and not any(c.isspace() for c in t):
+            keeping = t.startswith(".nv.info.") and t[len(".nv.info."):] in keep
+        if keeping:
+            out.append(line)
+    return "".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary")
@@ -151,7 +175,7 @@ def main():
         for fixture, patterns in FIXTURE_KERNELS.items():
             if fixture not in args.sets:
                 continue
-            sass_parts, usage_parts, dot_parts = [], [], []
+            sass_parts, usage_parts, dot_parts, info_parts = [], [], [], []
             for cubin in cubins:
                 path = os.path.join(tmp, cubin)
                 sass = run([cuobjdump, "-sass", path])
@@ -163,12 +187,14 @@ def main():
                 sass_parts.append(filter_sass(sass, keep))
                 usage_parts.append(filter_res_usage(run([cuobjdump, "-res-usage", path]), keep))
                 dot_parts.append(filter_dot(run([nvdisasm, "-bbcfg", "-poff", path]), keep))
+                info_parts.append(filter_nv_info(run([cuobjdump, "-elf", path]), keep))
             found = "".join(sass_parts)
             missing = [p for p in patterns if not p.startswith("~") and f"Function : {p}\n" not in found]
             if not sass_parts or missing:
                 print(f"{fixture}: {', '.join(missing) or patterns} not in {binary}; not written")
                 continue
-            for ext, parts in ((".sass", sass_parts), (".res-usage.txt", usage_parts), (".cfg.dot", dot_parts)):
+            for ext, parts in ((".sass", sass_parts), (".res-usage.txt", usage_parts), (".cfg.dot", dot_parts),
+                               (".nv-info.txt", info_parts)):
                 with open(os.path.join(args.out, fixture + ext), "w") as f:
                     f.write("".join(parts))
             written.append(fixture)

@@ -246,10 +246,25 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.slice_atomics = hopper_eq::t_slice_atomics(n * sms, slice_atomics_per_warp, r.slice_atomic_ops_per_clock);  // H.15
   w.gather = hopper_eq::t_gather(n, gather.sectors_per_warp, gather.l2_hit_share, r.l2_random_bytes_per_clock / sms,
                                  r.dram_random_bytes_per_clock / sms);  // H.16
+  w.dispatch = hopper_eq::t_dispatch(blocks_per_sm, r.block_dispatch_cycles);  // H.13
+  // What-if (DeviceProfile::free_terms, predict-app's potential gains): a named term costs nothing.
+  for (const std::string& name : d.free_terms) {
+    double* term = name == "issue"                 ? &w.issue
+                   : name == "sfu pipe"            ? &w.sfu
+                   : name == "warp schedule"       ? &w.schedule
+                   : name == "memory latency"      ? &w.mem_latency
+                   : name == "l1/shared data path" ? &w.l1
+                   : name == "l2 bandwidth"        ? &w.l2
+                   : name == "dram bandwidth"      ? &w.dram
+                   : name == "l2 slice atomics"    ? &w.slice_atomics
+                   : name == "gather sectors"      ? &w.gather
+                   : name == "block dispatch"      ? &w.dispatch
+                                                   : nullptr;
+    if (term) *term = 0;
+  }
   w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency);  // H.10
   w.pipe = hopper_eq::t_pipe(w.issue, w.sfu);
   w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.slice_atomics, w.gather);
-  w.dispatch = hopper_eq::t_dispatch(blocks_per_sm, r.block_dispatch_cycles);  // H.13
   w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data, w.dispatch);             // H.11
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
                                                   {w.sfu, "sfu pipe"},

@@ -321,6 +321,9 @@ void fill_rates_from_measurements(const json& top, const std::string& origin, De
   fill(d.dram_scattered_latency_cycles, "/latency/global_load_uncoalesced/warps_1/mean_cycles", ranges::kLatencyCycles);
   for (const auto& [key, member] : kBandwidthFields)
     fill(d.*member, "/bandwidth/" + std::string(key) + "/gbs", ranges::kMeasuredBandwidthGbs);
+  fill(d.fp32_ops_per_clock_per_sm, "/throughput/fp32_fma/ops_per_clk_per_sm", ranges::kOpsPerClockPerSm);
+  fill(d.fp64_ops_per_clock_per_sm, "/throughput/fp64_fma/ops_per_clk_per_sm", ranges::kOpsPerClockPerSm);
+  fill(d.sfu_ops_per_clock_per_sm, "/throughput/sfu_ex2/ops_per_clk_per_sm", ranges::kOpsPerClockPerSm);
   fill(d.block_dispatch_cycles, "/launch/block_dispatch_cycles", ranges::kLatencyCycles);
   fill(d.same_address_atomic_ops_per_clock, "/throughput/global_atomic_same_address/ops_per_clk",
        ranges::kAtomicOpsPerClock);

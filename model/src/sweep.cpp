@@ -64,20 +64,33 @@ void scale_per_warp_counts(KernelProfile& k, double factor) {
 
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,
                                 std::span<const Dim3> blocks) {
+  return sweep_launch_shapes(device, kernel, variant, blocks, SweepOptions{});
+}
+
+SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,
+                                std::span<const Dim3> blocks, const SweepOptions& options) {
   SweepResult result;
   result.domain = kernel_domain(kernel);
   result.ranked.reserve(blocks.size());
   for (const Dim3& block : blocks) {
-    const BlockResources resources{static_cast<int>(block.count()), kernel.launch.registers_per_thread,
-                                   kernel.launch.shared_memory_per_block_bytes};
+    if (options.max_threads > 0 && block.count() > options.max_threads) {
+      ++result.rejected;  // the kernel was compiled for fewer threads per block
+      continue;
+    }
+    const int shared = options.shared_bytes_per_thread
+                           ? options.fixed_shared_bytes +
+                                 static_cast<int>(std::lround(*options.shared_bytes_per_thread * block.count()))
+                           : kernel.launch.shared_memory_per_block_bytes;
+    const BlockResources resources{static_cast<int>(block.count()), kernel.launch.registers_per_thread, shared};
     if (max_blocks_per_sm(device.limits, resources).blocks_per_sm == 0) {
       ++result.rejected;  // does not fit on an SM; any other ModelError is the profile's and propagates
       continue;
     }
     LaunchConfig launch = kernel.launch;
     launch.block = block;
-    launch.grid = grid_for(result.domain, block);
+    launch.grid = options.keep_grid ? kernel.launch.grid : grid_for(result.domain, block);
     launch.domain = result.domain;
+    launch.shared_memory_per_block_bytes = shared;
     // The profiled launch's work, spread over this shape's warps (N and #total_warps from the shape),
     // with the memory counters derived for the shape where the SASS addresses are known.
     SweepEntry e;

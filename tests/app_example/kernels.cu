@@ -1,5 +1,8 @@
 // Three kernels of different kinds: a streaming copy (DRAM), a naive matrix product (loads that
-// hit in L1/L2, a loop), a shared-memory tree reduction (shared memory, barriers).
+// hit in L1/L2, a loop), a shared-memory tree reduction (shared memory, barriers); then four built
+// to trip predict-app's guardrails (docs/your-kernels.md): a 2D block indexed by threadIdx.x alone,
+// a grid-stride loop over a fixed grid, a __launch_bounds__ kernel, and shared memory sized from
+// the block at launch.
 #include "kernels.hpp"
 
 namespace app_example {
@@ -40,6 +43,40 @@ __global__ void reduce_sum_kernel(const int* __restrict__ in, int* __restrict__ 
   if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
 }
 
+// A 2D block whose index arithmetic uses threadIdx.x alone: each of the blockDim.y rows of a block
+// writes the same elements (the same values), so a taller block adds no work, only repeats it.
+__global__ void rows_x_only_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = 2.0f * in[i] + 1.0f;
+}
+
+// A grid-stride loop: the grid is a fixed number of blocks, not derived from the block or the data.
+__global__ void scale_grid_stride_kernel(float* data, long long n, float s) {
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    data[i] *= s;
+}
+
+// Compiled for at most kBoundedBlock threads per block (__launch_bounds__: EIATTR_MAX_THREADS).
+__global__ void __launch_bounds__(kBoundedBlock) bounded_square_kernel(const float* __restrict__ in,
+                                                                       float* __restrict__ out, long long n) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * in[i];
+}
+
+// Dynamic shared memory of blockDim.x floats, sized at launch from the block: each block's sum.
+__global__ void block_sum_dynamic_kernel(const float* __restrict__ in, float* __restrict__ out, long long n) {
+  extern __shared__ float tile[];
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) tile[threadIdx.x] += tile[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = tile[0];
+}
+
 cudaError_t launch_copy(const float* in, float* out, long long n, int block) {
   const unsigned grid = static_cast<unsigned>((n + block - 1) / block);
   copy_kernel<<<grid, block>>>(in, out, n);
@@ -55,6 +92,29 @@ cudaError_t launch_matmul(const float* a, const float* b, float* c, int n, int t
 
 cudaError_t launch_reduce(const int* in, int* out, long long count, int blocks) {
   reduce_sum_kernel<kReduceBlock><<<blocks, kReduceBlock>>>(in, out, count);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_rows_x_only(const float* in, float* out, int n) {
+  const dim3 block(kRowsBlockX, kRowsBlockY);
+  rows_x_only_kernel<<<(n + kRowsBlockX - 1) / kRowsBlockX, block>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_grid_stride(float* data, long long n, float s) {
+  scale_grid_stride_kernel<<<kGridStrideBlocks, kGridStrideBlock>>>(data, n, s);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_bounded_square(const float* in, float* out, long long n) {
+  const unsigned grid = static_cast<unsigned>((n + kBoundedBlock - 1) / kBoundedBlock);
+  bounded_square_kernel<<<grid, kBoundedBlock>>>(in, out, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_block_sum_dynamic(const float* in, float* out, long long n, int block) {
+  const unsigned grid = static_cast<unsigned>((n + block - 1) / block);
+  block_sum_dynamic_kernel<<<grid, block, block * sizeof(float)>>>(in, out, n);
   return cudaGetLastError();
 }
 

@@ -3,7 +3,10 @@
 //   0 copy (its own kernels.cu)        3 reduce, stage 2: one block over the partial sums
 //   1 naive matrix product             4 scale_add (a separately compiled library)
 //   2 reduce, stage 1 (1024 blocks)    5 polynomial (the library's PTX-only kernel, JIT-compiled)
-// then checks every result on the host. Exit status: 0 when every result is right, 1 when one is
+// then, once, the four kernels built to trip predict-app's guardrails (kernels.hpp):
+//   6R+0 rows_x_only (a 64x4 block indexed by threadIdx.x alone)   6R+2 bounded_square (__launch_bounds__)
+//   6R+1 scale_grid_stride (a fixed grid)                          6R+3 block_sum_dynamic (shared memory from the block)
+// (R repetitions) and checks every result on the host. Exit status: 0 when every result is right, 1 when one is
 // wrong, 2 for a bad option, 3 without a usable GPU; --exit-code C exits with C after the checks
 // and --abort-after K calls abort() after the K-th launch (to test how a failing application is
 // profiled).
@@ -86,11 +89,17 @@ int run(const Options& o) {
   const auto x = filled<float>(o.library_size, [](long long i) { return static_cast<float>(i % 1021); });
   const auto y0 = filled<float>(o.library_size, [](long long i) { return static_cast<float>(i % 17); });
   const auto p0 = filled<float>(o.library_size, [](long long i) { return 0.25f * static_cast<float>(i % 64); });
+  constexpr int kGuardrailSize = 1 << 20;
+  constexpr int kSumBlock = 256;
+  constexpr float kStrideScale = 4.0f;
+  const auto g = filled<float>(kGuardrailSize, [](long long i) { return static_cast<float>(i % 8); });
 
   cu::DeviceBuffer<float> d_copy_in(copy_in.size()), d_copy_out(copy_in.size());
   cu::DeviceBuffer<float> d_a(a.size()), d_b(b.size()), d_c(a.size());
   cu::DeviceBuffer<int> d_reduce_in(reduce_in.size()), d_partial(kReduceBlocks), d_total(1);
   cu::DeviceBuffer<float> d_x(x.size()), d_y(y0.size()), d_p(p0.size());
+  cu::DeviceBuffer<float> d_g(g.size()), d_rows(g.size()), d_strided(g.size()), d_squares(g.size());
+  cu::DeviceBuffer<float> d_sums(kGuardrailSize / kSumBlock);
   d_copy_in.upload(copy_in);
   d_a.upload(a);
   d_b.upload(b);
@@ -98,6 +107,8 @@ int run(const Options& o) {
   d_x.upload(x);
   d_y.upload(y0);
   d_p.upload(p0);
+  d_g.upload(g);
+  d_strided.upload(g);
 
   int launches = 0;
   auto launched = [&](cudaError_t e, const char* what) {
@@ -118,6 +129,11 @@ int run(const Options& o) {
     launched(app_library::scale_add(kScale, d_x.data(), d_y.data(), o.library_size), "scale_add");
     launched(app_library::polynomial(d_p.data(), o.library_size, kIterations, kPolynomialC), "polynomial");
   }
+  launched(app_example::launch_rows_x_only(d_g.data(), d_rows.data(), kGuardrailSize), "rows_x_only");
+  launched(app_example::launch_grid_stride(d_strided.data(), kGuardrailSize, kStrideScale), "scale_grid_stride");
+  launched(app_example::launch_bounded_square(d_g.data(), d_squares.data(), kGuardrailSize), "bounded_square");
+  launched(app_example::launch_block_sum_dynamic(d_g.data(), d_sums.data(), kGuardrailSize, kSumBlock),
+           "block_sum_dynamic");
   cu::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 
   // Every value is a small integer or an exact binary fraction: the checks are exact.
@@ -157,13 +173,33 @@ int run(const Options& o) {
       break;
     }
   }
+  const auto rows = d_rows.download(), strided = d_strided.download(), squares = d_squares.download();
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const char* bad = rows[i] != 2.0f * g[i] + 1.0f          ? "rows_x_only"
+                      : strided[i] != kStrideScale * g[i]    ? "scale_grid_stride"
+                      : squares[i] != g[i] * g[i]            ? "bounded_square"
+                                                             : nullptr;
+    if (bad) {
+      wrong.push_back(std::string(bad) + ": element " + std::to_string(i));
+      break;
+    }
+  }
+  const auto sums = d_sums.download();
+  for (std::size_t blk = 0; blk < sums.size(); ++blk) {
+    float want = 0.0f;
+    for (int t = 0; t < kSumBlock; ++t) want += g[blk * kSumBlock + static_cast<std::size_t>(t)];
+    if (sums[blk] != want) {
+      wrong.push_back("block_sum_dynamic: block " + std::to_string(blk));
+      break;
+    }
+  }
   if (!wrong.empty()) {
     std::fprintf(stderr, "warpmodel_app_example: wrong results: %s%s\n", wrong.front().c_str(),
                  wrong.size() > 1 ? (", " + wrong[1]).c_str() : "");
     return 1;
   }
-  std::printf("warpmodel_app_example: %d kernel launches (%d repetitions of 6), every result correct\n", launches,
-              o.repeat);
+  std::printf("warpmodel_app_example: %d kernel launches (%d repetitions of 6, then 4 once), every result correct\n",
+              launches, o.repeat);
   return o.exit_code;
 }
 

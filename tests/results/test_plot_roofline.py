@@ -79,7 +79,7 @@ def main():
         points = os.path.join(tmp, "points.csv")
         with open(points, "w", encoding="utf-8") as f:
             f.write("label,intensity_flop_per_byte,flops_per_second,bound\n"
-                    "stencil,0.5,4e11,dram\ngemm,40,2e12,compute\nscan,1,9e11,\n")
+                    "stencil,0.5,4e11,dram\ngemm,40,2e12,compute\nscan,1,9e11,\ncopy,,,dram\n")
         out = os.path.join(tmp, "app", "roofline-app.png")
         os.makedirs(os.path.dirname(out))
         r = run(device, "--points", points, "-o", out)

@@ -101,6 +101,16 @@ struct DeviceProfile {
   std::optional<double> l2_write_sectors_8b_gbs;
   std::optional<double> l2_write_sectors_16b_gbs;
   std::optional<double> l2_write_sectors_32b_gbs;
+  // Measured arithmetic throughput, thread operations per clock per SM (characterize's
+  // measurements.throughput: fp32_fma, fp64_fma, sfu_ex2 ops_per_clk_per_sm): the ceilings of
+  // predict-app's speed of light. Not read by the model; absent on profiles without them.
+  std::optional<double> fp32_ops_per_clock_per_sm;
+  std::optional<double> fp64_ops_per_clock_per_sm;
+  std::optional<double> sfu_ops_per_clock_per_sm;
+  // What-if (predict-app's potential gains): hopper terms priced at zero, by the names Prediction::bound
+  // uses ("dram bandwidth", "issue", "memory latency", ...). Empty in every device profile read from a
+  // file.
+  std::vector<std::string> free_terms;
   // Clocks an SM needs per block it is handed (the launch microbenchmark's slope of time over
   // blocks per SM); hopper H.13. Absent on profiles from characterize versions before it.
   std::optional<double> block_dispatch_cycles;

@@ -48,6 +48,9 @@ inline constexpr PlausibleRange kMeasuredBandwidthGbs{1, 1000000, "GB/s"};
 // Latencies and delays: 3-cycle departure delays to 1100-cycle scattered DRAM loads; 100,000 cycles
 // is 50 us at 2 GHz, longer than any memory access.
 inline constexpr PlausibleRange kLatencyCycles{0.1, 100000, "cycles"};
+// Arithmetic throughput per SM (FP32 FMA: 125 lanes per clock measured on the H200, FP64 52, MUFU
+// 14.6), up to four times a 1024-lane SM.
+inline constexpr PlausibleRange kOpsPerClockPerSm{0.01, 4096, "operations per clock per SM"};
 // Same-address atomics: 0.26 to 0.66 per clock measured.
 inline constexpr PlausibleRange kAtomicOpsPerClock{0.001, 10000, "operations per clock"};
 // The hopper variant's fitted constants (launch, per-wave and barrier cycles: 37 to 1450 fitted).

@@ -6,6 +6,7 @@
 // are derived for each shape; otherwise they are the profiled launch's (a stated assumption).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -55,5 +56,20 @@ void scale_per_warp_counts(KernelProfile& k, double factor);
 
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,
                                 std::span<const Dim3> blocks);
+
+// What predict-app's guardrails know about a launch that the default sweep assumes otherwise.
+struct SweepOptions {
+  // The grid as profiled for every block shape instead of re-derived from the domain: a grid-stride
+  // loop over a fixed grid (the launch's work is still conserved, profile_at_launch).
+  bool keep_grid = false;
+  // Shared memory that follows the block: each shape gets fixed_shared_bytes + this many bytes per
+  // thread (dynamic shared memory sized from blockDim) instead of the profiled launch's per block.
+  std::optional<double> shared_bytes_per_thread;
+  int fixed_shared_bytes = 0;
+  // Block shapes above this many threads are not tried (__launch_bounds__); 0: no limit.
+  long long max_threads = 0;
+};
+SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,
+                                std::span<const Dim3> blocks, const SweepOptions& options);
 
 }  // namespace warpmodel

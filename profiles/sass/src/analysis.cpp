@@ -3,6 +3,7 @@
 #include "warpmodel/sass/address_analysis.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 #include <unordered_map>
@@ -356,19 +357,70 @@ KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<con
     s.mlp_mean = load_weighted / loads;
   }
   s.resources = resources;
+  for (const auto& ins : listing.instructions)
+    for (auto& v : launch_values_read_by(ins)) s.launch_values_read.insert(std::move(v));
   return s;
 }
 
+std::vector<std::string> launch_values_read_by(const Instruction& ins) {
+  std::vector<std::string> out;
+  const std::string b = ins.base();
+  if ((b == "S2R" || b == "S2UR" || b == "CS2R") && ins.operands.size() > 1) {
+    static const std::map<std::string, std::string> kSpecial = {
+        {"SR_TID", "tid"}, {"SR_CTAID", "ctaid"}, {"SR_NTID", "ntid"}, {"SR_NCTAID", "nctaid"}};
+    const std::string& sr = ins.operands[1];
+    const std::string name = sr.substr(0, sr.find('.'));
+    if (const auto it = kSpecial.find(name); it != kSpecial.end()) {
+      if (sr.size() == name.size() + 2 && sr[name.size()] == '.')  // SR_TID.X
+        out.push_back(it->second + "." + static_cast<char>(std::tolower(static_cast<unsigned char>(sr.back()))));
+      else if (sr == name)  // the whole register: every component
+        for (const char* c : {".x", ".y", ".z"}) out.push_back(it->second + c);
+    }
+    return out;
+  }
+  // Constant bank 0 below 0x18: blockDim.xyz, then gridDim.xyz (ptxas's sm_70+ layout).
+  static const char* kLaunch[] = {"ntid.x", "ntid.y", "ntid.z", "nctaid.x", "nctaid.y", "nctaid.z"};
+  const bool wide = ins.has_modifier("64") || ins.has_modifier("128");
+  for (const auto& op : ins.operands) {
+    const auto at = op.find("c[0x0][");
+    if (at == std::string::npos) continue;
+    const auto close = op.find(']', at + 7);
+    if (close == std::string::npos) continue;
+    std::string inner = op.substr(at + 7, close - at - 7);
+    unsigned long long offset = 0;
+    if (inner == "RZ") {
+      offset = 0;
+    } else {
+      if (inner.rfind("RZ+", 0) == 0) inner = inner.substr(3);
+      if (inner.rfind("0x", 0) != 0 || inner.find_first_of("R+") != std::string::npos) continue;
+      try {
+        offset = std::stoull(inner, nullptr, 16);
+      } catch (const std::exception&) {
+        continue;
+      }
+    }
+    const unsigned long long words = ins.has_modifier("128") ? 4 : wide ? 2 : 1;
+    for (unsigned long long w = 0; w < words; ++w)
+      if (const unsigned long long o = offset + 4 * w; o < 0x18 && o % 4 == 0) out.push_back(kLaunch[o / 4]);
+  }
+  return out;
+}
+
 std::vector<KernelStatics> analyse_listing(const std::string& sass_text, const std::string& cfg_dot_text,
-                                           const std::string& res_usage_text) {
+                                           const std::string& res_usage_text, const std::string& nv_info_text) {
   const std::vector<KernelListing> kernels = parse_sass_listing(sass_text);
   const std::vector<CfgFunction> cfg = parse_cfg_dot(cfg_dot_text);
   const std::map<std::string, ResourceUsage> usage = parse_resource_usage(res_usage_text);
+  const std::map<std::string, ThreadLimits> limits = parse_nv_info(nv_info_text);
   std::vector<KernelStatics> out;
   for (const auto& k : kernels) {
     std::optional<ResourceUsage> r;
     if (auto it = usage.find(k.name); it != usage.end()) r = it->second;
     out.push_back(analyse_kernel(k, cfg_of_kernel(cfg, k.name), r));
+    if (auto it = limits.find(k.name); it != limits.end()) {
+      out.back().thread_limits = it->second;
+      out.back().thread_limits_source = "cuobjdump -elf (.nv.info)";
+    }
   }
   return out;
 }

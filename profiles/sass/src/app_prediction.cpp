@@ -25,6 +25,10 @@ struct LaunchPrediction {
   std::optional<Prediction> prediction;
   std::optional<SweepEntry> best;
   std::string error;  // why there is no prediction
+  std::vector<Guardrail> guardrails;
+  std::optional<double> static_only_seconds;
+  std::vector<CeilingShare> speed_of_light;
+  std::vector<AppPredictionRow::Alternative> what_ifs, bound_removed;
 };
 
 std::string bound_of(const Prediction& p) {
@@ -39,12 +43,86 @@ std::vector<std::string> static_fields(const KernelProfile& k) {
   return out;
 }
 
+// One alternative prediction of a launch: its time and gain against the launch's prediction.
+AppPredictionRow::Alternative alternative(const std::string& what, const Prediction& base,
+                                          const std::optional<Prediction>& changed, const std::string& why) {
+  AppPredictionRow::Alternative a;
+  a.what = what;
+  a.why = why;
+  if (changed && std::isfinite(changed->seconds)) {
+    a.predicted_us = changed->seconds * 1e6;
+    if (base.seconds > 0) a.gain_pct = 100.0 * (1.0 - changed->seconds / base.seconds);
+  }
+  return a;
+}
+
+// The guardrails, the SASS-alone prediction, the what-ifs and the bounds made free of a launch
+// already predicted (lp.profile, lp.prediction); the sweep unless a guardrail withholds it.
+void recommendations(LaunchPrediction& lp, const std::vector<KernelStatics>& kernels, const MergeInputs& in,
+                     const DeviceProfile& device, ModelVariant variant, const AppPredictionOptions& options) {
+  (void)kernels;
+  const CounterLaunch& l = *lp.launch;
+  const KernelStatics& s = *lp.statics;
+  lp.guardrails = launch_guardrails(s, l.grid, l.block, l.shared_memory_per_block_bytes);
+  // Fields the counters could not feed: the same launch from the SASS alone, to show how much the
+  // counters move the prediction.
+  if (!static_fields(*lp.profile).empty()) {
+    MergeInputs alone = in;
+    alone.launch = nullptr;
+    alone.launch_spec.grid = l.grid;
+    alone.launch_spec.block = l.block;
+    const int static_shared = static_shared_bytes(s);
+    if (l.shared_memory_per_block_bytes && *l.shared_memory_per_block_bytes > static_shared)
+      alone.launch_spec.dynamic_shared_bytes = *l.shared_memory_per_block_bytes - static_shared;
+    try {
+      lp.static_only_seconds = predict(variant, device, make_kernel_profile(alone)).seconds;
+    } catch (const ModelError&) {
+      // no SASS-alone time: the row keeps its note without it
+    } catch (const InputError&) {
+    }
+  }
+  for (const auto& w : options.what_ifs) {
+    KernelProfile k = *lp.profile;
+    std::string why = apply_what_if(w, k);
+    std::optional<Prediction> p;
+    if (why.empty()) try {
+        p = predict(variant, device, k);
+      } catch (const ModelError& e) {
+        why = e.what();
+      }
+    lp.what_ifs.push_back(alternative(w.text, *lp.prediction, p, why));
+  }
+  if (variant == ModelVariant::Hopper)
+    for (const auto& bound : removable_bounds()) {
+      DeviceProfile free = device;
+      free.free_terms = {bound};
+      std::optional<Prediction> p;
+      std::string why;
+      try {
+        p = predict(variant, free, *lp.profile);
+      } catch (const ModelError& e) {
+        why = e.what();
+      }
+      lp.bound_removed.push_back(alternative(bound, *lp.prediction, p, why));
+    }
+  if (std::any_of(lp.guardrails.begin(), lp.guardrails.end(), [](const Guardrail& g) { return !g.withholds.empty(); }))
+    return;
+  const std::vector<Dim3> shapes = candidate_block_shapes(device, kernel_domain(*lp.profile));
+  const SweepResult sweep = sweep_launch_shapes(device, *lp.profile, variant, shapes,
+                                                sweep_options_for(s, l.grid, l.block, l.shared_memory_per_block_bytes));
+  if (!sweep.ranked.empty()) lp.best = sweep.ranked.front();
+}
+
 }  // namespace
 
 AppPrediction predict_application(const CounterFile& counters, const std::vector<KernelStatics>& kernels,
                                   const DeviceProfile& device, ModelVariant variant, bool group,
-                                  const std::string& sass_origin) {
+                                  const std::string& sass_origin, const AppPredictionOptions& options) {
   AppPrediction out;
+  out.profile_gpu = options.profile_gpu;
+  out.device_gpu = device_gpu_name(device);
+  out.gpu_warning = gpu_mismatch_warning(out.profile_gpu, out.device_gpu);
+  for (const auto& w : options.what_ifs) out.what_ifs.push_back(w.text);
   out.model = std::string(to_string(variant));
   out.device = device.name;
   out.profile = counters.origin;
@@ -61,6 +139,7 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
   for (const auto& l : counters.launches) {
     LaunchPrediction lp;
     lp.launch = &l;
+    lp.speed_of_light = speed_of_light(l, device);
     if (auto it = by_mangled.find(l.kernel); it != by_mangled.end()) lp.statics = it->second;
     else if (auto d = by_demangled.find(l.demangled); !l.demangled.empty() && d != by_demangled.end())
       lp.statics = d->second;
@@ -79,9 +158,7 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
       lp.profile = make_kernel_profile(in);
       lp.prediction = predict(variant, device, *lp.profile);
       for (const auto& n : lp.prediction->notes) notes.insert(n);
-      const std::vector<Dim3> shapes = candidate_block_shapes(device, kernel_domain(*lp.profile));
-      const SweepResult sweep = sweep_launch_shapes(device, *lp.profile, variant, shapes);
-      if (!sweep.ranked.empty()) lp.best = sweep.ranked.front();
+      recommendations(lp, kernels, in, device, variant, options);
     } catch (const ModelError& e) {
       lp.error = std::string("the model cannot evaluate it: ") + e.what();
       ++model_errors[e.what()];
@@ -163,6 +240,20 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
     if (!predicted_us.empty()) row.predicted_us = support::median(predicted_us);
     if (row.measured_us && row.predicted_us && *row.measured_us > 0)
       row.error_pct = 100.0 * (*row.predicted_us - *row.measured_us) / *row.measured_us;
+    // Speed of light: each resource's median share over the row's launches.
+    for (const auto& [resource, key] : speed_of_light_resources()) {
+      std::vector<double> shares;
+      for (const auto* p : m)
+        for (const auto& c : p->speed_of_light)
+          if (c.key == key) shares.push_back(c.share);
+      if (!shares.empty()) row.speed_of_light.push_back({resource, key, support::median(shares)});
+    }
+    row.guardrails = first.guardrails;
+    for (const auto& g : first.guardrails)
+      if (row.not_recommended.empty() && !g.withholds.empty()) row.not_recommended = g.withholds;
+    if (first.static_only_seconds) row.static_only_us = *first.static_only_seconds * 1e6;
+    row.what_ifs = first.what_ifs;
+    row.bound_removed = first.bound_removed;
     if (first.prediction) {
       row.bound = bound_of(*first.prediction);
       row.static_fields = static_fields(*first.profile);

@@ -369,6 +369,104 @@ std::vector<const CfgFunction*> cfg_of_kernel(const std::vector<CfgFunction>& cf
   return out;
 }
 
+namespace {
+
+// "0x100 0x1 0x1" (cuobjdump) or "128, 1, 1" / "128" (PTX): up to three positive counts.
+std::optional<ThreadShape> thread_shape(const std::string& text) {
+  std::vector<long long> v;
+  std::string word;
+  std::istringstream in(text);
+  while (in >> word) {
+    while (!word.empty() && word.back() == ',') word.pop_back();
+    if (word.empty()) continue;
+    try {
+      std::size_t used = 0;
+      const long long x = std::stoll(word, &used, 0);
+      if (used != word.size() || x <= 0 || x > (1 << 20)) return std::nullopt;
+      v.push_back(x);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  if (v.empty() || v.size() > 3) return std::nullopt;
+  ThreadShape s;
+  s.x = v[0];
+  if (v.size() > 1) s.y = v[1];
+  if (v.size() > 2) s.z = v[2];
+  return s;
+}
+
+}  // namespace
+
+std::string nv_info_sections(const std::string& elf_text) {
+  std::istringstream in(elf_text);
+  std::string line, out;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    // A section's contents start at its name alone on a line (".nv.info.KERNEL"); the section
+    // table's rows hold the name after other columns.
+    if (!t.empty() && t[0] == '.' && t.find_first_of(" \t") == std::string::npos) inside = starts_with(t, ".nv.info");
+    if (inside) out += line + "\n";
+  }
+  return out;
+}
+
+std::map<std::string, ThreadLimits> parse_nv_info(const std::string& elf_text) {
+  std::map<std::string, ThreadLimits> out;
+  std::istringstream in(elf_text);
+  std::string line, kernel, attribute;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (!t.empty() && t[0] == '.' && t.find_first_of(" \t") == std::string::npos) {
+      kernel = starts_with(t, ".nv.info.") ? t.substr(9) : "";
+      attribute.clear();
+      continue;
+    }
+    if (kernel.empty()) continue;
+    if (starts_with(t, "Attribute:")) {
+      attribute = trim(t.substr(10));
+      continue;
+    }
+    if (!starts_with(t, "Value:") || (attribute != "EIATTR_MAX_THREADS" && attribute != "EIATTR_REQNTID")) continue;
+    if (const auto shape = thread_shape(t.substr(6))) {
+      ThreadLimits& limits = out[kernel];
+      (attribute == "EIATTR_MAX_THREADS" ? limits.max_threads : limits.required_threads) = *shape;
+    }
+    attribute.clear();
+  }
+  return out;
+}
+
+std::map<std::string, ThreadLimits> parse_ptx_thread_limits(const std::string& ptx_text) {
+  std::map<std::string, ThreadLimits> out;
+  std::istringstream in(ptx_text);
+  std::string line, kernel;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (const auto entry = t.find(".entry "); entry != std::string::npos) {
+      kernel = trim(t.substr(entry + 7));
+      kernel = kernel.substr(0, kernel.find_first_of("( \t"));
+      continue;
+    }
+    if (kernel.empty()) continue;
+    if (t == "{" || starts_with(t, "{")) {  // the body: the directives come before it
+      kernel.clear();
+      continue;
+    }
+    for (const char* directive : {".maxntid", ".reqntid"}) {
+      if (!starts_with(t, directive)) continue;
+      std::string rest = t.substr(std::string(directive).size());
+      if (const auto semicolon = rest.find(';'); semicolon != std::string::npos) rest = rest.substr(0, semicolon);
+      if (const auto shape = thread_shape(rest)) {
+        ThreadLimits& limits = out[kernel];
+        (std::string(directive) == ".maxntid" ? limits.max_threads : limits.required_threads) = *shape;
+      }
+    }
+  }
+  return out;
+}
+
 std::string demangle(const std::string& symbol) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);

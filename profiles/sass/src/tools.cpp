@@ -112,7 +112,7 @@ std::optional<std::string> find_cuobjdump() {
 std::optional<std::string> find_nvdisasm() { return find_tool("WARPMODEL_NVDISASM", "nvdisasm", WARPMODEL_NVDISASM_HINT); }
 
 std::vector<KernelStatics> analyse_dump(const CubinDump& dump) {
-  std::vector<KernelStatics> kernels = analyse_listing(dump.sass, dump.cfg_dot, dump.res_usage);
+  std::vector<KernelStatics> kernels = analyse_listing(dump.sass, dump.cfg_dot, dump.res_usage, dump.nv_info);
   for (auto& k : kernels) k.cubin = dump.cubin;
   return kernels;
 }
@@ -159,10 +159,12 @@ std::string dump_cache_key(const fs::path& cubin, const std::string& cuobjdump, 
 
 bool load_cached_dump(const fs::path& cache, const std::string& key, CubinDump& dump) {
   std::error_code ec;
-  if (!fs::exists(cache / (key + ".done"), ec)) return false;
+  // An entry from before the .nv.info sections were kept is a miss (the dumps are made again).
+  if (!fs::exists(cache / (key + ".done"), ec) || !fs::exists(cache / (key + ".nv-info"), ec)) return false;
   dump.sass = read_whole(cache / (key + ".sass"));
   dump.res_usage = read_whole(cache / (key + ".res-usage"));
   dump.cfg_dot = read_whole(cache / (key + ".cfg"));
+  dump.nv_info = read_whole(cache / (key + ".nv-info"));
   return !dump.sass.empty();
 }
 
@@ -177,10 +179,11 @@ void store_cached_dump(const fs::path& cache, const std::string& key, const Cubi
   put(".sass", dump.sass);
   put(".res-usage", dump.res_usage);
   put(".cfg", dump.cfg_dot);
+  put(".nv-info", dump.nv_info);
   put(".done", "");
 }
 
-// Runs the tools on each cubin (cuobjdump -sass and -res-usage, nvdisasm -bbcfg) and analyses them
+// Runs the tools on each cubin (cuobjdump -sass, -res-usage and -elf, nvdisasm -bbcfg) and analyses them
 // into `out`. `label` names where the cubins came from, in messages.
 void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& label, const std::string& cuobjdump,
                     const fs::path& work, int timeout_seconds, BinaryAnalysis& out) {
@@ -188,7 +191,7 @@ void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& labe
   if (!nvdisasm)
     out.warnings.push_back("nvdisasm not found (pip package nvidia-cuda-nvdisasm, installed by scripts/setup.sh): "
                            "basic blocks from branch targets");
-  // One task per cubin (three tool runs each), a few at a time: the tools spend most of their
+  // One task per cubin (four tool runs each), a few at a time: the tools spend most of their
   // time starting up.
   struct CubinResult {
     CubinDump dump;
@@ -215,6 +218,9 @@ void analyse_cubins(const std::vector<fs::path>& cubins, const std::string& labe
       return r;
     }
     dump.res_usage = usage.out;
+    // The thread limits (__launch_bounds__, .reqntid); a failure leaves them unknown, no more.
+    const ToolRun elf = run(quote(cuobjdump) + " -elf " + quote(cubin_path.string()), work, timeout_seconds);
+    if (elf.status == 0) dump.nv_info = nv_info_sections(elf.out);
     if (nvdisasm) {
       const ToolRun cfg = run(quote(*nvdisasm) + " -bbcfg -poff " + quote(cubin_path.string()), work, timeout_seconds);
       if (cfg.status == 0)
@@ -293,6 +299,13 @@ BinaryAnalysis analyse_binary(const std::string& binary, int timeout_seconds) {
   // PTX entries without SASS: ".entry NAME(" lines of the embedded PTX.
   const ToolRun ptx = run(quote(cuobjdump) + " -ptx " + quote(absolute), tmp.path, timeout_seconds);
   if (ptx.status == 0) {
+    // The PTX's .maxntid / .reqntid, for kernels whose cubin did not say (the cubin's are the same).
+    const std::map<std::string, ThreadLimits> limits = parse_ptx_thread_limits(ptx.out);
+    for (auto& k : out.kernels)
+      if (const auto it = limits.find(k.name); k.thread_limits.empty() && it != limits.end()) {
+        k.thread_limits = it->second;
+        k.thread_limits_source = "ptx";
+      }
     std::istringstream lines(ptx.out);
     for (std::string line; std::getline(lines, line);) {
       const auto entry = line.find(".entry ");

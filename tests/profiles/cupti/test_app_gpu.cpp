@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cmath>
 #include <filesystem>
@@ -53,6 +54,12 @@ CommandResult profile_example(const std::string& name, const std::string& option
 
 const char* const kOrder[] = {"copy_kernel", "matmul_naive_kernel", "reduce_sum_kernel", "reduce_sum_kernel",
                               "scale_add_kernel", "polynomial_kernel"};
+// After the two repetitions, once each: the kernels built to trip predict-app's guardrails.
+const char* const kGuardrailOrder[] = {"rows_x_only_kernel", "scale_grid_stride_kernel", "bounded_square_kernel",
+                                       "block_sum_dynamic_kernel"};
+constexpr std::size_t kLaunches = 2 * 6 + 4;
+
+const char* kernel_at(std::size_t i) { return i < 12 ? kOrder[i % 6] : kGuardrailOrder[i - 12]; }
 
 // The counts that depend only on the code and the launch shape.
 const std::vector<std::string> kExactCounts = {
@@ -78,14 +85,14 @@ TEST(AppProfileGpu, EveryLaunchWithItsCountersAndTheModulesCubins) {
   EXPECT_EQ(j.at("collection").at("range_mode"), "auto");
   EXPECT_EQ(j.at("collection").at("replay_mode"), "kernel");
   const auto& launches = j.at("launches");
-  ASSERT_EQ(launches.size(), 12u) << "2 repetitions of 6 launches";
+  ASSERT_EQ(launches.size(), kLaunches) << "2 repetitions of 6 launches, then the 4 guardrail kernels";
   const warpmodel::cupti::MetricSet* model = warpmodel::cupti::find_metric_set("model");
   ASSERT_NE(model, nullptr);
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const json& l = launches[i];
     SCOPED_TRACE("launch " + std::to_string(i) + " " + l.at("demangled").get<std::string>());
     EXPECT_EQ(l.at("application_launch_index"), i);
-    EXPECT_NE(l.at("demangled").get<std::string>().find(kOrder[i % 6]), std::string::npos);
+    EXPECT_NE(l.at("demangled").get<std::string>().find(kernel_at(i)), std::string::npos);
     EXPECT_GT(l.at("duration_ns").get<double>(), 0.0);
     EXPECT_GT(l.at("registers_per_thread").get<int>(), 0);
     for (const auto& m : model->metrics) {
@@ -99,6 +106,12 @@ TEST(AppProfileGpu, EveryLaunchWithItsCountersAndTheModulesCubins) {
   }
   EXPECT_EQ(launches[2].at("shared_memory_per_block_bytes").get<int>(), 256 * 4) << "the reduction's shared array: int[256]";
   EXPECT_EQ(launches[3].at("grid"), json::array({1, 1, 1}));
+  // The guardrail kernels' shapes (tests/app_example/kernels.hpp).
+  EXPECT_EQ(launches[12].at("block"), json::array({64, 4, 1})) << "rows_x_only: a 2D block";
+  EXPECT_EQ(launches[13].at("grid"), json::array({264, 1, 1})) << "scale_grid_stride: a fixed grid";
+  EXPECT_EQ(launches[14].at("block"), json::array({128, 1, 1})) << "bounded_square: its __launch_bounds__";
+  EXPECT_EQ(launches[15].at("shared_memory_per_block_bytes").get<int>(), 256 * 4)
+      << "block_sum_dynamic: blockDim.x floats of dynamic shared memory";
   // The cubins of every module, the library's JIT-compiled PTX included.
   EXPECT_EQ(j.at("cubins"), "app.cubins");
   std::size_t cubins = 0;
@@ -175,7 +188,7 @@ TEST(AppProfileGpu, AFailingApplicationGivesAnIncompleteProfile) {
   json j = read_json(scratch() / "exit3.json");
   EXPECT_FALSE(j.at("complete").get<bool>());
   EXPECT_EQ(j.at("application").at("exit_code"), 3);
-  EXPECT_EQ(j.at("launches").size(), 12u);
+  EXPECT_EQ(j.at("launches").size(), kLaunches);
   // Killed by a signal after its 4th launch: the 4 launches seen are kept.
   r = profile_example("abort", "", "--abort-after 4");
   EXPECT_EQ(r.code, 5) << r.out;
@@ -198,9 +211,28 @@ TEST(AppProfileGpu, PredictAppReadsTheProfileAndItsCubins) {
                                     q(WARPMODEL_SOURCE_DIR "/results/h200/device.json") + " --format json -o " + q(out));
   ASSERT_EQ(r.code, 0) << r.out;
   const json j = read_json(out);
-  ASSERT_EQ(j.at("rows").size(), 12u);
+  ASSERT_EQ(j.at("rows").size(), kLaunches);
   for (const auto& row : j.at("rows")) {
     EXPECT_TRUE(row.at("predicted_us").is_number()) << row.at("kernel") << ": " << row.at("note");
     EXPECT_TRUE(row.at("measured_us").is_number()) << row.at("kernel");
+    EXPECT_FALSE(row.at("speed_of_light").empty()) << row.at("kernel") << ": every launch has counters";
   }
+  // Each guardrail kernel trips its guardrail (the reduction's template size among them).
+  auto kinds = [&](std::size_t i) {
+    std::vector<std::string> found;
+    for (const auto& g : j.at("rows")[i].at("guardrails")) found.push_back(g.at("kind").get<std::string>());
+    return found;
+  };
+  auto has = [&](std::size_t i, const std::string& kind) {
+    const auto k = kinds(i);
+    return std::find(k.begin(), k.end(), kind) != k.end();
+  };
+  EXPECT_TRUE(has(2, "fixed_block_size"));
+  EXPECT_TRUE(has(12, "unused_block_dimension"));
+  EXPECT_TRUE(j.at("rows")[12].at("not_recommended").is_string());
+  EXPECT_TRUE(has(13, "grid_not_from_block"));
+  EXPECT_TRUE(has(14, "launch_bounds"));
+  EXPECT_TRUE(has(15, "block_sized_shared_memory"));
+  // The device profile is the H200's: a profile from another GPU says so once.
+  EXPECT_EQ(j.at("gpu_warning").is_null(), j.at("profile_gpu") == "NVIDIA H200") << j.at("gpu_warning");
 }

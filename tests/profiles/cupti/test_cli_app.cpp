@@ -344,7 +344,189 @@ TEST(ExampleProgram, SassIsTheBuiltinCopysSass) {
     ASSERT_TRUE(a->resources && b->resources);
     EXPECT_EQ(a->resources->registers, b->resources->registers);
   }
-  // And the example holds every kernel the README lists, the PTX-only one as PTX.
-  EXPECT_EQ(example.kernels.size(), 4u);
+  // And the example holds every kernel the README lists, the PTX-only one as PTX: copy, matmul, the
+  // reduction, scale_add and the four guardrail kernels.
+  EXPECT_EQ(example.kernels.size(), 8u);
   EXPECT_EQ(example.ptx_only_kernels, std::vector<std::string>{"_ZN11app_library17polynomial_kernelEPfxif"});
+}
+
+namespace {
+
+// A profile of the example program's kernels at the shapes its main.cpp launches them with (no GPU:
+// made by hand), on `gpu`, each launch with a duration and its DRAM bytes.
+json example_profile(const std::string& gpu) {
+  struct L {
+    const char* kernel;
+    json grid, block;
+    int shared;
+  };
+  const L launches[] = {
+      {"_ZN11app_example17reduce_sum_kernelILi256EEEvPKiPix", {1024, 1, 1}, {256, 1, 1}, 1024},
+      {"_ZN11app_example19matmul_naive_kernelEPKfS1_Pfi", {32, 32, 1}, {16, 16, 1}, 0},
+      {"_ZN11app_example18rows_x_only_kernelEPKfPfi", {16384, 1, 1}, {64, 4, 1}, 0},
+      {"_ZN11app_example24scale_grid_stride_kernelEPfxf", {264, 1, 1}, {256, 1, 1}, 0},
+      {"_ZN11app_example21bounded_square_kernelEPKfPfx", {8192, 1, 1}, {128, 1, 1}, 0},
+      {"_ZN11app_example24block_sum_dynamic_kernelEPKfPfx", {4096, 1, 1}, {256, 1, 1}, 1024},
+  };
+  json j = {{"schema", "warpmodel.profile/1"},
+            {"device", {{"name", gpu}, {"compute_capability", "9.0"}}},
+            {"provenance", {{"gpu", gpu}}},
+            {"launches", json::array()}};
+  int index = 0;
+  for (const auto& l : launches)
+    j["launches"].push_back({{"kernel", l.kernel},
+                             {"launch_index", index++},
+                             {"grid", l.grid},
+                             {"block", l.block},
+                             {"shared_memory_per_block_bytes", l.shared},
+                             {"duration_ns", 10000.0},
+                             {"metrics", {{"dram__bytes_read.sum", 8.0e6}, {"dram__bytes_write.sum", 4.0e6}}}});
+  return j;
+}
+
+}  // namespace
+
+TEST(PredictApp, GuardrailsOnTheExampleProgramsKernels) {
+  TempDir t;
+  const fs::path profile = t.path / "guardrails.json";
+  std::ofstream(profile) << example_profile("NVIDIA H100 80GB HBM3").dump(2);
+  const fs::path out = t.path / "p.json";
+  const Output o = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kExample +
+                       " --format json -o " + q(out));
+  ASSERT_EQ(o.code, 0) << o.err;
+  // The GPU check: once, on stderr and in the JSON.
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find("measured on NVIDIA H100 80GB HBM3, the device profile describes NVIDIA H200"), std::string::npos)
+      << o.err;
+  const json j = read_json(out);
+  EXPECT_EQ(j.at("profile_gpu"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j.at("device_gpu"), "NVIDIA H200");
+  EXPECT_TRUE(j.at("gpu_warning").is_string());
+  const json& rows = j.at("rows");
+  ASSERT_EQ(rows.size(), 6u);
+  auto kinds = [&](std::size_t i) {
+    std::vector<std::string> k;
+    for (const auto& g : rows[i].at("guardrails")) k.push_back(g.at("kind").get<std::string>());
+    return k;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(kinds(0), (V{"fixed_block_size", "grid_not_from_block"})) << "reduce_sum_kernel<256> at 256 threads";
+  EXPECT_EQ(kinds(1), V{}) << "the matrix product reads threadIdx.y";
+  EXPECT_EQ(kinds(2), V{"unused_block_dimension"});
+  EXPECT_EQ(kinds(3), V{"grid_not_from_block"});
+  EXPECT_EQ(kinds(4), V{"launch_bounds"});
+  EXPECT_EQ(kinds(5), V{"block_sized_shared_memory"});
+  // Withheld picks: no best block, the reason instead; the others keep the sweep's pick.
+  EXPECT_EQ(rows[0].at("not_recommended"), "the block size is the template argument <256>");
+  EXPECT_EQ(rows[2].at("not_recommended"),
+            "the kernel does not read threadIdx.y: reshaping the block is not work-conserving");
+  for (std::size_t i : {0u, 2u}) EXPECT_TRUE(rows[i].at("best_block").is_null()) << i;
+  for (std::size_t i : {1u, 3u, 4u, 5u}) {
+    EXPECT_TRUE(rows[i].at("not_recommended").is_null()) << i;
+    EXPECT_FALSE(rows[i].at("best_block").is_null()) << i;
+  }
+  EXPECT_EQ(rows[3].at("best_grid"), json::array({264, 1, 1})) << "the grid-stride loop keeps its grid";
+  EXPECT_LE(rows[4].at("best_block")[0].get<int>() * rows[4].at("best_block")[1].get<int>(), 128)
+      << "within __launch_bounds__(128)";
+  // No counters but DRAM bytes: static estimates, and the SASS alone's time beside them.
+  for (const auto& row : rows) {
+    EXPECT_FALSE(row.at("static_fields").empty()) << row.at("kernel");
+    EXPECT_TRUE(row.at("static_only_us").is_number()) << row.at("kernel");
+    // 12 MB in 10 us against the H200's measured DRAM rates.
+    EXPECT_GT(row.at("speed_of_light").at("dram").get<double>(), 0.2) << row.at("kernel");
+    EXPECT_EQ(row.at("bound_removed").size(), 10u) << "every hopper bound made free";
+  }
+
+  // The table: the warning once, the reasons in the best-block cells, the speed of light.
+  const Output table = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kExample);
+  ASSERT_EQ(table.code, 0) << table.err;
+  std::size_t warnings = 0;
+  for (std::size_t at = 0; (at = table.out.find("WARNING: the profile was measured on", at)) != std::string::npos; ++at)
+    ++warnings;
+  EXPECT_EQ(warnings, 1u) << table.out;
+  EXPECT_NE(table.out.find("not recommended: the kernel does not read threadIdx.y"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("not recommended: the block size is the template argument <256>"), std::string::npos);
+  EXPECT_NE(table.out.find("grid-stride loop (reads gridDim.x)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("dynamic shared memory 1024 B = 4 B x 256 threads"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("DRAM "), std::string::npos) << "the speed-of-light column: " << table.out;
+  EXPECT_NE(table.out.find("the SASS alone predicts"), std::string::npos) << table.out;
+  // CSV: every share and the guardrails in columns.
+  const Output csv = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --binary " + kExample +
+                         " --format csv");
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  const std::string header = csv.out.substr(0, csv.out.find('\n'));
+  for (const char* column : {"sol_dram_pct", "sol_l2_pct", "sol_l1_shared_pct", "sol_issue_pct", "sol_fp32_pct",
+                             "sol_fp64_pct", "sol_sfu_pct", "not_recommended", "guardrails", "static_only_us",
+                             "without_bound_us", "without_bound_gain_pct", "gpu_warning"})
+    EXPECT_NE(header.find(column), std::string::npos) << column << " in " << header;
+}
+
+TEST(PredictApp, WhatIfsAndTheBoundsMadeFree) {
+  const fs::path profile = WARPMODEL_SOURCE_DIR "/results/h200/app-example/profile.json";
+  TempDir t;
+  const fs::path out = t.path / "w.json";
+  Output o = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) +
+                 " --what-if dram_bytes=0.5x --what-if l1_hit_rate=+20 --what-if registers=255 --format json -o " + q(out));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const json j = read_json(out);
+  EXPECT_EQ(j.at("what_ifs"), json::array({"dram_bytes=0.5x", "l1_hit_rate=+20", "registers=255"}));
+  EXPECT_TRUE(j.at("gpu_warning").is_null()) << "an H200 profile against the H200's device profile";
+  for (const auto& row : j.at("rows")) {
+    ASSERT_EQ(row.at("what_ifs").size(), 3u);
+    const double predicted = row.at("predicted_us").get<double>();
+    for (const auto& w : row.at("what_ifs")) {
+      ASSERT_TRUE(w.at("predicted_us").is_number()) << w;
+      EXPECT_NEAR(w.at("gain_pct").get<double>(), 100 * (1 - w.at("predicted_us").get<double>() / predicted), 1e-9);
+    }
+    // Half the DRAM bytes never slows a launch.
+    EXPECT_GE(row.at("what_ifs")[0].at("gain_pct").get<double>(), -1e-9) << row.at("kernel");
+    // The predicted bound made free: a gain, the table's "without the bound".
+    bool found = false;
+    for (const auto& b : row.at("bound_removed")) {
+      EXPECT_GE(b.at("gain_pct").get<double>(), -1e-9) << b;
+      if (b.at("what") == row.at("bound")) {
+        found = true;
+        EXPECT_GT(b.at("gain_pct").get<double>(), 0.0) << b;
+      }
+    }
+    EXPECT_TRUE(found) << row.at("bound");
+  }
+  // 255 registers a thread: one block of 256 threads an SM, the copy slower.
+  EXPECT_LT(j.at("rows")[0].at("what_ifs")[2].at("gain_pct").get<double>(), 0.0) << j.at("rows")[0].at("what_ifs")[2];
+  const Output table = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --what-if dram_bytes=0.5x");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("what-if dram_bytes=0.5x"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("without the bound"), std::string::npos) << table.out;
+  // Bad values: exit 2, one line naming the option, before any SASS is read.
+  for (const char* bad : {"dram_bytes=half", "l1_hit_rate=+300", "registers=1000", "warp_size=64", "dram_bytes"}) {
+    const Output r = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --what-if " + bad);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(std::string("--what-if ") + bad + ": "), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(Roofline, TheCommittedExampleApplication) {
+  const fs::path profile = WARPMODEL_SOURCE_DIR "/results/h200/app-example/profile.json";
+  TempDir t;
+  const fs::path prefix = t.path / "app";
+  const Output o = run("roofline --profile " + q(profile) + " --device " + q(kDevice) + " -o " + q(prefix));
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string csv = warpmodel::support::read_text_file(prefix.string() + ".csv").value_or("");
+  EXPECT_EQ(csv.rfind("label,intensity_flop_per_byte,flops_per_second,bound,", 0), 0u) << csv;
+  EXPECT_EQ(lines(csv), 13u) << "one row per launch";
+  EXPECT_NE(csv.find("no floating-point operations"), std::string::npos) << "the copy: " << csv;
+  EXPECT_NE(csv.find(",estimated,"), std::string::npos) << "the profile has no FLOP counters: " << csv;
+  const bool drew = fs::exists(prefix.string() + ".png");
+  EXPECT_EQ(drew, o.out.find("wrote " + prefix.string() + ".png") != std::string::npos) << o.out;
+  // Without python3: the CSV, and how to draw it; still exit 0.
+  const fs::path bare = t.path / "bare";
+  const Output no_python =
+      run("roofline --profile " + q(profile) + " --device " + q(kDevice) + " -o " + q(bare), "PATH=/nonexistent");
+  ASSERT_EQ(no_python.code, 0) << no_python.err;
+  EXPECT_TRUE(fs::exists(bare.string() + ".csv"));
+  EXPECT_FALSE(fs::exists(bare.string() + ".png"));
+  EXPECT_NE(no_python.out.find("draw it with: python3 "), std::string::npos) << no_python.out;
+  EXPECT_NE(no_python.out.find("--points"), std::string::npos) << no_python.out;
 }

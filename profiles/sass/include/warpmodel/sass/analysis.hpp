@@ -55,6 +55,14 @@
 //   Unweighted by execution counts (the listing has none); absent when the listing lacks the
 //   encodings. Checked on the H200: the thread-per-line ADI solve (double) has 2.52, and one warp
 //   per sub-partition runs it at 2.63 clocks per instruction (results/h200/validation-measurements.json).
+// * launch values read: which of the launch's indices and sizes the code reads. "tid.x" .. "tid.z"
+//   and "ctaid.x" .. "ctaid.z" from S2R/S2UR/CS2R of SR_TID.* / SR_CTAID.*; "ntid.*" (blockDim) and
+//   "nctaid.*" (gridDim) from SR_NTID.* / SR_NCTAID.* or, as ptxas emits them on sm_70+, from constant
+//   bank 0 at 0x0..0x14 (c[0x0][0x0] is blockDim.x, c[0x0][0xc] gridDim.x; a 64-bit LDC/ULDC reads two).
+//   A kernel that never reads tid.y gives every y-row of a block the same work; one that reads
+//   nctaid strides over the grid (a grid-stride loop) rather than deriving its range from it.
+// * thread limits (cuobjdump -elf's .nv.info, or the PTX): the block size the kernel was compiled
+//   for, __launch_bounds__ / .maxntid (max_threads) and .reqntid (required_threads); listing.hpp.
 // * resources (cuobjdump -res-usage): registers, shared (static), local (per thread), stack,
 //   constant bank 0. Spill bytes: the bytes stored by STL and loaded by LDL instructions, per
 //   thread, statically (what ptxas -v calls "bytes spill stores/loads" when local memory holds
@@ -63,6 +71,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -129,7 +138,14 @@ struct KernelStatics {
   // validate derive the memory counters at another launch shape.
   AccessPatterns access_patterns;
 
+  // The launch values the code reads ("tid.y", "nctaid.x", ...; see above).
+  std::set<std::string> launch_values_read;
+  // __launch_bounds__ / .maxntid and .reqntid (see above), and where they were read.
+  ThreadLimits thread_limits;
+  std::string thread_limits_source;  // "cuobjdump -elf (.nv.info)", "ptx", or "" (none)
+
   int basic_blocks() const { return static_cast<int>(blocks.size()); }
+  bool reads(const std::string& launch_value) const { return launch_values_read.count(launch_value) > 0; }
 };
 
 // Analyses one kernel. `cfg` is the kernel's part of nvdisasm's CFG (cfg_of_kernel), empty when
@@ -137,10 +153,10 @@ struct KernelStatics {
 KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<const CfgFunction*>& cfg,
                              const std::optional<ResourceUsage>& resources);
 
-// Analyses every kernel of a listing (with the CFG and res-usage texts of the same cubin; either
-// may be empty).
+// Analyses every kernel of a listing (with the CFG, res-usage and .nv.info texts of the same
+// cubin; any of them may be empty).
 std::vector<KernelStatics> analyse_listing(const std::string& sass_text, const std::string& cfg_dot_text,
-                                           const std::string& res_usage_text);
+                                           const std::string& res_usage_text, const std::string& nv_info_text = "");
 
 // --- building blocks, exposed for the tests ---
 
@@ -158,5 +174,7 @@ RegisterUse register_use(const Instruction& ins);
 std::vector<std::string> address_registers(const Instruction& ins);
 // Bytes each thread moves for a load/store instruction (from .64/.128/.U8/... modifiers): 4 default.
 int access_bytes(const Instruction& ins);
+// The launch values an instruction reads ("tid.x", "ntid.y", "nctaid.x", ...; see above).
+std::vector<std::string> launch_values_read_by(const Instruction& ins);
 
 }  // namespace warpmodel::sass

@@ -14,7 +14,10 @@
 #include "warpmodel/prediction.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/sass/analysis.hpp"
+#include "warpmodel/sass/guardrails.hpp"
 #include "warpmodel/sass/merge.hpp"
+#include "warpmodel/sass/speed_of_light.hpp"
+#include "warpmodel/sass/what_if.hpp"
 
 namespace warpmodel::sass {
 
@@ -33,6 +36,25 @@ struct AppPredictionRow {
   std::optional<double> gain_pct;           // 100 (1 - best / predicted at the profiled shape)
   std::vector<std::string> static_fields;   // kernel-profile fields that fell back to static estimates
   std::string note;                         // why a row has no prediction, or a caveat
+  // Recommendations a user can act on (docs/your-kernels.md "Guardrails", "Speed of light", "What-if"):
+  std::vector<Guardrail> guardrails;        // what the SASS and the shape say about the sweep's assumptions
+  std::string not_recommended;              // why the sweep's pick is withheld ("" when it is not)
+  std::optional<double> static_only_us;     // with static_fields: the SASS alone, no counters
+  std::vector<CeilingShare> speed_of_light; // achieved shares of the measured ceilings (a group: medians)
+  struct Alternative {
+    std::string what;                       // "dram_bytes=0.5x", or a bound made free: "dram bandwidth"
+    std::optional<double> predicted_us;     // nullopt when it does not apply (`why`)
+    std::optional<double> gain_pct;         // 100 (1 - its time / predicted_us)
+    std::string why;
+  };
+  std::vector<Alternative> what_ifs;        // --what-if, in the order given
+  std::vector<Alternative> bound_removed;   // each hopper bound made free (removable_bounds order)
+};
+
+// What predict_application does beyond predicting (all optional).
+struct AppPredictionOptions {
+  std::string profile_gpu;                  // profile_gpu_name of the profile: the GPU check
+  std::vector<WhatIf> what_ifs;             // --what-if
 };
 
 struct AppPrediction {
@@ -43,6 +65,9 @@ struct AppPrediction {
   bool grouped = false;
   std::vector<AppPredictionRow> rows;
   std::vector<std::string> notes;  // once per table: model notes, unfitted constants, ...
+  std::string profile_gpu, device_gpu;  // the GPU names compared (guardrails.hpp)
+  std::string gpu_warning;              // when they differ, once per table
+  std::vector<std::string> what_ifs;    // the --what-if texts, in order
 };
 
 // One row per launch, or per (kernel, grid, block, registers, shared memory) with `group`, in
@@ -53,7 +78,7 @@ struct AppPrediction {
 // profile the variant cannot use).
 AppPrediction predict_application(const CounterFile& counters, const std::vector<KernelStatics>& kernels,
                                   const DeviceProfile& device, ModelVariant variant, bool group,
-                                  const std::string& sass_origin);
+                                  const std::string& sass_origin, const AppPredictionOptions& options = {});
 
 Table app_prediction_table(const AppPrediction& p, TableFormat format);
 nlohmann::json to_json(const AppPrediction& p);

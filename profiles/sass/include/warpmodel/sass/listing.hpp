@@ -4,6 +4,7 @@
 //   cuobjdump -sass CUBIN        -> parse_sass_listing   (per kernel: its instructions, in order)
 //   cuobjdump -res-usage CUBIN   -> parse_resource_usage (per kernel: REG, SHARED, LOCAL, ...)
 //   nvdisasm -bbcfg -poff CUBIN  -> parse_cfg_dot        (per function: basic blocks and edges)
+//   cuobjdump -elf CUBIN         -> parse_nv_info        (per kernel: __launch_bounds__, .reqntid)
 //
 // The listing parser also reads nvdisasm's own listing (`nvdisasm -c`: ".text.NAME:" sections,
 // ".L_x_N:" labels and `(.L_x_N) targets), so a listing from either tool can be analysed.
@@ -75,6 +76,27 @@ std::vector<CfgFunction> parse_cfg_dot(const std::string& text);
 // The CFG functions that make up kernel `kernel`: its own cluster plus the internal subroutines
 // ("$..." clusters) that nvdisasm prints right after it, which live in the same .text section.
 std::vector<const CfgFunction*> cfg_of_kernel(const std::vector<CfgFunction>& cfg, const std::string& kernel);
+
+// The block size a kernel was compiled for, as the compiler was told it: `__launch_bounds__(N)` and
+// PTX `.maxntid` (an upper bound: EIATTR_MAX_THREADS in the cubin) and PTX `.reqntid` (the exact
+// size: EIATTR_REQNTID). Read from `cuobjdump -elf CUBIN` (the .nv.info.KERNEL sections, "Value:
+// 0x100 0x1 0x1") or from the PTX's directives after `.entry KERNEL(`.
+struct ThreadShape {
+  long long x = 1, y = 1, z = 1;
+  long long count() const { return x * y * z; }
+  bool operator==(const ThreadShape&) const = default;
+};
+struct ThreadLimits {
+  std::optional<ThreadShape> max_threads;       // __launch_bounds__ / .maxntid
+  std::optional<ThreadShape> required_threads;  // .reqntid
+  bool empty() const { return !max_threads && !required_threads; }
+};
+// Per kernel symbol; kernels without either attribute are absent.
+std::map<std::string, ThreadLimits> parse_nv_info(const std::string& elf_text);
+std::map<std::string, ThreadLimits> parse_ptx_thread_limits(const std::string& ptx_text);
+// The .nv.info sections of `cuobjdump -elf`'s output, the rest (section headers, .text in hex)
+// dropped: what parse_nv_info reads, small enough to keep as a fixture or in the dump cache.
+std::string nv_info_sections(const std::string& elf_text);
 
 // Itanium C++ demangling; the name itself when it is not a mangled name.
 std::string demangle(const std::string& symbol);

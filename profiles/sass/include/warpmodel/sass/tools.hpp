@@ -1,6 +1,7 @@
 // Running the CUDA binary tools on a project binary (an executable, a static library .a, an
 // object .o or a .cubin): extract every cubin (`cuobjdump -xelf all`, in a temporary folder), then
-// per cubin `cuobjdump -sass`, `cuobjdump -res-usage` and `nvdisasm -bbcfg -poff`, and analyse.
+// per cubin `cuobjdump -sass`, `cuobjdump -res-usage`, `cuobjdump -elf` (the .nv.info sections:
+// __launch_bounds__, .reqntid) and `nvdisasm -bbcfg -poff`, and analyse.
 //
 // The tools are found in this order: PATH, /usr/local/cuda/bin, and the folder CMake found at
 // configure time (the PyPI wheels nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm that
@@ -40,6 +41,7 @@ struct CubinDump {
   std::string sass;       // cuobjdump -sass
   std::string res_usage;  // cuobjdump -res-usage
   std::string cfg_dot;    // nvdisasm -bbcfg -poff (empty without nvdisasm)
+  std::string nv_info;    // the .nv.info sections of cuobjdump -elf (nv_info_sections)
 };
 
 struct BinaryAnalysis {
