@@ -36,6 +36,8 @@ FLOP_PER_FMA = 2
 CAPTIONS = {
     "roofline.png": ("roofline", "the roofline of the measured ceilings: FP32 and FP64 FMA roofs (spec dashed), "
                      "DRAM, L2 and shared-memory bandwidth roofs (scripts/plot_roofline.py)"),
+    "app-example/roofline.png": ("the example application on the roofline", "FLOPs per DRAM byte and FLOP/s of "
+                                 "each launch from its counters, coloured by predict-app's bound (warpmodel roofline)"),
     "adi_steps.png": ("ADI steps", "ADI step of every variant against the grid's cells, and the state-only traffic "
                       "against its target (scripts/plot_adi.py)"),
     "ubench_latency_vs_warps.png": ("latency against warps", "per-operation latency against warps per block, as "

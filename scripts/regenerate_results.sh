@@ -7,7 +7,7 @@
 #   results/<gpu>/        validation tables and plots from validation-measurements.json.xz + device.json,
 #                         the microbenchmarks' plots (ubench_*.png) and the roofline of the measured
 #                         ceilings (roofline.png), the example application's predict-app tables
-#                         (app-example/predict.*), the
+#                         (app-example/predict.*) and its launches on the roofline (app-example/roofline.*), the
 #                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
 #                         the ADI tables and plot (adi.md/.csv, tridiagonal.md/.csv, adi_steps.png),
 #                         the external validation set's summary (external/summary.md from its
@@ -61,6 +61,8 @@ for dir in results/*/; do
         -o "$dir/app-example/predict.$ext"
     done
     echo "regenerate: wrote $dir/app-example/predict.{md,csv}"
+    $bin roofline --profile "$dir/app-example/profile.json" --device "$dir/device.json" -o "$dir/app-example/roofline" >/dev/null
+    echo "regenerate: wrote $dir/app-example/roofline.{csv,png}"
   fi
 done
 
