@@ -224,6 +224,11 @@ std::string find_plot_roofline() {
 
 int run_roofline(const RooflineOptions& o) {
   const std::string csv = o.prefix + ".csv", png = o.prefix + ".png";
+  // A prefix names files to make: a folder or a device node is no prefix (their .csv would land beside them).
+  std::error_code ec;
+  if (o.prefix.empty() || (fs::exists(o.prefix, ec) && !fs::is_regular_file(o.prefix, ec)) ||
+      o.prefix.back() == '/')
+    throw InputError("-o " + o.prefix + ": expected a prefix of files to write (PREFIX.csv, PREFIX.png), such as DIR/app");
   check_output(csv, {{"--profile", o.profile}, {"--device", o.device}, {"--binary", o.binary}});
   check_output(png, {{"--profile", o.profile}, {"--device", o.device}, {"--binary", o.binary}});
   PredictAppOptions p;

@@ -31,7 +31,7 @@ bool positive(const std::optional<double>& v) { return v && std::isfinite(*v) &&
 
 const std::vector<std::pair<std::string, std::string>>& speed_of_light_resources() {
   static const std::vector<std::pair<std::string, std::string>> kResources = {
-      {"DRAM", "dram"}, {"L2", "l2"}, {"L1/shared", "l1_shared"}, {"issue", "issue"},
+      {"DRAM", "dram"}, {"L2", "l2"}, {"L1/shared", "l1_shared"}, {"issue slots", "issue"},
       {"FP32", "fp32"}, {"FP64", "fp64"}, {"SFU", "sfu"}};
   return kResources;
 }
@@ -77,7 +77,7 @@ std::vector<CeilingShare> speed_of_light(const CounterLaunch& l, const DevicePro
     add("L1/shared", "l1_shared", *wavefronts * 128.0 / (*d.shared_read_bandwidth_gbs * 1e9));
   // Issue: one warp instruction per clock per scheduler.
   if (const auto inst = metric(l, "smsp__inst_executed.sum"); inst && d.sm_count > 0 && clock_hz > 0)
-    add("issue", "issue", *inst / (d.sm_count * d.limits.sub_partitions_per_sm * clock_hz));
+    add("issue slots", "issue", *inst / (d.sm_count * d.limits.sub_partitions_per_sm * clock_hz));
   // Arithmetic pipes, where the counters give thread operations and characterize measured the rate.
   auto pipe = [&](const char* resource, const char* key, const std::optional<double>& ops,
                   const std::optional<double>& per_clock_per_sm) {

@@ -520,13 +520,24 @@ TEST(Roofline, TheCommittedExampleApplication) {
   EXPECT_NE(csv.find(",estimated,"), std::string::npos) << "the profile has no FLOP counters: " << csv;
   const bool drew = fs::exists(prefix.string() + ".png");
   EXPECT_EQ(drew, o.out.find("wrote " + prefix.string() + ".png") != std::string::npos) << o.out;
-  // Without python3: the CSV, and how to draw it; still exit 0.
-  const fs::path bare = t.path / "bare";
+  // Without python3 (a PATH of `timeout` alone, which the SASS tools run under): the CSV, and how to
+  // draw it; still exit 0.
+  const fs::path bare = t.path / "bare", path = t.path / "path";
+  fs::create_directories(path);
+  ASSERT_EQ(warpmodel::test::run_command("ln -s \"$(command -v timeout)\" " + q(path / "timeout")).code, 0);
   const Output no_python =
-      run("roofline --profile " + q(profile) + " --device " + q(kDevice) + " -o " + q(bare), "PATH=/nonexistent");
+      run("roofline --profile " + q(profile) + " --device " + q(kDevice) + " -o " + q(bare), "PATH=" + q(path));
   ASSERT_EQ(no_python.code, 0) << no_python.err;
   EXPECT_TRUE(fs::exists(bare.string() + ".csv"));
   EXPECT_FALSE(fs::exists(bare.string() + ".png"));
   EXPECT_NE(no_python.out.find("draw it with: python3 "), std::string::npos) << no_python.out;
   EXPECT_NE(no_python.out.find("--points"), std::string::npos) << no_python.out;
+  // A folder or a device node is no prefix: exit 2, one line, nothing written beside it.
+  for (const std::string& folder_or_device : {t.path.string(), std::string("/dev/null")}) {
+    const Output r = run("roofline --profile " + q(profile) + " --device " + q(kDevice) + " -o " + q(folder_or_device));
+    EXPECT_EQ(r.code, 2) << folder_or_device << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("expected a prefix of files to write"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(folder_or_device + ".csv"));
+  }
 }

@@ -9,6 +9,7 @@
 //              written ones apart; else lts__t_bytes.sum             (else l2_read)
 //   L1/shared  l1tex__data_pipe_lsu_wavefronts.sum x 128 B          shared_read (the L1/shared data path)
 //   issue      smsp__inst_executed.sum                               one instruction per clock per scheduler:
+//   slots                                                            (shown "issue slots 32 %")
 //                                                                    time x SMs x schedulers x SM clock
 //   FP32       smsp__sass_thread_inst_executed_op_{fadd,fmul,ffma}   throughput.fp32_fma ops per clock per SM
 //   FP64       ..._op_{dadd,dmul,dfma}_pred_on.sum (thread ops)      throughput.fp64_fma
@@ -29,7 +30,7 @@
 namespace warpmodel::sass {
 
 struct CeilingShare {
-  std::string resource;  // "DRAM", "L2", "L1/shared", "issue", "FP32", "FP64", "SFU"
+  std::string resource;  // "DRAM", "L2", "L1/shared", "issue slots", "FP32", "FP64", "SFU"
   std::string key;       // its CSV/JSON name: "dram", "l2", "l1_shared", "issue", "fp32", "fp64", "sfu"
   double share = 0;      // achieved / ceiling (1 = the measured ceiling)
 };
