@@ -12,6 +12,7 @@
 #   ncu-import.json                         import-ncu of the raw page
 #   ncu-long-import.json                    import-ncu of the metric rows, names mapped with --binary
 #   predict.md/.csv                         predict-app of the CUPTI profile (its cubins, the GPU's device.json)
+#   roofline.csv/.png                       its launches on the GPU's measured roofline (warpmodel roofline)
 #   cupti-vs-ncu.md/.json                   compare-ncu: every counter of every launch, CUPTI vs ncu
 #   kernel-profiles.md                      kernel-profile of each kernel's first launch from both paths
 # and each file's record (GPU, UUID, driver, CUDA, clock, date, commit, its command) in
@@ -75,10 +76,11 @@ step ncu-long app-example/ncu-long.csv "$ncu" --clock-control none --cache-contr
   --log-file "$out/ncu-long.csv" "$app"
 step import-raw app-example/ncu-import.json "$bin" import-ncu "$out/ncu-raw.csv" -o "$out/ncu-import.json"
 step import-long app-example/ncu-long-import.json "$bin" import-ncu "$out/ncu-long.csv" -o "$out/ncu-long-import.json" --binary "$app"
-# predict.md/.csv: derived again by scripts/regenerate_results.sh from the profile and device.json.
+# predict.md/.csv and roofline.csv/.png: derived again by scripts/regenerate_results.sh from the profile and device.json.
 step predict-md "" "$bin" predict-app --profile "$out/profile.json" --device "$device" --format markdown -o "$out/predict.md"
 step predict-csv "" "$bin" predict-app --profile "$out/profile.json" --device "$device" --format csv -o "$out/predict.csv"
 step predict-grouped "" "$bin" predict-app --profile "$out/profile.json" --device "$device" --group
+step roofline "" "$bin" roofline --profile "$out/profile.json" --device "$device" -o "$out/roofline"
 
 # Counter by counter: the comparison folder layout `compare-ncu` reads (the same launches, in order).
 cmp=$logs/comparison
