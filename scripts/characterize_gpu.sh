@@ -186,8 +186,9 @@ stage_stencils() {
   clocks=$(nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader | head -1)
   WARPMODEL_SM_CLOCK="$clocks" "$build/stencils/gpu/bench_stencils" "${args[@]}" --benchmark_out="$out/stencils.json" \
     --benchmark_out_format=json &&
-    record stencils stencils.json "$build/stencils/gpu/bench_stencils ${args[*]} --benchmark_out=$out/stencils.json" &&
-    python3 scripts/stencil_report.py bench --json "$out/stencils.json" --device "$out/device.json" \
+    xz -9e -f "$out/stencils.json" &&  # stored compressed (docs/results-layout.md)
+    record stencils stencils.json.xz "$build/stencils/gpu/bench_stencils ${args[*]} --benchmark_out=$out/stencils.json; xz -9e" &&
+    python3 scripts/stencil_report.py bench --json "$out/stencils.json.xz" --device "$out/device.json" \
       --provenance "$out/provenance.json" --md "$out/stencils.md" --csv "$out/stencils.csv"
 }
 stage_adi() {

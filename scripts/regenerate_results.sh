@@ -120,8 +120,8 @@ python3 scripts/provenance_index.py index results
 # The stencil benchmarks' tables (scripts/stencil_report.py), whose references come from device.json.
 for dir in results/*/; do
   dir=${dir%/}
-  if [ -f "$dir/stencils.json" ] && [ -f "$dir/device.json" ]; then
-    python3 scripts/stencil_report.py bench --json "$dir/stencils.json" --device "$dir/device.json" \
+  if [ -f "$dir/stencils.json.xz" ] && [ -f "$dir/device.json" ]; then
+    python3 scripts/stencil_report.py bench --json "$dir/stencils.json.xz" --device "$dir/device.json" \
       --provenance "$dir/provenance.json" --md "$dir/stencils.md" --csv "$dir/stencils.csv" >/dev/null
     echo "regenerate: wrote $dir/stencils.{md,csv}"
   fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tables from measured stencil data. Writers only: nothing here measures.
 
-  stencil_report.py bench --json results/h200/stencils.json --provenance results/h200/provenance.json \
+  stencil_report.py bench --json results/h200/stencils.json.xz --provenance results/h200/provenance.json \
       --md results/h200/stencils.md --csv results/h200/stencils.csv
       bench_stencils' Google Benchmark JSON (run with --benchmark_repetitions and aggregates) ->
       the orders x variants table (best block per cell, fraction of the measured copy bandwidth),
@@ -17,6 +17,7 @@ import argparse
 import csv
 import io
 import json
+import lzma
 import os
 import re
 import sys
@@ -46,8 +47,11 @@ def write_atomically(path, text):
 
 def load_json(path, what):
     try:
-        with open(path) as f:
+        # results/ keeps the benchmark output xz-compressed (docs/results-layout.md)
+        with (lzma.open(path, "rt", encoding="utf-8") if path.endswith(".xz") else open(path, encoding="utf-8")) as f:
             return json.load(f)
+    except lzma.LZMAError as e:
+        raise InputError(f"{path}: not a complete xz stream ({e})")
     except OSError as e:
         raise InputError(f"{path}: cannot read the {what}: {e.strerror}")
     except json.JSONDecodeError as e:
