@@ -170,6 +170,9 @@ int run_predict_app(const PredictAppOptions& o) {
   if (o.format == "json") {
     nlohmann::json j = sass::to_json(prediction);
     j["complete"] = incomplete.empty();
+    j["interval_source"] = prediction.interval_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(prediction.interval_source);
+    j["gain_threshold_pct"] = prediction.gain_threshold_pct;
+    j["gain_threshold_source"] = prediction.gain_threshold_source;
     text = j.dump(2) + "\n";
   } else {
     const TableFormat format = o.format == "csv"        ? TableFormat::Csv
@@ -181,9 +184,19 @@ int run_predict_app(const PredictAppOptions& o) {
       text += bullet + "device: " + device.name + " (" + o.device + ")\n";
       text += bullet + "model: " + prediction.model + "\n";
       text += bullet + "SASS: " + prediction.sass + "\n";
+      text += bullet + "80 % interval: " +
+              (prediction.interval_source.empty()
+                   ? std::string("none (the device profile has no hopper_intervals: `warpmodel validate --from DIR` "
+                                 "writes them; they are the hopper variant's)")
+                   : "the predicted time divided by 1 + the 90th and 10th percentiles of held-out errors of its bound (" +
+                         prediction.interval_source + ")") +
+              "\n";
+      text += bullet + "reliable gain: above " + format_number(prediction.gain_threshold_pct, 3) + " % (" +
+              prediction.gain_threshold_source + ")\n";
       if (!prediction.gpu_warning.empty()) text += bullet + "WARNING: " + prediction.gpu_warning + "\n";
       text += bullet + "best block: the block shape `sweep` ranks first (grid re-derived from grid x block; the "
-              "launch's work spread over each shape's warps), \"none better\" below a 0.5 % predicted gain; predicted gain = 1 - "
+              "launch's work spread over each shape's warps), \"no reliable gain\" where its predicted gain is at or below the "
+              "reliable-gain threshold; predicted gain = 1 - "
               "its time / the profiled shape's; \"not recommended\" where a guardrail says the sweep's assumptions do not hold\n";
       text += bullet + "speed of light: the two largest shares of the measured ceilings the launch reached (counters / "
               "measured time against device.json's rates; every share in --format csv|json); without the bound: the "

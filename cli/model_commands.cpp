@@ -1,7 +1,10 @@
 // predict, sweep, reproduce-thesis: the model-only subcommands.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -9,6 +12,7 @@
 #include "model_option.hpp"
 #include "options.hpp"
 #include "exit_codes.hpp"
+#include "warpmodel/intervals.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
@@ -52,7 +56,122 @@ std::vector<ModelVariant> parse_models(const std::string& name) {
 
 struct PredictOptions : CommonOptions {
   std::string device, kernel, model = kDefaultModel;
+  bool terms = false;  // the full term list after the summary
 };
+
+// The terms whose cycles make up a prediction, for the summary's largest three: hopper's parts of
+// one wave (H.2-H.16), the MWP-CWP variants' parts of eq 4.1 (T_overlap is subtracted).
+constexpr const char* kHopperTimeTerms[] = {"T_issue", "T_sfu", "T_schedule", "T_mem_latency", "T_l1",
+                                            "T_l2",    "T_dram", "T_dispatch", "T_slice_atomics", "T_gather"};
+constexpr const char* kMwpCwpTimeTerms[] = {"W_parallel", "W_serial", "T_mem", "T_overlap"};
+// hong-kim-2009 has no eq 4.1 totals: one warp's periods and the barrier cost.
+constexpr const char* kHongKimTimeTerms[] = {"comp_cycles", "mem_cycles", "O_sync"};
+
+struct LargestTerm {
+  std::string key, label, equation;
+  double cycles = 0;
+};
+
+std::vector<LargestTerm> largest_terms(const Prediction& p, std::size_t count = 3) {
+  std::vector<LargestTerm> out;
+  std::vector<std::string> keys;
+  if (p.variant == ModelVariant::Hopper) keys.assign(std::begin(kHopperTimeTerms), std::end(kHopperTimeTerms));
+  else if (p.variant == ModelVariant::HongKim2009) keys.assign(std::begin(kHongKimTimeTerms), std::end(kHongKimTimeTerms));
+  else keys.assign(std::begin(kMwpCwpTimeTerms), std::end(kMwpCwpTimeTerms));
+  for (const PredictionTerm& term : prediction_terms()) {
+    const double v = p.*term.member;
+    if (std::find(keys.begin(), keys.end(), term.key) != keys.end() && std::isfinite(v) && v > 0)
+      out.push_back({term.key, term.label, term.equation, v});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LargestTerm& a, const LargestTerm& b) { return a.cycles > b.cycles; });
+  if (out.size() > count) out.resize(count);
+  return out;
+}
+
+// "launch_cycles = ..., turnover_exponent = ..." as device.json gives them to hopper; empty when unfitted.
+std::string calibration_text(const DeviceProfile& device) {
+  if (!device.hopper_calibration) return "";
+  const auto& c = *device.hopper_calibration;
+  return "launch_cycles = " + format_number(c.launch_cycles, 6) + ", scale = " + format_number(c.scale, 6) +
+         ", wave_cycles = " + format_number(c.wave_cycles, 6) + ", barrier_cycles = " + format_number(c.barrier_cycles, 6) +
+         ", turnover_exponent = " + format_number(c.turnover_exponent, 3);
+}
+
+// "52.1 to 68.9 us": the interval of a time in microseconds.
+std::string interval_us(const PredictionInterval& iv, double seconds) {
+  return format_number(seconds * 1e6 * iv.low_factor, 4) + " to " + format_number(seconds * 1e6 * iv.high_factor, 4) + " us";
+}
+
+// Why a prediction has no interval.
+std::string no_interval_reason(const Prediction& p) {
+  if (p.variant != ModelVariant::Hopper) return "no interval (the intervals are the hopper variant's held-out errors)";
+  return "no interval (the device profile has no hopper_intervals: `warpmodel validate --from DIR` writes them)";
+}
+
+// predict's lead: the time with its interval, what bounds it (hopper's bound; the MWP-CWP variants'
+// case), the three largest terms and the constants applied.
+std::string prediction_summary(const DeviceProfile& device, const Prediction& p, bool markdown) {
+  const std::string b = markdown ? "- " : "";
+  std::string text = b + "model: " + std::string(to_string(p.variant)) + "\n";
+  text += b + "time: " + format_number(p.seconds * 1e6, 6) + " us";
+  if (const auto iv = prediction_interval(device, p))
+    text += ", 80 % interval " + interval_us(*iv, p.seconds) + " (" + iv->basis + ")";
+  else
+    text += ", " + no_interval_reason(p);
+  text += "\n" + b + "cycles: " + format_number(p.cycles) + "\n";
+  if (p.variant == ModelVariant::Hopper)
+    text += b + "bound: " + (p.bound.empty() ? std::string("-") : p.bound) + "\n";
+  else
+    text += b + "case: " + std::string(to_string(p.model_case)) + "\n";
+  std::string terms;
+  for (const LargestTerm& t : largest_terms(p)) {
+    if (!terms.empty()) terms += ", ";
+    terms += t.label + " " + format_number(t.cycles, 6) + " (" + t.equation + (t.key == "T_overlap" ? ", subtracted" : "") + ")";
+  }
+  text += b + (p.variant == ModelVariant::Hopper ? "largest terms (cycles of one wave): " : "largest terms (cycles): ") +
+          (terms.empty() ? std::string("-") : terms) + "\n";
+  if (p.variant != ModelVariant::Hopper)
+    text += b + "calibration: none (the MWP-CWP variants have no fitted constants)\n";
+  else if (const std::string c = calibration_text(device); !c.empty())
+    text += b + "calibration: " + c +
+            (device.hopper_calibration->fitted_on.empty() ? "" : " (" + device.hopper_calibration->fitted_on + ")") + "\n";
+  else
+    text += b + "calibration: none (unfitted)\n";
+  return text;
+}
+
+// The full term table with the interval's ends under the time, where a prediction has one.
+Table terms_table(const DeviceProfile& device, std::span<const Prediction> predictions) {
+  Table t = prediction_table(predictions);
+  std::vector<std::string> low{"time low (us)", "80 %"}, high{"time high (us)", "80 %"};
+  bool any = false;
+  for (const auto& p : predictions) {
+    const auto iv = prediction_interval(device, p);
+    any = any || iv.has_value();
+    low.push_back(iv ? format_number(p.seconds * 1e6 * iv->low_factor, 6) : "-");
+    high.push_back(iv ? format_number(p.seconds * 1e6 * iv->high_factor, 6) : "-");
+  }
+  if (any) {
+    t.rows.push_back(std::move(low));
+    t.rows.push_back(std::move(high));
+  }
+  return t;
+}
+
+nlohmann::json interval_json(const DeviceProfile& device, const Prediction& p) {
+  const auto iv = prediction_interval(device, p);
+  if (!iv) return nullptr;
+  return {{"quantiles", {kIntervalLowQuantile, kIntervalHighQuantile}},
+          {"low_us", p.seconds * 1e6 * iv->low_factor},
+          {"high_us", p.seconds * 1e6 * iv->high_factor},
+          {"low_cycles", p.cycles * iv->low_factor},
+          {"high_cycles", p.cycles * iv->high_factor},
+          {"bound", iv->bound.empty() ? nlohmann::json(nullptr) : nlohmann::json(iv->bound)},
+          {"errors", {iv->errors.low, iv->errors.high}},
+          {"held_out_errors", iv->errors.cases},
+          {"basis", iv->basis},
+          {"source", device.hopper_intervals->source}};
+}
 
 int run_predict(const PredictOptions& o) {
   check_output(o.output, {{"--device", o.device}, {"--kernel", o.kernel}});
@@ -82,6 +201,13 @@ int run_predict(const PredictOptions& o) {
       nlohmann::json j = to_json(p);
       j["device"] = device.name;
       j["kernel"] = kernel.name;
+      j["interval"] = interval_json(device, p);
+      nlohmann::json largest = nlohmann::json::array();
+      for (const LargestTerm& t : largest_terms(p)) largest.push_back({{"term", t.key}, {"cycles", t.cycles}});
+      j["largest_terms"] = largest;
+      j["calibration_applied"] = p.variant == ModelVariant::Hopper && device.hopper_calibration
+                                     ? to_json(*device.hopper_calibration)
+                                     : nlohmann::json(nullptr);
       out.push_back(j);
     }
     emit(o.output, (models.size() == 1 ? out[0] : out).dump(2) + "\n");
@@ -89,10 +215,22 @@ int run_predict(const PredictOptions& o) {
     return kExitOk;
   }
   std::string text;
-  if (format == OutputFormat::Table) text += "device: " + device.name + "\nkernel: " + kernel.name + "\n\n";
-  text += prediction_table(predictions).render(table_format(format));
+  if (format == OutputFormat::Csv) {  // machine-readable: every term, and the interval's ends
+    emit(o.output, terms_table(device, predictions).render(TableFormat::Csv));
+    say_skipped();
+    return kExitOk;
+  }
+  const bool markdown = format == OutputFormat::Markdown;
+  text += (markdown ? "- device: " : "device: ") + device.name + "\n" + (markdown ? "- kernel: " : "kernel: ") +
+          kernel.name + "\n\n";
+  for (std::size_t i = 0; i < predictions.size(); ++i)
+    text += (i ? "\n" : "") + prediction_summary(device, predictions[i], markdown);
+  if (o.terms)
+    text += "\n" + terms_table(device, predictions).render(table_format(format));
+  else
+    text += "\n(every term of the model: --terms)\n";
   for (const auto& p : predictions)
-    for (const auto& note : p.notes) text += format == OutputFormat::Csv ? "" : "note (" + std::string(to_string(p.variant)) + "): " + note + "\n";
+    for (const auto& note : p.notes) text += (markdown ? "- note (" : "note (") + std::string(to_string(p.variant)) + "): " + note + "\n";
   emit(o.output, text);
   say_skipped();
   return kExitOk;
@@ -129,7 +267,8 @@ int run_sweep(const SweepOptions& o) {
                         {"l1_hit_rate", 1 - e.profile.l1_miss_ratio},
                         {"l2_bytes_per_warp", e.profile.l2_bytes_per_warp ? nlohmann::json(*e.profile.l2_bytes_per_warp) : nlohmann::json(nullptr)},
                         {"derived_counters", derived},
-                        {"prediction", to_json(e.prediction)}});
+                        {"prediction", to_json(e.prediction)},
+                        {"interval", interval_json(device, e.prediction)}});
     }
     emit(o.output, nlohmann::json{{"device", device.name},
                            {"kernel", kernel.name},
@@ -148,10 +287,29 @@ int run_sweep(const SweepOptions& o) {
             std::to_string(result.rejected) + " cannot run\n" +
             "the profiled launch's work spread over each shape's warps (profiled at " + format_dim3(kernel.launch.block) + ")\n" +
             (kernel.access_patterns
-                 ? "memory counters derived per shape from the SASS addresses (" + kernel.access_patterns->source + ")\n\n"
+                 ? "memory counters derived per shape from the SASS addresses (" + kernel.access_patterns->source + ")\n"
                  : std::string("memory counters kept from the profiled launch (the profile has no access_patterns: "
-                               "make it with `warpmodel kernel-profile` to derive them per shape)\n\n"));
-  text += sweep_table(result, o.top).render(table_format(format));
+                               "make it with `warpmodel kernel-profile` to derive them per shape)\n"));
+  Table table = sweep_table(result, o.top);
+  // Each shape's time with its 80 % interval (its own bound's held-out errors), where the device has them.
+  const bool intervals = models[0] == ModelVariant::Hopper && device.hopper_intervals;
+  if (intervals) {
+    const auto at = std::find(table.headers.begin(), table.headers.end(), "time_us") - table.headers.begin() + 1;
+    table.headers.insert(table.headers.begin() + at, {"time_low_us", "time_high_us"});
+    for (std::size_t i = 0; i < table.rows.size(); ++i) {
+      const Prediction& p = result.ranked[i].prediction;
+      const PredictionInterval iv = *prediction_interval(device, p);
+      table.rows[i].insert(table.rows[i].begin() + at, {format_number(p.seconds * 1e6 * iv.low_factor, 6),
+                                                        format_number(p.seconds * 1e6 * iv.high_factor, 6)});
+    }
+    if (format == OutputFormat::Table)
+      text += "80 % intervals: the held-out errors of each shape's bound (" + device.hopper_intervals->source + ")\n\n";
+  } else if (format == OutputFormat::Table) {
+    text += std::string(models[0] == ModelVariant::Hopper
+                            ? "no intervals: the device profile has no hopper_intervals (`warpmodel validate --from DIR` writes them)"
+                            : "no intervals: they are the hopper variant's held-out errors") + "\n\n";
+  }
+  text += table.render(table_format(format));
   emit(o.output, text);
   return kExitOk;
 }
@@ -195,10 +353,14 @@ int run_reproduce_thesis(const CommonOptions& o) {
 
 void add_model_commands(CLI::App& app, Action& action) {
   auto predict_opts = std::make_shared<PredictOptions>();
-  CLI::App* predict_cmd = app.add_subcommand("predict", "predict one kernel launch, printing every term of the model");
+  CLI::App* predict_cmd = app.add_subcommand(
+      "predict", "predict one kernel launch: its time with an 80 % interval, the bound, the largest terms (--terms: every term)");
   predict_cmd->add_option("--device", predict_opts->device, "device profile JSON")->required()->check(path_name());
   predict_cmd->add_option("--kernel", predict_opts->kernel, "kernel profile JSON")->required()->check(path_name());
   predict_cmd->add_option("--model", predict_opts->model, model_option_help(true));
+  predict_cmd->add_flag("--terms", predict_opts->terms,
+                        "after the summary, every term of the model with its equation (--format json and csv always "
+                        "carry every term)");
   add_output_options(predict_cmd, *predict_opts);
   predict_cmd->callback([&action, predict_opts] { action = [predict_opts] { return run_predict(*predict_opts); }; });
 

@@ -3,6 +3,7 @@
 // validation.md, validation.csv, validation.tex and validation.json (README "Validation").
 // Model only: runs without a GPU, from committed measurements.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/device_comparison.hpp"  // profile_gpu_name
+#include "warpmodel/intervals.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/validation.hpp"
@@ -234,6 +236,95 @@ nlohmann::json derived_counter_json(const CrossShapeEvaluation& shapes) {
   return out;
 }
 
+std::vector<Residual> residuals_of(const HeldOutEvaluation& e) {
+  std::vector<Residual> out;
+  for (std::size_t r = 0; r < e.rows.size(); ++r)
+    if (e.rows[r].error.empty()) out.push_back({e.row_class[r], e.rows[r].bound, e.rows[r].signed_error});
+  return out;
+}
+
+// The hopper intervals validate stores in device.json, and their coverage on the nested
+// leave-one-class-out evaluation, with the plain percentiles and with the widened ones.
+struct Intervals {
+  bool any = false;  // some class's leave-one-class-out predictions to take errors from
+  DeviceProfile::HopperIntervals stored;
+  NestedCoverage nested_plain, nested_widened;
+  double gain_threshold = 0;  // reliable_gain_threshold of the stored shape-change errors
+};
+
+Intervals prediction_intervals(const HeldOutEvaluation& loco, const CrossShapeEvaluation& shapes,
+                               const std::string& device_name) {
+  Intervals out;
+  const std::vector<Residual> residuals = residuals_of(loco);
+  out.any = !residuals.empty();
+  if (!out.any) return out;
+  double widen = choose_widen(residuals);
+  if (!std::isfinite(widen)) widen = 1;  // one class: nothing to nest, the plain percentiles
+  out.stored = fit_intervals(residuals, widen, kIntervalMinCases,
+                             "leave-one-class-out errors of " + std::to_string(residuals.size()) + " launches of " +
+                                 device_name + ", widened to cover 80 % of the nested leave-one-class-out predictions "
+                                 "(warpmodel validate)");
+  std::vector<double> ratio_errors;
+  for (const auto& r : shapes.ratio_residuals) ratio_errors.push_back(r.error);
+  if (!ratio_errors.empty()) out.stored.shape_change = error_quantiles(ratio_errors);
+  out.gain_threshold = reliable_gain_threshold(out.stored.shape_change);
+  out.nested_plain = nested_coverage(residuals, 1.0);
+  out.nested_widened = nested_coverage(residuals, std::nullopt);
+  return out;
+}
+
+std::string pct(double fraction, int digits = 3) {
+  return std::isfinite(fraction) ? format_number(100 * fraction, digits) + "%" : "-";
+}
+std::string signed_pct(double fraction) {
+  return std::isfinite(fraction) ? (fraction >= 0 ? "+" : "") + format_number(100 * fraction, 3) + "%" : "-";
+}
+
+// The intervals per bound: percentiles, their widened values, and what they make of a prediction p.
+Table interval_table(const DeviceProfile::HopperIntervals& iv) {
+  Table t;
+  t.headers = {"bound", "held-out errors", "e10", "e50", "e90", "widened e10'", "widened e90'", "interval of a prediction p"};
+  auto row = [&](const std::string& name, const DeviceProfile::ErrorQuantiles& q, const std::string& bound_key) {
+    const ErrorBounds b = error_bounds(iv, bound_key);
+    const std::string fallback = b.pooled && name != "pooled" ? " (pooled: fewer than " + std::to_string(iv.min_cases) + ")" : "";
+    t.rows.push_back({name, std::to_string(q.cases), signed_pct(q.e10), signed_pct(q.e50), signed_pct(q.e90),
+                      signed_pct(b.low) + fallback, signed_pct(b.high) + fallback,
+                      format_number(1 / (1 + b.high), 3) + " p to " + format_number(1 / (1 + b.low), 3) + " p"});
+  };
+  for (const auto& [bound, q] : iv.by_bound) row(bound, q, bound);
+  row("pooled", iv.pooled, "");
+  return t;
+}
+
+Table harmful_table(const HarmfulPicks& all, const HarmfulPicks& reliable) {
+  Table t;
+  t.headers = {"picks", "kernels x sizes", "moved off the profiled shape", "harmful (> 10 % slower)", "share",
+               "largest slowdown", "withheld", "withheld that ran > 10 % faster"};
+  auto row = [&](const std::string& name, const HarmfulPicks& h) {
+    t.rows.push_back({name, std::to_string(h.groups), std::to_string(h.moved), std::to_string(h.harmful), pct(h.share),
+                      h.harmful ? signed_pct(h.largest) + " (" + h.largest_group + ": " + h.largest_pick + ")" : "-",
+                      std::to_string(h.withheld), std::to_string(h.withheld_faster)});
+  };
+  row("every pick", all);
+  row("reliable gains only (picks inside the uncertainty withheld)", reliable);
+  return t;
+}
+
+nlohmann::json harmful_json(const HarmfulPicks& h) {
+  return {{"groups", h.groups},     {"moved", h.moved},
+          {"harmful", h.harmful},   {"share", std::isfinite(h.share) ? nlohmann::json(h.share) : nlohmann::json(nullptr)},
+          {"largest_slowdown", h.largest}, {"largest_group", h.largest_group},
+          {"largest_pick", h.largest_pick}, {"withheld", h.withheld}, {"withheld_faster", h.withheld_faster}};
+}
+
+nlohmann::json coverage_json(const Coverage& plain, const Coverage& widened) {
+  auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  return {{"name", plain.name},
+          {"cases", plain.cases},
+          {"coverage_percentiles", num(plain.share())},
+          {"coverage_widened", num(widened.share())}};
+}
+
 int analyse(const ValidateOptions& o) {
   namespace fs = std::filesystem;
   const fs::path dir(o.from);
@@ -255,6 +346,7 @@ int analyse(const ValidateOptions& o) {
     HeldOutEvaluation evaluation;
     std::vector<ValidationCase> cases;
     const nlohmann::json* measurements;  // the predicted cases' sweep (its provenance)
+    bool outgoing = false;  // this GPU's constants predicting the other GPU's sweep
   };
   std::vector<nlohmann::json> other_measurements;
   other_measurements.reserve(o.cross.size());
@@ -271,15 +363,28 @@ int analyse(const ValidateOptions& o) {
     attach_access_patterns(other_cases, other, "", false);
     const std::string here = dir.filename().string(), there = other.filename().string();
     crosses.push_back({"cross-gpu " + here + " -> " + there, cross_device(device, v.cases, other_device, other_cases),
-                       other_cases, &other_measurements.back()});
+                       other_cases, &other_measurements.back(), true});
     crosses.push_back({"cross-gpu " + there + " -> " + here, cross_device(other_device, other_cases, device, v.cases),
-                       v.cases, &measurements});
+                       v.cases, &measurements, false});
   }
   // The "before tuning" use: one reference shape's counters predict every shape of its kernel.
   support::progress("validate", "cross-shape: one shape's counters predicting the kernel's other shapes");
   const CrossShapeEvaluation shapes = cross_shape(device, v.cases, loco);
   // What users' predictions use: the constants fitted on every measured case, in device.json.
   const DeviceProfile::HopperCalibration fitted_on_all = fit_hopper_calibration_on_all(device, v.cases);
+  // ... and the 80 % intervals of their times (intervals.hpp), from the leave-one-class-out errors.
+  support::progress("validate", "prediction intervals: percentiles of the leave-one-class-out errors, their coverage");
+  const Intervals intervals = prediction_intervals(loco, shapes, device.name);
+  std::vector<std::pair<std::string, std::array<Coverage, 2>>> cross_coverage;  // percentiles, widened
+  for (const auto& c : crosses)
+    if (c.outgoing && intervals.any) {
+      const std::vector<Residual> r = residuals_of(c.evaluation);
+      DeviceProfile::HopperIntervals plain = intervals.stored;
+      plain.widen = 1;
+      cross_coverage.push_back({c.label, {coverage(plain, r, c.label), coverage(intervals.stored, r, c.label)}});
+    }
+  const HarmfulPicks harmful_all = harmful_picks(shapes);
+  const HarmfulPicks harmful_reliable = harmful_picks(shapes, nested_gain_thresholds(shapes));
 
   // Everything is rendered before anything is written.
   const std::string provenance = provenance_lines(measurements);
@@ -327,6 +432,56 @@ int analyse(const ValidateOptions& o) {
     md << "Derived counters against each shape's measured ones (non-reference launches of the groups with access "
           "patterns; close: within 10 %, hit rates within 5 points):\n\n"
        << derived_counter_table(shapes).render(TableFormat::Markdown) << "\n";
+    md << "#### Picks against the profiled shape\n\nPer kernel and size, the shape ranked first from the reference's "
+          "counters with derived memory counters against the reference shape itself (the shape a user profiled): a "
+          "pick measured more than 10 % slower than it is harmful. A pick's predicted gain is reliable when it exceeds "
+          "the shape-change errors' 10th percentile (d = predicted ratio to the reference / measured ratio - 1, over "
+       << (intervals.stored.shape_change ? intervals.stored.shape_change->cases : 0)
+       << " non-reference shapes: d10 = "
+       << (intervals.stored.shape_change ? signed_pct(intervals.stored.shape_change->e10) : "-")
+       << ", d50 = " << (intervals.stored.shape_change ? signed_pct(intervals.stored.shape_change->e50) : "-")
+       << ", d90 = " << (intervals.stored.shape_change ? signed_pct(intervals.stored.shape_change->e90) : "-")
+       << ", so gains above " << pct(intervals.gain_threshold)
+       << "); below it the pick is withheld and the profiled shape stays. Each class's picks are withheld by the "
+          "threshold of the other classes' errors.\n\n"
+       << harmful_table(harmful_all, harmful_reliable).render(TableFormat::Markdown) << "\n";
+  }
+  if (!intervals.any) {
+    md << "### Prediction intervals and their coverage\n\nNone: no class has leave-one-class-out predictions to "
+          "take errors from (the other classes cannot fit the constants), so device.json carries no "
+          "hopper_intervals.\n\n";
+  } else {
+    const NestedCoverage& plain = intervals.nested_plain;
+    const NestedCoverage& widened = intervals.nested_widened;
+    md << "### Prediction intervals and their coverage\n\n"
+       << "Every hopper prediction carries an 80 % interval from the leave-one-class-out errors of its bound: the "
+          "10th, 50th and 90th percentiles of e = (predicted - measured) / measured per bound (a bound with fewer than "
+       << intervals.stored.min_cases
+       << " errors takes the pooled ones), e10 and e90 moved away from e50 by the factor whose nested "
+          "leave-one-class-out coverage reaches 80 % (x"
+       << format_number(intervals.stored.widen, 3)
+       << " here); a prediction p lies in [p / (1 + e90'), p / (1 + e10')]. device.json carries them "
+          "(\"hopper_intervals\"), and predict, sweep and predict-app print them.\n\n"
+       << interval_table(intervals.stored).render(TableFormat::Markdown) << "\n"
+       << "Coverage: the share of held-out launches whose measured time lies in its interval (target 80 %). Nested "
+          "leave-one-class-out: each class's predictions against intervals from the other classes' errors alone, "
+          "their widening factor chosen on those classes too. Cross-GPU: these intervals on the other GPU's launches "
+          "predicted with this GPU's constants.\n\n";
+    Table t;
+    t.headers = {"evaluation", "cases", "coverage of the 10-90 % percentiles", "coverage of the widened intervals"};
+    t.rows.push_back({"leave-one-class-out, nested", std::to_string(widened.pooled.cases), pct(plain.pooled.share()),
+                      pct(widened.pooled.share())});
+    for (const auto& [label, c] : cross_coverage)
+      t.rows.push_back({label, std::to_string(c[1].cases), pct(c[0].share()), pct(c[1].share())});
+    md << t.render(TableFormat::Markdown) << "\n";
+    Table by_class;
+    by_class.headers = {"class", "cases", "coverage of the 10-90 % percentiles", "coverage of the widened intervals",
+                        "widening factor (from the other classes)"};
+    for (std::size_t i = 0; i < widened.classes.size() && i < plain.classes.size(); ++i)
+      by_class.rows.push_back({widened.classes[i].name, std::to_string(widened.classes[i].cases),
+                               pct(plain.classes[i].share()), pct(widened.classes[i].share()),
+                               format_number(widened.widen_by_class.at(widened.classes[i].name), 3)});
+    md << "Nested leave-one-class-out coverage by class:\n\n" << by_class.render(TableFormat::Markdown) << "\n";
   }
   md << "device.json carries the constants fitted on every case (" << fitted_on_all.fitted_on
      << "): " << calibration_constants(fitted_on_all) << ".\n\n";
@@ -382,6 +537,28 @@ int analyse(const ValidateOptions& o) {
                             {"mean_slowdown_own", shapes.mean_slowdown_own},
                             {"derived_counters", derived_counter_json(shapes)}};
   summary["hopper_calibration_all_cases"] = to_json(fitted_on_all);
+  summary["cross_shape"]["harmful_picks"] = {{"threshold", kHarmfulSlowdown},
+                                             {"every_pick", harmful_json(harmful_all)},
+                                             {"reliable_gains_only", harmful_json(harmful_reliable)}};
+  summary["hopper_intervals"] = nullptr;
+  if (intervals.any) {
+    nlohmann::json iv = to_json(intervals.stored);
+    iv["gain_threshold"] = std::isfinite(intervals.gain_threshold) ? nlohmann::json(intervals.gain_threshold)
+                                                                   : nlohmann::json(nullptr);
+    iv["target_coverage"] = kIntervalTargetCoverage;
+    iv["coverage"] = nlohmann::json::array();
+    Coverage plain = intervals.nested_plain.pooled, widened = intervals.nested_widened.pooled;
+    plain.name = widened.name = "leave-one-class-out, nested";
+    iv["coverage"].push_back(coverage_json(plain, widened));
+    for (const auto& [label, c] : cross_coverage) iv["coverage"].push_back(coverage_json(c[0], c[1]));
+    iv["nested_by_class"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < intervals.nested_widened.classes.size() && i < intervals.nested_plain.classes.size(); ++i) {
+      nlohmann::json c = coverage_json(intervals.nested_plain.classes[i], intervals.nested_widened.classes[i]);
+      c["widen"] = intervals.nested_widened.widen_by_class.at(intervals.nested_widened.classes[i].name);
+      iv["nested_by_class"].push_back(c);
+    }
+    summary["hopper_intervals"] = iv;
+  }
   Table held_out =
       held_out_rows_with_provenance(v.cases, loco, "leave-one-class-out", measurements, o.command, Table{});
   {
@@ -405,6 +582,8 @@ int analyse(const ValidateOptions& o) {
     DeviceProfile::HopperCalibration stored = fitted_on_all;
     stored.fitted_on += " by `warpmodel validate`";
     device_json["hopper_calibration"] = to_json(stored);
+    if (intervals.any) device_json["hopper_intervals"] = to_json(intervals.stored);
+    else device_json.erase("hopper_intervals");  // none from these measurements: none from earlier ones either
   }
   for (std::size_t i = 0; i < v.summaries.size(); ++i) {
     const auto& s = v.summaries[i];
@@ -462,6 +641,20 @@ int analyse(const ValidateOptions& o) {
             << patterns_note << ")\n";
   for (const auto& c : crosses)
     std::cout << "hopper " << c.label << ": MAPE " << format_number(100 * c.evaluation.pooled.mape, 3) << "%\n";
+  if (intervals.any) {
+    std::cout << "hopper 80% intervals (leave-one-class-out errors per bound, widened x"
+              << format_number(intervals.stored.widen, 3) << "): coverage " << pct(intervals.nested_widened.pooled.share())
+              << " nested leave-one-class-out";
+    for (const auto& [label, c] : cross_coverage) std::cout << ", " << pct(c[1].share()) << " " << label;
+    std::cout << "\n";
+  } else {
+    std::cout << "hopper 80% intervals: none (no leave-one-class-out predictions to take errors from)\n";
+  }
+  std::cout << "hopper shape picks more than 10% slower than the profiled shape: " << harmful_all.harmful << " of "
+            << harmful_all.groups << " (largest " << (harmful_all.harmful ? signed_pct(harmful_all.largest) : "-")
+            << "); " << harmful_reliable.harmful << " (largest "
+            << (harmful_reliable.harmful ? signed_pct(harmful_reliable.largest) : "-") << ") with the "
+            << harmful_reliable.withheld << " picks inside the uncertainty withheld\n";
   std::cout
             << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv and validation-derived-counters.csv\n";
   return kExitOk;

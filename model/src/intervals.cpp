@@ -71,7 +71,7 @@ double smallest_covering(std::vector<double> offs, double target) {
   std::sort(offs.begin(), offs.end());
   const auto steps = static_cast<int>(std::lround((kWidenHighest - kWidenLowest) / kWidenStep));
   for (int s = 0; s <= steps; ++s) {
-    const double w = kWidenLowest + s * kWidenStep;
+    const double w = std::round((kWidenLowest + s * kWidenStep) * 100) / 100;  // 1.45, not 1.4500000000000002
     // A tolerance so that 1.4 on the grid covers an offset of exactly 1.4.
     const auto covered = std::upper_bound(offs.begin(), offs.end(), w + 1e-12) - offs.begin();
     if (static_cast<double>(covered) >= target * static_cast<double>(offs.size()) - 1e-9) return w;
@@ -136,10 +136,10 @@ PredictionInterval interval_for(const DeviceProfile::HopperIntervals& intervals,
   out.high_factor = 1 / (1 + out.errors.low);
   out.bound = out.errors.pooled ? std::string() : bound;
   out.basis = out.errors.pooled
-                  ? "all bounds pooled, " + std::to_string(out.errors.cases) + " held-out errors (" +
+                  ? "all bounds pooled: " + std::to_string(out.errors.cases) + " held-out errors (" +
                         (bound.empty() ? std::string("no bound") : bound) + " has fewer than " +
                         std::to_string(intervals.min_cases) + ")"
-                  : bound + ", " + std::to_string(out.errors.cases) + " held-out errors";
+                  : bound + ": " + std::to_string(out.errors.cases) + " held-out errors";
   if (intervals.widen != 1) out.basis += ", widened x" + format_number(intervals.widen, 3);
   return out;
 }

@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -44,7 +46,7 @@ int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), 
 
 TEST(Cli, PredictPrintsEveryTerm) {
   // The thesis's K40 profile is printed, not measured: it feeds thesis-2016, not the default hopper.
-  const CommandResult r = run("predict --device " + kDevice + " --kernel " + kKernel + " --model thesis-2016");
+  const CommandResult r = run("predict --device " + kDevice + " --kernel " + kKernel + " --model thesis-2016 --terms");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* term : {"ITILP", "MWP_cp", "AMAT", "T_overlap", "W_serial", "#Rep", "102912"})
     EXPECT_NE(r.out.find(term), std::string::npos) << term;
@@ -293,6 +295,10 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   EXPECT_EQ(provenance["sm_clock_mhz_recorded"]["launches"], 8);
   EXPECT_NE(provenance["analysis_command"].get<std::string>().find("validate --from"), std::string::npos);
   EXPECT_EQ(provenance["sm_clock_mhz"], provenance["sm_clock_mhz_recorded"]["min"]) << "every launch at one clock";
+  // One class: no leave-one-class-out errors, so no hopper_intervals (and device.json stays readable).
+  EXPECT_TRUE(summary["hopper_intervals"].is_null());
+  EXPECT_FALSE(nlohmann::json::parse(read_text_file(fs::path(dir) / "device.json").value_or("{}")).contains("hopper_intervals"));
+  EXPECT_NE(r.out.find("hopper 80% intervals: none"), std::string::npos) << r.out;
 }
 
 // The measurements stored xz-compressed (as results/ keeps them) give the same tables; a corrupt or
@@ -686,3 +692,163 @@ TEST(InputChecks, KernelProfileRefusesDumpsOfNoKernel) {
 }
 
 }  // namespace input_checks
+
+// predict, sweep and predict-app with the H200's committed device profile: every time with its 80 %
+// interval and where it came from; predict leads with a summary, every term under --terms.
+namespace intervals_cli {
+
+const fs::path kRepo = WARPMODEL_SOURCE_DIR;
+const std::string kH200Device = (kRepo / "results/h200/device.json").string();
+
+// The first launch of the committed H200 sweep, as a kernel profile.
+std::string h200_kernel() {
+  static const std::string path = [] {
+    std::ifstream in(kRepo / "results/h200/validation-measurements.json.xz", std::ios::binary);
+    const std::string xz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto j = nlohmann::json::parse(warpmodel::support::xz_decompress(xz, 1ULL << 32, "sweep"));
+    return write("h200-kernel.json", j["cases"][0]["profile"].dump());
+  }();
+  return path;
+}
+
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+TEST(Intervals, PredictLeadsWithASummary) {
+  const std::string args = "predict --device " + kH200Device + " --kernel " + h200_kernel();
+  const CommandResult r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string time = line_starting(r.out, "time: ");
+  EXPECT_NE(time.find(" us, 80 % interval "), std::string::npos) << r.out;
+  EXPECT_NE(time.find("held-out errors"), std::string::npos) << r.out;
+  EXPECT_NE(line_starting(r.out, "bound: "), "") << r.out;
+  // hopper's verdict is its bound: no MWP-CWP case beside it.
+  EXPECT_EQ(line_starting(r.out, "case: "), "") << r.out;
+  const std::string largest = line_starting(r.out, "largest terms (cycles of one wave): ");
+  EXPECT_EQ(std::count(largest.begin(), largest.end(), '('), 4) << largest;  // the heading's and three terms'
+  EXPECT_NE(line_starting(r.out, "calibration: launch_cycles = ").find("turnover_exponent = "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(every term of the model: --terms)"), std::string::npos);
+  EXPECT_EQ(r.out.find("T_last_wave"), std::string::npos) << r.out;
+
+  const CommandResult terms = run(args + " --terms");
+  ASSERT_EQ(terms.exit_code, 0) << terms.err;
+  for (const char* term : {"T_last_wave", "T_schedule", "time low (us)", "time high (us)"})
+    EXPECT_NE(terms.out.find(term), std::string::npos) << term;
+  EXPECT_EQ(line_starting(terms.out, "case "), "") << terms.out;  // "-" for hopper: the row is left out
+
+  const CommandResult json = run(args + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  const double us = j["seconds"].get<double>() * 1e6;
+  EXPECT_LT(j["interval"]["low_us"].get<double>(), us);
+  EXPECT_GT(j["interval"]["high_us"].get<double>(), us);
+  EXPECT_FALSE(j["terms"]["T_last_wave"].is_null());  // json keeps every term
+  EXPECT_EQ(j["largest_terms"].size(), 3u);
+  EXPECT_TRUE(j["calibration_applied"]["scale"].is_number());
+
+  const CommandResult csv = run(args + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("\ntime low (us),80 %,"), std::string::npos) << csv.out;
+
+  // Without intervals or constants, the summary says so.
+  nlohmann::json bare = nlohmann::json::parse(read_text_file(kH200Device).value_or("{}"));
+  bare.erase("hopper_intervals");
+  bare.erase("hopper_calibration");
+  const CommandResult unfitted = run("predict --device " + write("bare.json", bare.dump()) + " --kernel " + h200_kernel());
+  ASSERT_EQ(unfitted.exit_code, 0) << unfitted.err;
+  EXPECT_NE(line_starting(unfitted.out, "time: ").find("no interval (the device profile has no hopper_intervals"),
+            std::string::npos)
+      << unfitted.out;
+  EXPECT_EQ(line_starting(unfitted.out, "calibration: "), "calibration: none (unfitted)") << unfitted.out;
+}
+
+// The MWP-CWP variants show their case, and no interval or constants.
+TEST(Intervals, PredictSummaryOfAnMwpCwpVariant) {
+  const CommandResult r = run("predict --device " + kDevice + " --kernel " + kKernel + " --model thesis-2016");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(line_starting(r.out, "case: "), "") << r.out;
+  EXPECT_EQ(line_starting(r.out, "bound: "), "") << r.out;
+  EXPECT_NE(line_starting(r.out, "time: ").find("no interval"), std::string::npos) << r.out;
+  EXPECT_NE(line_starting(r.out, "largest terms (cycles): ").find("T_mem"), std::string::npos) << r.out;
+  EXPECT_NE(line_starting(r.out, "calibration: none (the MWP-CWP variants"), "") << r.out;
+}
+
+TEST(Intervals, SweepPrintsEachShapesInterval) {
+  const std::string args = "sweep --device " + kH200Device + " --kernel " + h200_kernel() + " --top 4";
+  const CommandResult csv = run(args + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",bound,cycles,time_us,time_low_us,time_high_us,"), std::string::npos) << csv.out;
+  const CommandResult json = run(args + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  for (const auto& e : nlohmann::json::parse(json.out)["ranked"]) {
+    const double us = e["prediction"]["seconds"].get<double>() * 1e6;
+    EXPECT_LE(e["interval"]["low_us"].get<double>(), us);
+    EXPECT_GE(e["interval"]["high_us"].get<double>(), us);
+  }
+}
+
+// predict-app: each launch's interval, and one wording for a shape pick inside the uncertainty, so
+// that the same kernel and shape read the same.
+TEST(Intervals, PredictAppIntervalsAndReliableGains) {
+  const std::string args = "predict-app --profile " + (kRepo / "results/h200/app-example/profile.json").string() +
+                           " --device " + kH200Device;
+  const CommandResult json = run(args + " --format json");
+  if (json.err.find("cuobjdump not found") != std::string::npos) GTEST_SKIP() << json.err;
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_GT(j["gain_threshold_pct"].get<double>(), 0.5);
+  EXPECT_TRUE(j["interval_source"].is_string());
+  for (const auto& row : j["rows"]) {
+    if (row["predicted_us"].is_null()) continue;
+    EXPECT_LT(row["predicted_low_us"].get<double>(), row["predicted_us"].get<double>());
+    EXPECT_GT(row["predicted_high_us"].get<double>(), row["predicted_us"].get<double>());
+    if (row["gain_pct"].is_number())
+      EXPECT_EQ(row["reliable_gain"].get<bool>(), row["gain_pct"].get<double>() > j["gain_threshold_pct"].get<double>() &&
+                                                      row["best_block"] != row["block"]);
+  }
+  const CommandResult table = run(args);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("80 % interval (us)"), std::string::npos);
+  EXPECT_EQ(table.out.find("none better"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("as profiled"), std::string::npos) << table.out;
+  // The same kernel at the same shape (the application's two repetitions): the same best-block cell.
+  const CommandResult csv = run(args + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  std::map<std::string, std::string> cell;  // kernel|grid|block -> the best-block cell
+  std::istringstream in(csv.out);
+  std::string header;
+  std::getline(in, header);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f(1);  // the fields, quotes undone
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '"') {
+        if (quoted && i + 1 < line.size() && line[i + 1] == '"') f.back() += line[++i];
+        else quoted = !quoted;
+      } else if (line[i] == ',' && !quoted) {
+        f.emplace_back();
+      } else {
+        f.back() += line[i];
+      }
+    }
+    ASSERT_GT(f.size(), 12u);
+    const std::string key = f[0] + "|" + f[4] + "|" + f[5];
+    // What the table's best-block cell says: the shape when its gain is reliable.
+    const std::string value = f[f.size() - 2] == "0" ? "no reliable gain" : f[11];
+    if (cell.count(key)) EXPECT_EQ(cell[key], value) << key;
+    cell[key] = value;
+  }
+}
+
+TEST(Intervals, DeviceIntervalsOutOfRangeAreOneLine) {
+  nlohmann::json d = nlohmann::json::parse(read_text_file(kH200Device).value_or("{}"));
+  d["hopper_intervals"]["widen"] = 0;
+  expect_bad_input(run("predict --device " + write("widen.json", d.dump()) + " --kernel " + h200_kernel()),
+                   "field 'hopper_intervals.widen': expected a number in [0.1, 10]");
+}
+
+}  // namespace intervals_cli

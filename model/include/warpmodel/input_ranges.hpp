@@ -58,7 +58,7 @@ inline constexpr PlausibleRange kCalibrationCycles{-1e9, 1e9, "cycles"};
 inline constexpr PlausibleRange kCalibrationScale{0.001, 1000, ""};
 // Its prediction intervals (hopper_intervals): percentiles of held-out signed errors
 // (predicted - measured) / measured; below -1 a prediction would be negative, and +100 is a
-// prediction 101 times the measurement (committed: about -0.35 to +0.3). The widening factor is
+// prediction 101 times the measurement (committed: -0.30 to +0.33). The widening factor is
 // chosen on [0.5, 4]; the residual counts are launches.
 inline constexpr PlausibleRange kSignedError{-0.99, 100, ""};
 inline constexpr PlausibleRange kIntervalWiden{0.1, 10, ""};

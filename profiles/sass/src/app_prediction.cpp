@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "warpmodel/intervals.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/sass/report.hpp"
@@ -124,6 +125,20 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
   out.gpu_warning = gpu_mismatch_warning(out.profile_gpu, out.device_gpu);
   for (const auto& w : options.what_ifs) out.what_ifs.push_back(w.text);
   out.model = std::string(to_string(variant));
+  // A shape pick is advice only beyond the uncertainty of a shape change: the cross-shape evaluation's
+  // errors of the ratio between shapes (device.json's hopper_intervals.shape_change), else the model's
+  // resolution.
+  const auto* shape_change = variant == ModelVariant::Hopper && device.hopper_intervals
+                                 ? &device.hopper_intervals->shape_change : nullptr;
+  if (shape_change && *shape_change && std::isfinite(reliable_gain_threshold(*shape_change))) {
+    out.gain_threshold_pct = 100.0 * reliable_gain_threshold(*shape_change);
+    out.gain_threshold_source = "the 10th percentile of the shape-change errors of validate's cross-shape evaluation (" +
+                                std::to_string((*shape_change)->cases) + " shapes)";
+  } else {
+    out.gain_threshold_pct = 100.0 * kTieGain;
+    out.gain_threshold_source = "the model's resolution (the device profile has no shape-change errors)";
+  }
+  if (variant == ModelVariant::Hopper && device.hopper_intervals) out.interval_source = device.hopper_intervals->source;
   out.device = device.name;
   out.profile = counters.origin;
   out.sass = sass_origin;
@@ -262,6 +277,12 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
         row.best_grid = first.best->grid;
         row.best_predicted_us = first.best->prediction.seconds * 1e6;
         row.gain_pct = 100.0 * (1.0 - first.best->prediction.seconds / first.prediction->seconds);
+        row.reliable_gain = *row.gain_pct > out.gain_threshold_pct && !(first.best->block == l.block);
+      }
+      if (const auto iv = prediction_interval(device, *first.prediction); iv && row.predicted_us) {
+        row.predicted_low_us = *row.predicted_us * iv->low_factor;
+        row.predicted_high_us = *row.predicted_us * iv->high_factor;
+        row.interval_basis = iv->basis;
       }
     } else {
       row.note = first.error;

@@ -1,5 +1,6 @@
 // predict-app's output: the table (text, markdown, CSV) and JSON (app_prediction.hpp). Nothing here
 // computes.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -31,14 +32,12 @@ std::string raw(const std::optional<double>& v) {
   return buf;
 }
 
-// Below this predicted gain another shape is a tie within the model's resolution, not advice.
-constexpr double kMeaningfulGainPct = 0.5;
-
 std::string best_shape(const AppPredictionRow& r) {
   if (!r.not_recommended.empty()) return "not recommended: " + r.not_recommended;
   if (!r.best_block) return "-";
-  if (*r.best_block == r.block) return "as profiled";
-  if (r.gain_pct && *r.gain_pct < kMeaningfulGainPct) return "none better";
+  // The profiled shape ranked first, or a gain within the uncertainty of a shape change: one wording,
+  // so that the same kernel and shape read the same whichever shape the sweep ranked first.
+  if (r.reliable_gain && !*r.reliable_gain) return "no reliable gain";
   return shape(*r.best_block) + " (grid " + shape(*r.best_grid) + ")";
 }
 
@@ -141,6 +140,15 @@ Table app_prediction_table(const AppPrediction& p, TableFormat format) {
                              p.gpu_warning});
       for (const auto& w : r.what_ifs) row.insert(row.end(), {raw(w.predicted_us), raw(w.gain_pct)});
     }
+    // The interval and the reliable gain, last.
+    t.headers.insert(t.headers.end(), {"predicted_low_us", "predicted_high_us", "interval_basis", "reliable_gain",
+                                       "gain_threshold_pct"});
+    for (std::size_t i = 0; i < p.rows.size(); ++i) {
+      const AppPredictionRow& r = p.rows[i];
+      t.rows[i].insert(t.rows[i].end(), {raw(r.predicted_low_us), raw(r.predicted_high_us), r.interval_basis,
+                                         r.reliable_gain ? (*r.reliable_gain ? "1" : "0") : "",
+                                         raw(p.gain_threshold_pct)});
+    }
     return t;
   }
   if (p.grouped)
@@ -151,6 +159,10 @@ Table app_prediction_table(const AppPrediction& p, TableFormat format) {
                  "speed of light", "best block", "predicted gain", "without the bound"};
   for (const auto& w : p.what_ifs) t.headers.push_back("what-if " + w);
   t.headers.push_back("note");
+  // The 80 % interval beside the predicted time, where the device profile has intervals.
+  const bool intervals = !p.interval_source.empty();
+  const auto interval_at = std::find(t.headers.begin(), t.headers.end(), "predicted (us)") - t.headers.begin() + 1;
+  if (intervals) t.headers.insert(t.headers.begin() + interval_at, "80 % interval (us)");
   for (const auto& r : p.rows) {
     std::vector<std::string> row;
     if (p.grouped) row = {r.kernel, launches_cell(r, true)};
@@ -163,6 +175,10 @@ Table app_prediction_table(const AppPrediction& p, TableFormat format) {
                            alternative_cell(bound_removed(r))});
     for (const auto& w : r.what_ifs) row.push_back(alternative_cell(&w));
     row.push_back(note_cell(r));
+    if (intervals)
+      row.insert(row.begin() + interval_at, r.predicted_low_us ? fixed(r.predicted_low_us, 2) + "-" +
+                                                                   fixed(r.predicted_high_us, 2)
+                                                             : "-");
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -197,6 +213,11 @@ json to_json(const AppPrediction& p) {
     row["speed_of_light"] = sol;
     row["what_ifs"] = alternatives_json(r.what_ifs);
     row["bound_removed"] = alternatives_json(r.bound_removed);
+    row["predicted_low_us"] = optional_number(r.predicted_low_us);
+    row["predicted_high_us"] = optional_number(r.predicted_high_us);
+    row["interval_basis"] = r.interval_basis.empty() ? json(nullptr) : json(r.interval_basis);
+    row["reliable_gain"] = r.reliable_gain ? json(*r.reliable_gain) : json(nullptr);
+    row["gain_threshold_pct"] = p.gain_threshold_pct;
     rows.push_back(std::move(row));
   }
   return {{"model", p.model},   {"device", p.device}, {"profile", p.profile}, {"sass", p.sass},

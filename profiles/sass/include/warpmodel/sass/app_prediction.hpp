@@ -29,11 +29,17 @@ struct AppPredictionRow {
   std::optional<double> measured_us;        // the launch's duration (a group: the median)
   double total_measured_us = 0;             // a group: the sum
   std::optional<double> predicted_us;       // (a group: the median of its launches' predictions)
+  // Its 80 % interval (intervals.hpp: the held-out errors of its bound), where the device has intervals.
+  std::optional<double> predicted_low_us, predicted_high_us;
+  std::string interval_basis;               // whose errors: "dram bandwidth: 48 held-out errors, ..."
   std::optional<double> error_pct;          // 100 (predicted - measured) / measured
   std::string bound;                        // what bounds the predicted time
   std::optional<Dim3> best_block, best_grid;  // the shape sweep ranks first
   std::optional<double> best_predicted_us;
   std::optional<double> gain_pct;           // 100 (1 - best / predicted at the profiled shape)
+  // gain_pct above the shape-change uncertainty (AppPrediction::gain_threshold_pct): a shape to act on.
+  // False when the profiled shape ranks first too.
+  std::optional<bool> reliable_gain;
   std::vector<std::string> static_fields;   // kernel-profile fields that fell back to static estimates
   std::string note;                         // why a row has no prediction, or a caveat
   // Recommendations a user can act on (docs/your-kernels.md "Guardrails", "Speed of light", "What-if"):
@@ -62,6 +68,9 @@ struct AppPrediction {
   std::string device;   // the device profile's name
   std::string profile;  // the counters' origin
   std::string sass;     // where the SASS came from (binary or cubin folder)
+  std::string interval_source;    // the device's hopper_intervals' source ("": no intervals)
+  double gain_threshold_pct = 0;  // a predicted gain at or below it is no reliable gain
+  std::string gain_threshold_source;
   bool grouped = false;
   std::vector<AppPredictionRow> rows;
   std::vector<std::string> notes;  // once per table: model notes, unfitted constants, ...
