@@ -42,8 +42,14 @@ else
   echo "setup: no nvcc found: building without GPU subcommands (the model does not need them)"
 fi
 
+# ccache, where installed, makes a rebuild in another clone or after a branch switch fast.
+launcher_flags=()
+if command -v ccache >/dev/null; then
+  launcher_flags=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+
 echo "setup: configuring build/ (log: build.log)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" >build.log 2>&1 || { cat build.log; exit 1; }
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cuda_flags[@]}" "${launcher_flags[@]}" >build.log 2>&1 || { cat build.log; exit 1; }
 # The build takes about 10 minutes on 2 cores with CUDA: one line per finished target, with CMake's
 # percentage, so that a first build shows where it is (everything else goes to build.log).
 echo "setup: building with $(nproc) jobs (about 10 minutes on 2 cores the first time; nothing to do afterwards)"
