@@ -20,7 +20,9 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 stage "ASan + UBSan build of warpmodel and its CLI tests (build-sanitize/, log build-sanitize.log)"
 # -O0 -g1 (line tables: reports still name file and line): the 73 translation units compile in about
 # 60 % of the time -O1 takes, and the fuzz under the sanitizers still runs in about a minute.
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" \
+launcher_flags=()
+command -v ccache >/dev/null && launcher_flags=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B build-sanitize "${launcher_flags[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1 -DNDEBUG" \
   -DWARPMODEL_ENABLE_CUDA=OFF \
   -DWARPMODEL_BUILD_BENCHMARKS=OFF -DWARPMODEL_SANITIZE=ON >build-sanitize.log 2>&1 || { cat build-sanitize.log; exit 1; }
 cmake --build build-sanitize -j"$(nproc)" --target warpmodel test_cli >>build-sanitize.log 2>&1 ||
