@@ -31,7 +31,8 @@ struct ArchLimits {
   int max_warps_per_sm() const { return max_threads_per_sm / warp_size; }
 };
 
-// Limits for compute capability major.minor (3.5 .. 9.0); throws std::invalid_argument otherwise.
+// Limits for compute capability major.minor (3.5 .. 9.0, 10.0, 10.3, 12.0, 12.1); throws
+// std::invalid_argument otherwise.
 ArchLimits arch_limits_for(int cc_major, int cc_minor);
 // The compute capabilities arch_limits_for knows, as "major.minor".
 std::vector<std::string> known_compute_capabilities();
