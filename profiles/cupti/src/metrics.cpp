@@ -305,13 +305,13 @@ std::vector<MetricSet> build_sets() {
            // bins, a grid-wide sum) wait on one slice however many slices the GPU has.
            "lts__t_sectors_op_red.max",
            "lts__t_sectors_op_atom.max",
-           // The tensor pipe's warp instructions, every MMA kind (HMMA, IMMA, DMMA, the GMMA of
-           // sm_90; hopper H.17 takes each one's FLOPs from its SASS shape). GA100 .. GB202 have it.
-           "smsp__inst_executed_pipe_tensor.sum",
        }),
-       // Bytes the SM sends into other SMs' shared memory (distributed shared memory, hopper H.18c).
-       // sm_90 and later only: collected where the chip offers it.
-       {"l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum"}},
+       // Collected where the chip offers them (optional: a profile without them still predicts).
+       // The tensor pipe's warp instructions, every MMA kind (HMMA, IMMA, DMMA, the GMMA of sm_90;
+       // hopper H.17 takes each one's FLOPs from its SASS shape; GA100 .. GB202 count it); the bytes
+       // the SM sends into other SMs' shared memory (distributed shared memory, hopper H.18c; sm_90
+       // and later).
+       {"smsp__inst_executed_pipe_tensor.sum", "l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum"}},
       {"stalls",
        "the warps in each stall state per issue-active cycle (the 16 reasons of sm_90): hopper H.1c reads the "
        "barrier share (launch.barrier_wait_share); the model set holds them too",
