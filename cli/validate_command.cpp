@@ -25,6 +25,7 @@
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/traffic.hpp"
+#include "warpmodel/adi/cluster_sweep.hpp"
 
 #ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
 #include "characterize.hpp"  // ubench: gpu_slug
@@ -48,6 +49,35 @@ struct ValidateOptions {
   bool sass_binary_given = false;
   std::string command;
 };
+
+// Sweeps measured before the kernel profile carried launch.cluster: the ADI fused-cluster y-sweep ran
+// in clusters of adi::cluster_columns(ny, kClusterCells) blocks along x, as its launch
+// (stencils/adi gpu_solver.cu) sets them on a GPU that runs clusters of 16 (every one measured);
+// the case's size label "N^2" gives ny. (Its kernel's third template argument is that width:
+// test AdiClusterLaunches checks the rule against the committed sweeps' kernel names.) Returns how
+// many cases it completed.
+int complete_cluster_launches(std::vector<ValidationCase>& cases) {
+  int completed = 0;
+  for (ValidationCase& c : cases) {
+    if (c.profile.launch.cluster || c.family != "adi" || c.shape != "fused-cluster" || c.kernel.rfind("sweep-y", 0) != 0)
+      continue;
+    const auto caret = c.size.find("^2");
+    if (caret == std::string::npos || caret == 0) continue;
+    int ny = 0;
+    try {
+      ny = std::stoi(c.size.substr(0, caret));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (ny <= 0) continue;
+    c.profile.launch.cluster = Dim3{adi::cluster_columns(ny, adi::kClusterCells), 1, 1};
+    c.profile.sources["launch.cluster"] = "the ADI solver's launch of fused-cluster's y-sweep (adi::cluster_columns(" +
+                                          std::to_string(ny) + ", " + std::to_string(adi::kClusterCells) +
+                                          ")): measured before the kernel profile carried launch.cluster";
+    ++completed;
+  }
+  return completed;
+}
 
 // The access patterns (the SASS address of every global access, traffic.hpp) of each case's
 // kernel, so that the cross-shape evaluation can derive memory counters per shape. From
@@ -333,6 +363,7 @@ int analyse(const ValidateOptions& o) {
   const fs::path measurements_path = support::plain_or_xz(dir / "validation-measurements.json");
   const nlohmann::json measurements = read_json_file(measurements_path);
   std::vector<ValidationCase> cases = validation_cases_from_json(measurements, measurements_path.string());
+  complete_cluster_launches(cases);
   const std::string patterns_note = attach_access_patterns(cases, dir, o.sass_binary, o.sass_binary_given);
   support::progress("validate", std::to_string(cases.size()) + " launches of " + device.name +
                                     ": fitting hopper's constants on the training half");
@@ -358,6 +389,7 @@ int analyse(const ValidateOptions& o) {
     const fs::path other_path = support::plain_or_xz(other / "validation-measurements.json");
     other_measurements.push_back(read_json_file(other_path));
     std::vector<ValidationCase> other_cases = validation_cases_from_json(other_measurements.back(), other_path.string());
+    complete_cluster_launches(other_cases);
     // The other sweep's cases get their kernels' access patterns too (from its folder's
     // access-patterns.json), so that both GPUs' cases are predicted alike (hopper H.15 reads them).
     attach_access_patterns(other_cases, other, "", false);

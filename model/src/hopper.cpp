@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mwp_cwp_core.hpp"
+#include "warpmodel/architecture_specs.hpp"
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/model.hpp"
 #include "warpmodel/sweep.hpp"
@@ -33,6 +34,15 @@ struct Rates {
   // Store sectors alone in their line, written 4, 8, 16 or 32 bytes at a time, per clock (whole
   // device); all 0: no H.8c term.
   double lone_store_sectors_per_clock[4] = {0, 0, 0, 0};
+  double dsmem_bytes_per_clock = 0;  // whole device; 0: no H.18c term
+};
+
+// The kernel's demands on the tensor pipe and its cluster (H.17, H.18), per warp.
+struct ClusterAndTensor {
+  double tensor_clocks_per_warp = 0;   // H.17: sum_t F_t / R_t, at the whole SM's tensor rate
+  double cluster_barrier_waits = 0;    // H.18b
+  double remote_shared_waits = 0;
+  double barrier_latency = 0, dsmem_latency = 0;  // cycles; 0: not measured
 };
 
 Rates measured_rates(const DeviceProfile& d) {
@@ -73,7 +83,61 @@ Rates measured_rates(const DeviceProfile& d) {
   }
   if (d.dram_random_write_bandwidth_gbs)
     r.dram_random_write_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_random_write_bandwidth_gbs, d.sm_clock_mhz);
+  if (d.dsmem_bandwidth_gbs) r.dsmem_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dsmem_bandwidth_gbs, d.sm_clock_mhz);
   return r;
+}
+
+// H.17: the clocks one warp's MMAs take at the whole SM's tensor rate, each input type at its
+// measured rate, else the specification's (said in a note), else not priced (said too).
+double tensor_clocks_per_warp(const DeviceProfile& d, const KernelProfile& k, std::vector<std::string>& notes) {
+  double clocks = 0;
+  for (const auto& [type, flops] : k.tensor_flops_per_warp) {
+    if (!(flops > 0)) continue;
+    double rate = 0;
+    if (const auto it = d.tensor_flops_per_clock_per_sm.find(type); it != d.tensor_flops_per_clock_per_sm.end()) {
+      rate = it->second;
+    } else if (const auto spec = spec_tensor_flops_per_clock_per_sm(d.cc_major, d.cc_minor, type)) {
+      rate = *spec;
+      notes.push_back("hopper: tensor " + type + " at " + std::to_string(static_cast<int>(rate)) +
+                      " FLOPs per clock per SM, the sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
+                      " specification (spec, not measured: tensor_flops_per_clock_per_sm." + type +
+                      " absent from the device profile) (H.17)");
+    } else {
+      notes.push_back("hopper: the kernel's " + type + " tensor work is not priced: no measured tensor_flops_per_clock_per_sm." +
+                      type + " and no specification for sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
+                      "; T_tensor leaves it out (H.17)");
+      continue;
+    }
+    clocks += hopper_eq::tensor_clocks_per_warp(flops, rate);
+  }
+  return clocks;
+}
+
+// H.18: the blocks of a cluster launch, 0 without clusters (or clusters of one block).
+double cluster_blocks(const KernelProfile& k) {
+  if (!k.launch.cluster || k.launch.cluster->count() <= 1) return 0;
+  return static_cast<double>(k.launch.cluster->count());
+}
+
+// H.18b: the cluster-wide waits on one warp's path and their measured round trips.
+ClusterAndTensor cluster_waits(const DeviceProfile& d, const KernelProfile& k, std::vector<std::string>& notes) {
+  ClusterAndTensor c;
+  if (cluster_blocks(k) == 0) return c;
+  // A block that used distributed shared memory must wait for its cluster before it exits: at least
+  // one barrier wait where the profile does not count them.
+  c.cluster_barrier_waits = k.cluster_barrier_waits_per_warp.value_or(1);
+  c.remote_shared_waits = k.remote_shared_waits_per_warp.value_or(0);
+  if (!k.cluster_barrier_waits_per_warp)
+    notes.push_back("hopper: the kernel profile does not count its cluster waits (instructions_per_warp.cluster_barrier_wait): "
+                    "taken as one barrier wait a warp (H.18b)");
+  c.barrier_latency = d.cluster_barrier_latency_cycles.value_or(0);
+  c.dsmem_latency = d.dsmem_latency_cycles.value_or(0);
+  if ((c.cluster_barrier_waits > 0 && !d.cluster_barrier_latency_cycles) ||
+      (c.remote_shared_waits > 0 && !d.dsmem_latency_cycles))
+    notes.push_back("hopper: no measured cluster barrier or distributed shared memory latency in the device profile "
+                    "(latency_cycles.cluster_barrier, latency_cycles.dsmem): T_cluster_sync counts 0 for them (H.18b); "
+                    "re-run `warpmodel characterize`");
+  return c;
 }
 
 // Bytes one warp moves through each level: measured (CUPTI) when the profile has them, else from
@@ -176,7 +240,7 @@ struct LoneStoreSectors {
 
 struct WaveTerms {
   double issue = 0, sfu = 0, schedule = 0, mem_latency = 0, l1 = 0, l2 = 0, dram = 0, dispatch = 0, slice_atomics = 0,
-         gather = 0;
+         gather = 0, tensor = 0, cluster_sync = 0, dsmem = 0;
   double warp = 0, pipe = 0, data = 0, wave = 0;
   std::string bound;
 };
@@ -184,8 +248,8 @@ struct WaveTerms {
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& counted,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
-                     const GatherDemand& gather, const LoneStoreSectors& lone, double n, double sms,
-                     double blocks_per_sm) {
+                     const GatherDemand& gather, const LoneStoreSectors& lone, const ClusterAndTensor& ct, double n,
+                     double sms, double blocks_per_sm) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
@@ -247,6 +311,10 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.gather = hopper_eq::t_gather(n, gather.sectors_per_warp, gather.l2_hit_share, r.l2_random_bytes_per_clock / sms,
                                  r.dram_random_bytes_per_clock / sms);  // H.16
   w.dispatch = hopper_eq::t_dispatch(blocks_per_sm, r.block_dispatch_cycles);  // H.13
+  w.tensor = hopper_eq::t_tensor(n, p, ct.tensor_clocks_per_warp);                // H.17
+  w.cluster_sync = hopper_eq::t_cluster_sync(ct.cluster_barrier_waits, ct.barrier_latency, ct.remote_shared_waits,
+                                             ct.dsmem_latency);  // H.18b
+  w.dsmem = hopper_eq::t_dsmem(n, k.dsmem_bytes_per_warp.value_or(0), r.dsmem_bytes_per_clock / d.sm_count);  // H.18c
   // What-if (DeviceProfile::free_terms, predict-app's potential gains): a named term costs nothing.
   for (const std::string& name : d.free_terms) {
     double* term = name == "issue"                 ? &w.issue
@@ -259,21 +327,29 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                    : name == "l2 slice atomics"    ? &w.slice_atomics
                    : name == "gather sectors"      ? &w.gather
                    : name == "block dispatch"      ? &w.dispatch
+                   : name == "tensor pipe"         ? &w.tensor
+                   : name == "cluster sync"        ? &w.cluster_sync
+                   : name == "distributed shared memory" ? &w.dsmem
                                                    : nullptr;
     if (term) *term = 0;
   }
-  w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency);  // H.10
-  w.pipe = hopper_eq::t_pipe(w.issue, w.sfu);
-  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.slice_atomics, w.gather);
+  w.warp = hopper_eq::t_warp(w.schedule, w.mem_latency, w.cluster_sync);  // H.10
+  w.pipe = hopper_eq::t_pipe(w.issue, w.sfu, w.tensor);
+  w.data = hopper_eq::t_data(w.l1, w.l2, w.dram, w.slice_atomics, w.gather, w.dsmem);
   w.wave = hopper_eq::t_wave(w.warp, w.pipe, w.data, w.dispatch);             // H.11
+  const char* warp_part = w.cluster_sync > std::max(w.mem_latency, w.schedule) ? "cluster sync"
+                          : w.mem_latency > w.schedule                        ? "memory latency"
+                                                                              : "warp schedule";
   const std::pair<double, const char*> named[] = {{w.issue, "issue"},
                                                   {w.sfu, "sfu pipe"},
-                                                  {w.warp, w.mem_latency > w.schedule ? "memory latency" : "warp schedule"},
+                                                  {w.tensor, "tensor pipe"},
+                                                  {w.warp, warp_part},
                                                   {w.l1, "l1/shared data path"},
                                                   {w.l2, "l2 bandwidth"},
                                                   {w.dram, "dram bandwidth"},
                                                   {w.slice_atomics, "l2 slice atomics"},
                                                   {w.gather, "gather sectors"},
+                                                  {w.dsmem, "distributed shared memory"},
                                                   {w.dispatch, "block dispatch"}};
   double best = -1;
   for (const auto& [value, name] : named)
@@ -369,9 +445,39 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     p.reused_load_share =
         loop_invariant_load_share(*kernel.access_patterns, global_loads) * global_loads / loads;
   }
+  // H.17, H.18b: the tensor pipe's clocks per warp and the cluster's waits.
+  ClusterAndTensor ct = cluster_waits(device, kernel, p.notes);
+  ct.tensor_clocks_per_warp = tensor_clocks_per_warp(device, kernel, p.notes);
+  // H.18a: a cluster launch holds whole clusters in each GPC, which can leave block slots empty:
+  // the wave's blocks per SM B' and the waves come from the clusters at once.
+  double resident_blocks = occ.resident_blocks_per_sm;
+  if (const double c = cluster_blocks(kernel); c > 0) {
+    std::vector<int> gpcs = device.sms_per_gpc;
+    if (gpcs.empty()) {
+      if (auto spec = spec_sms_per_gpc(device.cc_major, device.cc_minor, device.sm_count)) {
+        gpcs = *spec;
+        p.notes.push_back("hopper: the SMs of each GPC from the sm_" + std::to_string(device.cc_major) +
+                          std::to_string(device.cc_minor) + " specification, spread evenly (spec, not measured: "
+                          "hardware.sms_per_gpc absent from the device profile) (H.18a)");
+      } else {
+        p.notes.push_back("hopper: no GPC layout for the device (hardware.sms_per_gpc) and none in the specification "
+                          "tables: clusters placed by the block slots alone (H.18a)");
+      }
+    }
+    if (!gpcs.empty()) {
+      p.clusters_at_once = hopper_eq::clusters_at_once(gpcs, occ.blocks_per_sm, c);
+      if (!(p.clusters_at_once > 0))
+        throw ModelError("kernel '" + kernel.name + "': a cluster of " + std::to_string(static_cast<long long>(c)) +
+                         " blocks at " + std::to_string(occ.blocks_per_sm) + " a SM fits in no GPC of " + device.name +
+                         " (its largest has " + std::to_string(*std::max_element(gpcs.begin(), gpcs.end())) +
+                         " SMs): it cannot launch; use smaller clusters or fewer resources a block");
+      resident_blocks = std::min(resident_blocks, hopper_eq::cluster_blocks_per_sm(p.clusters_at_once, c, device.sm_count,
+                                                                                   occ.blocks_per_sm));
+    }
+  }
   // H.1: full waves at N warps per SM on every active SM, then the partial wave.
   const hopper_eq::WaveSplit split =
-      hopper_eq::split_waves(static_cast<double>(occ.total_blocks), occ.resident_blocks_per_sm, occ.active_sms);
+      hopper_eq::split_waves(static_cast<double>(occ.total_blocks), resident_blocks, occ.active_sms);
   p.full_waves = split.full_waves;
   p.last_wave_sms = split.last_wave_sms;
   p.last_wave_warps_per_sm = split.last_wave_blocks_per_sm * occ.warps_per_block;
@@ -462,15 +568,17 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (one_wave) p.mlp = mlp_of(loads * f), p.batch_latency = batch_latency;
     if (f == 1)
       return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,
-                        gather, lone, resident_warps, sms, blocks_per_sm);
+                        gather, lone, ct, resident_warps, sms, blocks_per_sm);
     KernelProfile concentrated = kernel;
     scale_per_warp_counts(concentrated, f);
     GatherDemand concentrated_gather = gather;
     concentrated_gather.sectors_per_warp *= f;
+    ClusterAndTensor concentrated_ct = ct;  // the MMAs move with the work; the waits are each warp's own
+    concentrated_ct.tensor_clocks_per_warp *= f;
     return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f, batch_latency,
-                      slice_atomics_per_warp * f, concentrated_gather, lone, working, sms, blocks_per_sm);
+                      slice_atomics_per_warp * f, concentrated_gather, lone, concentrated_ct, working, sms, blocks_per_sm);
   };
-  const WaveTerms full = wave(occ.n, occ.active_sms, occ.resident_blocks_per_sm);
+  const WaveTerms full = wave(resident_blocks * occ.warps_per_block, occ.active_sms, resident_blocks);
   p.t_issue = full.issue;
   p.t_sfu = full.sfu;
   p.t_schedule = full.schedule;
@@ -481,6 +589,9 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.t_block_dispatch = full.dispatch;
   p.t_slice_atomics = full.slice_atomics;
   p.t_gather = full.gather;
+  p.t_tensor = full.tensor;
+  p.t_cluster_sync = full.cluster_sync;
+  p.t_dsmem = full.dsmem;
   p.t_warp = full.warp;
   p.t_pipe = full.pipe;
   p.t_data = full.data;
@@ -494,7 +605,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   }
   p.model_case = full.data > full.pipe ? ModelCase::MemoryBound : ModelCase::ComputeBound;
   p.cycles = hopper_eq::cycles(cal, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp,
-                               occ.resident_blocks_per_sm);  // H.12
+                               resident_blocks);  // H.12
   p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
   return p;
 }

@@ -1,5 +1,7 @@
 #include "warpmodel/json_io.hpp"
 
+#include "warpmodel/architecture_specs.hpp"
+
 #include "warpmodel/counter_rules.hpp"
 #include "warpmodel/input_ranges.hpp"
 #include "warpmodel/traffic.hpp"
@@ -294,7 +296,8 @@ constexpr std::pair<const char*, std::optional<double> DeviceProfile::*> kBandwi
     {"l2_write_sectors_4b", &DeviceProfile::l2_write_sectors_4b_gbs},
     {"l2_write_sectors_8b", &DeviceProfile::l2_write_sectors_8b_gbs},
     {"l2_write_sectors_16b", &DeviceProfile::l2_write_sectors_16b_gbs},
-    {"l2_write_sectors_32b", &DeviceProfile::l2_write_sectors_32b_gbs}};
+    {"l2_write_sectors_32b", &DeviceProfile::l2_write_sectors_32b_gbs},
+    {"dsmem", &DeviceProfile::dsmem_bandwidth_gbs}};
 
 json nan_to_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
@@ -329,6 +332,46 @@ void fill_rates_from_measurements(const json& top, const std::string& origin, De
        ranges::kAtomicOpsPerClock);
   fill(d.same_address_atomic_f32_ops_per_clock, "/throughput/global_atomic_same_address_f32/ops_per_clk",
        ranges::kAtomicOpsPerClock);
+  fill(d.cluster_barrier_latency_cycles, "/latency/cluster_barrier/warps_1/mean_cycles", ranges::kLatencyCycles);
+  fill(d.dsmem_latency_cycles, "/latency/dsmem_load/warps_1/mean_cycles", ranges::kLatencyCycles);
+  for (const char* type : tensor_types()) {
+    if (d.tensor_flops_per_clock_per_sm.count(type)) continue;
+    std::optional<double> rate;
+    fill(rate, "/throughput/tensor_" + std::string(type) + "/flops_per_clk_per_sm", ranges::kTensorFlopsPerClockPerSm);
+    if (rate) d.tensor_flops_per_clock_per_sm[type] = *rate;
+  }
+}
+
+// "hardware.sms_per_gpc": the SMs of each GPC, which add up to sm_count.
+std::vector<int> sms_per_gpc_from(ObjectReader& hw, int sm_count) {
+  hw.ignore("sms_per_gpc");
+  if (!hw.has("sms_per_gpc")) return {};
+  const json& v = hw.at("sms_per_gpc");
+  const std::string expected = "an array of at most " + std::to_string(ranges::kMaxGpcs) +
+                               " positive integers (the SMs of each GPC) adding up to sm_count (" +
+                               std::to_string(sm_count) + ")";
+  if (!v.is_array() || v.empty() || v.size() > static_cast<std::size_t>(ranges::kMaxGpcs))
+    hw.fail("sms_per_gpc", "expected " + expected + ", got " + describe(v));
+  std::vector<int> out;
+  long long sum = 0;
+  for (const json& e : v) {
+    if (!e.is_number_integer() || e.get<long long>() < 1 || e.get<long long>() > sm_count)
+      hw.fail("sms_per_gpc", "expected " + expected + ", got " + describe(v));
+    out.push_back(static_cast<int>(e.get<long long>()));
+    sum += out.back();
+  }
+  if (sum != sm_count) hw.fail("sms_per_gpc", "expected " + expected + ", got " + describe(v));
+  return out;
+}
+
+// An object of tensor types (architecture_specs.hpp) to numbers in `range`; unknown types refused
+// with the closest name.
+std::map<std::string, double> tensor_map_from(ObjectReader& r, const PlausibleRange& range) {
+  std::map<std::string, double> out;
+  for (const char* type : tensor_types())
+    if (auto v = r.optional_in_range(type, range)) out[type] = *v;
+  r.finish();
+  return out;
 }
 
 // One bound's (or the pooled) error percentiles: e10 <= e50 <= e90, each a plausible signed error.
@@ -402,6 +445,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   d.limits.warp_size = hw.integer_in_or("warp_size", 1, ranges::kMaxWarpSize, 32);
   d.mem_peak_bandwidth_gbs = hw.in_range("mem_peak_bandwidth_gbs", ranges::kPeakBandwidthGbs);
   if (auto limits = hw.optional_object("limits")) read_limit_overrides(*limits, d.limits);
+  d.sms_per_gpc = sms_per_gpc_from(hw, d.sm_count);
   hw.finish();
 
   const PlausibleRange& latency = ranges::kLatencyCycles;
@@ -418,6 +462,8 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   d.departure_delay_sequential_cycles = lat.optional_in_range("departure_delay_sequential", latency);
   d.fp32_dependent_latency_cycles = lat.optional_in_range("fp32_dependent", latency);
   d.block_dispatch_cycles = lat.optional_in_range("block_dispatch", latency);
+  d.cluster_barrier_latency_cycles = lat.optional_in_range("cluster_barrier", latency);
+  d.dsmem_latency_cycles = lat.optional_in_range("dsmem", latency);
   lat.finish();
 
   if (auto bw = top.optional_object("bandwidth_gbs")) {
@@ -429,6 +475,8 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     d.same_address_atomic_f32_ops_per_clock = atomics->optional_in_range("same_address_f32", ranges::kAtomicOpsPerClock);
     atomics->finish();
   }
+  if (auto tensor = top.optional_object("tensor_flops_per_clock_per_sm"))
+    d.tensor_flops_per_clock_per_sm = tensor_map_from(*tensor, ranges::kTensorFlopsPerClockPerSm);
   if (auto cal = top.optional_object("hopper_calibration")) {
     DeviceProfile::HopperCalibration c;
     c.launch_cycles = cal->in_range("launch_cycles", ranges::kCalibrationCycles);
@@ -552,6 +600,7 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
     k.launch.barrier_wait_share = launch.number("barrier_wait_share", 0, false, 1, "a share in [0, 1]");
   k.launch.total_warps = launch.optional_positive("total_warps");
   k.launch.domain = launch.optional_dim3("domain", kMaxGridX, kMaxGridX, kMaxDomainPoints);
+  k.launch.cluster = launch.optional_dim3("cluster", kMaxClusterBlocks, kMaxClusterBlocks, kMaxClusterBlocks);
   launch.finish();
 
   ObjectReader inst = top.object("instructions_per_warp");
@@ -567,6 +616,11 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   if (inst.has("global_load")) k.global_load_inst_per_warp = inst.non_negative("global_load");
   k.async_copy_inst_per_warp = inst.non_negative_or("async_copy", 0);
   k.local_load_inst_per_warp = inst.non_negative_or("local_load", 0);
+  k.tensor_inst_per_warp = inst.non_negative_or("tensor", 0);
+  inst.ignore("cluster_barrier_wait");
+  if (inst.has("cluster_barrier_wait")) k.cluster_barrier_waits_per_warp = inst.non_negative("cluster_barrier_wait");
+  inst.ignore("remote_shared_wait");
+  if (inst.has("remote_shared_wait")) k.remote_shared_waits_per_warp = inst.non_negative("remote_shared_wait");
   if (k.mem_inst_per_warp > k.inst_per_warp)
     inst.fail("memory", "expected at most instructions_per_warp.total (" + std::to_string(k.inst_per_warp) + ")");
   if (k.uncoalesced_mem_inst_per_warp > k.mem_inst_per_warp)
@@ -610,6 +664,8 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
     k.store_sectors_per_request = mem.number("store_sectors_per_request", 0, false, 1e6, "a number >= 0");
   mem.ignore("atomic_lane_ops_per_warp");
   if (mem.has("atomic_lane_ops_per_warp")) k.atomic_lane_ops_per_warp = mem.non_negative("atomic_lane_ops_per_warp");
+  mem.ignore("dsmem_bytes_per_warp");
+  if (mem.has("dsmem_bytes_per_warp")) k.dsmem_bytes_per_warp = mem.non_negative("dsmem_bytes_per_warp");
   mem.ignore("busiest_slice_atomics_per_warp");
   if (mem.has("busiest_slice_atomics_per_warp"))
     k.busiest_slice_atomics_per_warp = mem.non_negative("busiest_slice_atomics_per_warp");
@@ -627,6 +683,8 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   }
   mem.finish();
 
+  if (auto tensor = top.optional_object("tensor_flops_per_warp"))
+    k.tensor_flops_per_warp = tensor_map_from(*tensor, ranges::kTensorFlopsPerWarp);
   if (auto patterns = top.optional_object("access_patterns")) k.access_patterns = access_patterns_from(*patterns);
   k.sources = top.string_map("sources");
   top.finish();
@@ -842,6 +900,8 @@ json to_json(const DeviceProfile& d) {
   if (d.dram_scattered_latency_cycles) lat["dram_scattered"] = *d.dram_scattered_latency_cycles;
   if (d.fp32_dependent_latency_cycles) lat["fp32_dependent"] = *d.fp32_dependent_latency_cycles;
   if (d.block_dispatch_cycles) lat["block_dispatch"] = *d.block_dispatch_cycles;
+  if (d.cluster_barrier_latency_cycles) lat["cluster_barrier"] = *d.cluster_barrier_latency_cycles;
+  if (d.dsmem_latency_cycles) lat["dsmem"] = *d.dsmem_latency_cycles;
   json out = {{"schema", kDeviceSchema},
               {"name", d.name},
               {"hardware",
@@ -854,6 +914,8 @@ json to_json(const DeviceProfile& d) {
                 {"mem_peak_bandwidth_gbs", d.mem_peak_bandwidth_gbs},
                 {"limits", limits}}},
               {"latency_cycles", lat}};
+  if (!d.sms_per_gpc.empty()) out["hardware"]["sms_per_gpc"] = d.sms_per_gpc;
+  if (!d.tensor_flops_per_clock_per_sm.empty()) out["tensor_flops_per_clock_per_sm"] = d.tensor_flops_per_clock_per_sm;
   if (!d.global_load_latency_by_warps.empty()) out["global_load_latency_by_warps"] = d.global_load_latency_by_warps;
   json bw = json::object();
   for (const auto& [key, member] : kBandwidthFields)
@@ -907,6 +969,7 @@ json to_json(const KernelProfile& k) {
   if (k.launch.barrier_wait_share) launch["barrier_wait_share"] = *k.launch.barrier_wait_share;
   if (k.launch.total_warps) launch["total_warps"] = *k.launch.total_warps;
   if (k.launch.domain) launch["domain"] = dim3_json(*k.launch.domain);
+  if (k.launch.cluster) launch["cluster"] = dim3_json(*k.launch.cluster);
   json par = {{"mlp", k.mlp}};
   if (k.ilp) par["ilp"] = *k.ilp;
   if (k.static_instructions) par["static_instructions"] = *k.static_instructions;
@@ -935,6 +998,12 @@ json to_json(const KernelProfile& k) {
                 {"data_size_bytes", k.data_size_bytes},
                 {"bank_conflicts_per_warp", k.bank_conflicts_per_warp}}}};
   if (k.global_load_inst_per_warp) out["instructions_per_warp"]["global_load"] = *k.global_load_inst_per_warp;
+  if (k.tensor_inst_per_warp > 0) out["instructions_per_warp"]["tensor"] = k.tensor_inst_per_warp;
+  if (k.cluster_barrier_waits_per_warp)
+    out["instructions_per_warp"]["cluster_barrier_wait"] = *k.cluster_barrier_waits_per_warp;
+  if (k.remote_shared_waits_per_warp) out["instructions_per_warp"]["remote_shared_wait"] = *k.remote_shared_waits_per_warp;
+  if (k.dsmem_bytes_per_warp) out["memory"]["dsmem_bytes_per_warp"] = *k.dsmem_bytes_per_warp;
+  if (!k.tensor_flops_per_warp.empty()) out["tensor_flops_per_warp"] = k.tensor_flops_per_warp;
   if (k.l2_bytes_per_warp) out["memory"]["l2_bytes_per_warp"] = *k.l2_bytes_per_warp;
   if (k.dram_bytes_per_warp) out["memory"]["dram_bytes_per_warp"] = *k.dram_bytes_per_warp;
   if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;

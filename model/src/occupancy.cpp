@@ -59,6 +59,13 @@ const ArchRow kArchTable[] = {
     {8, 7, make_limits(1536, 16, 65536, 65536, 255, 164 * kKiB, 163 * kKiB, 128, kKiB)},
     {8, 9, make_limits(1536, 24, 65536, 65536, 255, 100 * kKiB, 99 * kKiB, 128, kKiB)},
     {9, 0, make_limits(2048, 32, 65536, 65536, 255, 228 * kKiB, 227 * kKiB, 128, kKiB)},
+    // Blackwell: 10.0 (B200, GB200), 10.3 (B300, GB300) keep Hopper's SM limits; 12.0 (RTX 50) and
+    // 12.1 (GB10, DGX Spark) have 48 warps, 24 blocks (cuda_occupancy.h) and at most 100 KiB of shared
+    // memory an SM (their carve-outs stop at 100 KiB).
+    {10, 0, make_limits(2048, 32, 65536, 65536, 255, 228 * kKiB, 227 * kKiB, 128, kKiB)},
+    {10, 3, make_limits(2048, 32, 65536, 65536, 255, 228 * kKiB, 227 * kKiB, 128, kKiB)},
+    {12, 0, make_limits(1536, 24, 65536, 65536, 255, 100 * kKiB, 99 * kKiB, 128, kKiB)},
+    {12, 1, make_limits(1536, 24, 65536, 65536, 255, 100 * kKiB, 99 * kKiB, 128, kKiB)},
 };
 
 int round_up(int x, int unit) { return unit * ((x + unit - 1) / unit); }

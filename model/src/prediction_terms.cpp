@@ -1,5 +1,5 @@
 // The one list of Prediction's terms (prediction.hpp): the order is the printed table's, thesis
-// eqs 4.1-4.26 first, then the hopper variant's H.1-H.12.
+// eqs 4.1-4.26 first, then the hopper variant's H.1-H.18.
 #include <array>
 
 #include "warpmodel/prediction.hpp"
@@ -63,6 +63,10 @@ constexpr std::array kTerms{
     PredictionTerm{"T_dispatch", "T_dispatch", "H.13", &P::t_block_dispatch},
     PredictionTerm{"T_slice_atomics", "T_slice_atomics", "H.15", &P::t_slice_atomics},
     PredictionTerm{"T_gather", "T_gather", "H.16", &P::t_gather},
+    PredictionTerm{"T_tensor", "T_tensor", "H.17", &P::t_tensor},
+    PredictionTerm{"clusters_at_once", "clusters at once", "H.18a", &P::clusters_at_once},
+    PredictionTerm{"T_cluster_sync", "T_cluster_sync", "H.18b", &P::t_cluster_sync},
+    PredictionTerm{"T_dsmem", "T_dsmem", "H.18c", &P::t_dsmem},
     PredictionTerm{"T_warp", "T_warp", "H.10", &P::t_warp},
     PredictionTerm{"T_pipe", "T_pipe", "H.10", &P::t_pipe},
     PredictionTerm{"T_data", "T_data", "H.10", &P::t_data},

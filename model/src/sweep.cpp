@@ -58,8 +58,11 @@ void scale_per_warp_counts(KernelProfile& k, double factor) {
     *x *= factor;
   for (std::optional<double>* x : {&k.global_load_inst_per_warp, &k.l2_bytes_per_warp, &k.dram_bytes_per_warp,
                                    &k.dram_write_bytes_per_warp, &k.l2_write_bytes_per_warp, &k.l1_wavefronts_per_warp,
-                                   &k.atomic_lane_ops_per_warp, &k.busiest_slice_atomics_per_warp})
+                                   &k.atomic_lane_ops_per_warp, &k.busiest_slice_atomics_per_warp,
+                                   &k.dsmem_bytes_per_warp})
     if (*x) **x *= factor;
+  k.tensor_inst_per_warp *= factor;
+  for (auto& [type, flops] : k.tensor_flops_per_warp) flops *= factor;
 }
 
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,

@@ -67,6 +67,30 @@ TEST(Cli, HopperIsTheDefaultModel) {
   EXPECT_NE(r.err.find("--model thesis-2016"), std::string::npos) << r.err;
 }
 
+// A device profile of a Blackwell GPU loads and predicts: the committed H200 profile's measured rates
+// under each newer compute capability (a stand-in for a profile `characterize` would write there),
+// its occupancy from that architecture's rules. The kernel's 256-thread blocks hold 8 an SM on sm_100
+// and sm_103 (64 warp slots), 6 on sm_120 and sm_121 (48).
+TEST(Cli, NewerComputeCapabilitiesLoadAndPredict) {
+  auto device = nlohmann::json::parse(
+      read_text_file(std::string(WARPMODEL_SOURCE_DIR) + "/results/h200/device.json").value());
+  for (const auto& [cc, blocks] : {std::pair{"10.0", 8}, {"10.3", 8}, {"12.0", 6}, {"12.1", 6}}) {
+    device["hardware"]["compute_capability"] = cc;
+    const std::string path = write(std::string("device-") + cc + ".json", device.dump());
+    const CommandResult r = run("predict --device " + path + " --kernel " + kKernel + " --format json");
+    ASSERT_EQ(r.exit_code, 0) << cc << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& p = j.is_array() ? j[0] : j;
+    EXPECT_EQ(p["occupancy"]["blocks_limit_by_warps"].get<int>(), blocks) << cc;
+    EXPECT_GT(p["cycles"].get<double>(), 0) << cc;
+  }
+  device["hardware"]["compute_capability"] = "13.0";  // not in the occupancy rules: refused, with the known list
+  const CommandResult r = run("predict --device " + write("device-13.0.json", device.dump()) + " --kernel " + kKernel);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown compute capability 13.0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("12.1"), std::string::npos) << r.err;
+}
+
 TEST(Cli, PredictJsonForAllModels) {
   const CommandResult r = run("predict --device " + kDevice + " --kernel " + kKernel + " --model all --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

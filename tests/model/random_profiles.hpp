@@ -13,8 +13,9 @@ inline double uniform(std::mt19937& rng, double lo, double hi) { return std::uni
 inline int uniform_int(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
 inline DeviceProfile random_device(std::mt19937& rng) {
-  static const std::pair<int, int> kCcs[] = {{3, 5}, {5, 2}, {6, 0}, {7, 0}, {7, 5}, {8, 0}, {8, 6}, {8, 9}, {9, 0}};
-  const auto [major, minor] = kCcs[uniform_int(rng, 0, 8)];
+  static const std::pair<int, int> kCcs[] = {{3, 5}, {5, 2}, {6, 0}, {7, 0}, {7, 5},  {8, 0},
+                                             {8, 6}, {8, 9}, {9, 0}, {10, 0}, {10, 3}, {12, 0}, {12, 1}};
+  const auto [major, minor] = kCcs[uniform_int(rng, 0, 12)];
   DeviceProfile d;
   d.name = "random";
   d.cc_major = major;

@@ -751,5 +751,116 @@ TEST(Hopper, AtomicRatesRoundTripAndComeFromCharacterize) {
   EXPECT_FALSE(kernel_from_json(to_json(round_kernel()), "k").busiest_slice_atomics_per_warp.has_value());
 }
 
+bool has_note(const Prediction& p, const std::string& text) {
+  return std::any_of(p.notes.begin(), p.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+// H.17: a warp's 409,600 dense fp16 FLOPs at the sm_90 specification's 4096 per clock per SM are 100
+// clocks a warp at the SM's rate; 64 warps on 4 sub-partitions: 16 x 4 x 100 = 6400, above the
+// issue slots' 1600, so the tensor pipe bounds the wave. A measured rate wins over the specification.
+TEST(Hopper, TensorPipeBoundsAnMmaKernel) {
+  KernelProfile k = round_kernel();
+  k.tensor_flops_per_warp["fp16"] = 409600;
+  Prediction p = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(p.t_tensor, 6400);
+  EXPECT_DOUBLE_EQ(p.t_pipe, 6400);
+  EXPECT_EQ(p.bound, "tensor pipe");
+  EXPECT_TRUE(has_note(p, "spec, not measured")) << "the rate came from the specification";
+  DeviceProfile measured = round_device();
+  measured.tensor_flops_per_clock_per_sm["fp16"] = 2048;  // half the specification: 200 clocks a warp
+  p = predict_hopper(measured, k);
+  EXPECT_DOUBLE_EQ(p.t_tensor, 12800);
+  EXPECT_FALSE(has_note(p, "spec, not measured"));
+  // Two types on the one pipe add: 409,600 tf32 FLOPs at the specification's 2048 are 200 more clocks.
+  k.tensor_flops_per_warp["tf32"] = 409600;
+  EXPECT_DOUBLE_EQ(predict_hopper(measured, k).t_tensor, 16 * 4 * (200 + 200));
+  // A GPU whose rate is neither measured nor tabulated: the work is not priced, and a note says so.
+  DeviceProfile blackwell = round_device();
+  blackwell.cc_major = 10;
+  blackwell.limits = arch_limits_for(10, 0);
+  p = predict_hopper(blackwell, k);
+  EXPECT_DOUBLE_EQ(p.t_tensor, 0);
+  EXPECT_TRUE(has_note(p, "tensor work is not priced")) << "sm_100 has no specification row";
+  // No tensor work: the term is 0 and the bound is what it was.
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), round_kernel()).t_tensor, 0);
+  EXPECT_EQ(predict_hopper(round_device(), round_kernel()).bound, "issue");
+}
+
+// H.18a: blocks of 1024 threads, 2 an SM (64 warp slots), in clusters of 16. GPCs of 18, 18, 16, 16,
+// 16 and 16 SMs (100) hold 2 clusters each: 12 clusters, 192 blocks of the 200 slots, 1.92 an SM.
+// The 1000 blocks run as 5 waves of 192 and a partial wave of 40.
+TEST(Hopper, ClustersFillWholeGpcs) {
+  DeviceProfile d = round_device();
+  d.sms_per_gpc = {18, 18, 16, 16, 16, 16};
+  KernelProfile k = round_kernel();
+  k.launch.block = {1024, 1, 1};
+  k.launch.cluster = Dim3{16, 1, 1};
+  const Prediction p = predict_hopper(d, k);
+  EXPECT_EQ(p.occupancy.blocks_per_sm, 2);
+  EXPECT_DOUBLE_EQ(p.clusters_at_once, 12);
+  EXPECT_DOUBLE_EQ(p.full_waves, 5);
+  EXPECT_DOUBLE_EQ(p.t_dram_bandwidth, 1.92 * 32 * 256 / 32);  // H.9 at the wave's 61.44 warps an SM
+  EXPECT_FALSE(has_note(p, "spec, not measured")) << "the GPC layout was measured";
+  // The same kernel without clusters: 5 full waves of 200 blocks, 64 warps an SM, no cluster term.
+  KernelProfile plain = k;
+  plain.launch.cluster.reset();
+  const Prediction q = predict_hopper(d, plain);
+  EXPECT_TRUE(std::isnan(q.clusters_at_once));
+  EXPECT_DOUBLE_EQ(q.full_waves, 5);
+  EXPECT_DOUBLE_EQ(q.t_dram_bandwidth, 64.0 * 256 / 32);
+  // Without a measured layout, sm_90's specification: 8 GPCs, 100 SMs as 14, 14, 12, 12, 12, 12, 12, 12:
+  // one cluster of 16 each.
+  d.sms_per_gpc.clear();
+  const Prediction spec = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(spec.clusters_at_once, 8);
+  EXPECT_TRUE(has_note(spec, "spec, not measured"));
+}
+
+TEST(Hopper, AClusterLargerThanEveryGpcCannotLaunch) {
+  DeviceProfile d = round_device();
+  d.sms_per_gpc = {14, 14, 14, 14, 14, 14, 16};
+  KernelProfile k = round_kernel();
+  k.launch.block = {1024, 1, 1};
+  k.launch.shared_memory_per_block_bytes = 150 * 1024;  // one block an SM
+  k.launch.cluster = Dim3{16, 1, 1};
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).clusters_at_once, 1) << "the one GPC of 16 SMs";
+  d.sms_per_gpc = {14, 14, 14, 14, 14, 15, 15};
+  try {
+    predict_hopper(d, k);
+    FAIL() << "a cluster of 16 one-block SMs fits in no GPC of 14 or 15";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot launch"), std::string::npos) << e.what();
+  }
+}
+
+// H.18b: the cluster's waits on one warp's path, each an SM-to-SM round trip, measured; without the
+// device's latencies they cost nothing, and a note asks for them.
+TEST(Hopper, ClusterWaitsJoinTheWarpsPath) {
+  DeviceProfile d = round_device();
+  d.sms_per_gpc = {18, 18, 16, 16, 16, 16};
+  KernelProfile k = round_kernel();
+  k.launch.cluster = Dim3{8, 1, 1};
+  k.cluster_barrier_waits_per_warp = 2;
+  k.remote_shared_waits_per_warp = 2;
+  const Prediction without = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(without.t_cluster_sync, 0);
+  EXPECT_TRUE(has_note(without, "latency_cycles.cluster_barrier"));
+  d.cluster_barrier_latency_cycles = 300;
+  d.dsmem_latency_cycles = 200;
+  const Prediction with = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(with.t_cluster_sync, 2 * 300 + 2 * 200);
+  EXPECT_DOUBLE_EQ(with.t_warp, without.t_warp + 1000);
+  // Uncounted waits: one barrier wait a warp, said in a note.
+  k.cluster_barrier_waits_per_warp.reset();
+  k.remote_shared_waits_per_warp.reset();
+  const Prediction one = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(one.t_cluster_sync, 300);
+  EXPECT_TRUE(has_note(one, "taken as one barrier wait"));
+  // H.18c: 4096 remote bytes a warp at 3200 GB/s over 100 SMs (32 B a clock each): 64 x 4096 / 32.
+  d.dsmem_bandwidth_gbs = 3200;
+  k.dsmem_bytes_per_warp = 4096;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dsmem, 64.0 * 4096 / 32);
+}
+
 }  // namespace
 }  // namespace warpmodel

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "warpmodel/architecture_specs.hpp"
 #include "warpmodel/hopper_equations.hpp"
 
 namespace warpmodel {
@@ -251,6 +252,60 @@ TEST(HopperEquations, ScatteredWriteBacksAtTheRandomWriteRate) {
   EXPECT_DOUBLE_EQ(hopper_eq::t_scattered_writes(10, 64, 32, 8), 10 * 64 * (1 / 8.0 - 1 / 32.0));
   EXPECT_DOUBLE_EQ(hopper_eq::t_scattered_writes(10, 0, 32, 8), 0);
   EXPECT_DOUBLE_EQ(hopper_eq::t_scattered_writes(10, 64, 32, 0), 0) << "not measured";
+}
+
+// H.17: the tensor pipe. 64 warps on 4 sub-partitions (16 each), a warp's 65,536 dense fp16 FLOPs at
+// 4096 an SM per clock: 16 clocks a warp at the SM's rate, 64 at its sub-partition's quarter.
+TEST(HopperEquations, TensorPipe) {
+  EXPECT_DOUBLE_EQ(eq::tensor_clocks_per_warp(65536, 4096), 16);
+  EXPECT_DOUBLE_EQ(eq::t_tensor(64, 4, 16), 16 * 4 * 16);  // ceil(64/4) x 4 x 16 = 1024
+  EXPECT_DOUBLE_EQ(eq::t_tensor(5, 4, 16), 2 * 4 * 16);    // 5 warps: 2 on the busiest sub-partition
+  EXPECT_DOUBLE_EQ(eq::t_tensor(64, 4, 0), 0);
+  EXPECT_DOUBLE_EQ(eq::tensor_clocks_per_warp(65536, 0), 0) << "no rate: not priced";
+  // The tensor pipe joins the issue slots and the SFU pipe in T_pipe.
+  EXPECT_DOUBLE_EQ(eq::t_pipe(100, 50, 1024), 1024);
+  EXPECT_DOUBLE_EQ(eq::t_pipe(100, 50), 100);
+}
+
+// H.18a: clusters per GPC. GPCs of 18, 18 and 16 SMs at 2 blocks an SM: clusters of 16 blocks fit
+// 2, 2 and 2 (36 and 32 slots); of 8 blocks, 4, 4 and 4; at 1 block an SM, clusters of 16 fit 1 each.
+TEST(HopperEquations, ClustersAtOnce) {
+  const std::vector<int> gpcs = {18, 18, 16};
+  EXPECT_DOUBLE_EQ(eq::clusters_at_once(gpcs, 2, 16), 6);
+  EXPECT_DOUBLE_EQ(eq::clusters_at_once(gpcs, 2, 8), 4 + 4 + 4);
+  EXPECT_DOUBLE_EQ(eq::clusters_at_once(gpcs, 1, 16), 3);
+  EXPECT_DOUBLE_EQ(eq::clusters_at_once({14, 14}, 1, 16), 0) << "a cluster larger than every GPC";
+  // 6 clusters of 16 on 52 SMs at 2 a SM: 96 of 104 slots, 96 / 52 blocks an SM.
+  EXPECT_DOUBLE_EQ(eq::cluster_blocks_per_sm(6, 16, 52, 2), 96.0 / 52);
+  EXPECT_DOUBLE_EQ(eq::cluster_blocks_per_sm(100, 16, 52, 2), 2) << "never more than the occupancy rules";
+}
+
+// H.18b, H.18c: the cluster's waits on a warp's path, its remote bytes at the SM-to-SM rate.
+TEST(HopperEquations, ClusterSyncAndDistributedSharedMemory) {
+  EXPECT_DOUBLE_EQ(eq::t_cluster_sync(2, 300, 2, 200), 2 * 300 + 2 * 200);
+  EXPECT_DOUBLE_EQ(eq::t_cluster_sync(1, 0, 0, 0), 0) << "not measured: 0";
+  EXPECT_DOUBLE_EQ(eq::t_warp(100, 200, 1000), 1300);
+  EXPECT_DOUBLE_EQ(eq::t_dsmem(16, 512, 32), 256);  // 16 warps x 512 B / 32 B per clock
+  EXPECT_DOUBLE_EQ(eq::t_dsmem(16, 512, 0), 0);
+  EXPECT_DOUBLE_EQ(eq::t_data(10, 20, 30, 0, 0, 256), 256);
+}
+
+// The specification fallbacks (architecture_specs.hpp): GH100's 8 GPCs with 132 SMs in TPC pairs
+// (66 TPCs: two GPCs of 9, six of 8), the dense tensor rates of A100 and H100, nothing elsewhere.
+TEST(ArchitectureSpecs, GpcLayoutsAndTensorRates) {
+  EXPECT_EQ(*spec_sms_per_gpc(9, 0, 132), (std::vector<int>{18, 18, 16, 16, 16, 16, 16, 16}));
+  EXPECT_EQ(*spec_sms_per_gpc(9, 0, 114), (std::vector<int>{16, 14, 14, 14, 14, 14, 14, 14}));  // H100 PCIe's count
+  EXPECT_FALSE(spec_sms_per_gpc(10, 0, 148)) << "not tabulated: no guess";
+  EXPECT_EQ(*spec_tensor_flops_per_clock_per_sm(9, 0, "fp16"), 4096);
+  EXPECT_EQ(*spec_tensor_flops_per_clock_per_sm(9, 0, "fp64"), 256);
+  EXPECT_EQ(*spec_tensor_flops_per_clock_per_sm(8, 0, "tf32"), 1024);
+  EXPECT_FALSE(spec_tensor_flops_per_clock_per_sm(8, 0, "fp8")) << "A100 has no fp8 tensor cores";
+  EXPECT_FALSE(spec_tensor_flops_per_clock_per_sm(12, 0, "fp16"));
+  // 989 TFLOPS fp16 = 132 SMs x 1830 MHz x 4096; 312 = 108 x 1410 x 2048 (the whitepapers' dense peaks).
+  EXPECT_NEAR(132 * 1830e6 * 4096 / 1e12, 989.4, 0.1);
+  EXPECT_NEAR(108 * 1410e6 * 2048 / 1e12, 311.9, 0.1);
+  for (const char* t : tensor_types()) EXPECT_TRUE(is_tensor_type(t));
+  EXPECT_FALSE(is_tensor_type("fp32"));
 }
 
 }  // namespace

@@ -15,6 +15,15 @@ namespace {
 using nlohmann::json;
 
 json k40_device() { return json::parse(thesis_k40_device_json()); }
+// A valid sm_90 device profile with the hopper rates (the measurement tests add to it).
+DeviceProfile round_trip_base() {
+  std::mt19937 rng(3);
+  DeviceProfile d = testing::random_device(rng);
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.limits = arch_limits_for(9, 0);
+  return d;
+}
 json order2_kernel() { return json::parse(thesis_order2_kernel_json()); }
 
 std::string device_error(const json& j) {
@@ -46,6 +55,65 @@ TEST(Json, RoundTripPreservesEveryField) {
     EXPECT_EQ(to_json(k2), to_json(k));
     for (ModelVariant v : all_variants()) EXPECT_DOUBLE_EQ(predict(v, d2, k2).cycles, predict(v, d, k).cycles);
   }
+}
+
+// The tensor and cluster fields (hopper H.17, H.18) survive a round trip, characterize's measurement
+// names fill them, and bad values are one line naming the field.
+TEST(Json, TensorAndClusterFields) {
+  std::mt19937 rng(7);
+  DeviceProfile d = testing::random_device(rng);
+  d.sm_count = 132;
+  d.sms_per_gpc = {18, 18, 16, 16, 16, 16, 16, 16};
+  d.tensor_flops_per_clock_per_sm = {{"fp16", 4096}, {"fp64", 256}};
+  d.cluster_barrier_latency_cycles = 380;
+  d.dsmem_latency_cycles = 210;
+  d.dsmem_bandwidth_gbs = 3300;
+  const DeviceProfile d2 = device_from_json(to_json(d), "rt");
+  EXPECT_EQ(to_json(d2), to_json(d));
+  EXPECT_EQ(d2.sms_per_gpc, d.sms_per_gpc);
+  EXPECT_EQ(d2.tensor_flops_per_clock_per_sm.at("fp16"), 4096);
+  EXPECT_EQ(*d2.cluster_barrier_latency_cycles, 380);
+
+  KernelProfile k = testing::random_kernel(rng, d);
+  k.launch.cluster = Dim3{16, 1, 1};
+  k.tensor_flops_per_warp = {{"bf16", 1.5e6}};
+  k.tensor_inst_per_warp = 366;
+  k.cluster_barrier_waits_per_warp = 2;
+  k.remote_shared_waits_per_warp = 2;
+  k.dsmem_bytes_per_warp = 1792;
+  const KernelProfile k2 = kernel_from_json(to_json(k), "rt");
+  EXPECT_EQ(to_json(k2), to_json(k));
+  EXPECT_EQ(*k2.launch.cluster, (Dim3{16, 1, 1}));
+
+  // characterize's measurement block: the tensor rates, the cluster latencies and DSMEM bandwidth.
+  json m = to_json(round_trip_base());
+  m["measurements"] = {{"throughput", {{"tensor_bf16", {{"flops_per_clk_per_sm", 4000}}}}},
+                       {"latency", {{"cluster_barrier", {{"warps_1", {{"mean_cycles", 390}}}}},
+                                    {"dsmem_load", {{"warps_1", {{"mean_cycles", 205}}}}}}},
+                       {"bandwidth", {{"dsmem", {{"gbs", 3000}}}}}};
+  const DeviceProfile from_measurements = device_from_json(m, "m.json");
+  EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.at("bf16"), 4000);
+  EXPECT_EQ(*from_measurements.cluster_barrier_latency_cycles, 390);
+  EXPECT_EQ(*from_measurements.dsmem_latency_cycles, 205);
+  EXPECT_EQ(*from_measurements.dsmem_bandwidth_gbs, 3000);
+
+  json bad = to_json(d);
+  bad["hardware"]["sms_per_gpc"] = {18, 18, 16};
+  EXPECT_NE(device_error(bad).find("field 'hardware.sms_per_gpc': expected an array of at most 64 positive integers "
+                                   "(the SMs of each GPC) adding up to sm_count (132)"),
+            std::string::npos)
+      << device_error(bad);
+  bad = to_json(d);
+  bad["tensor_flops_per_clock_per_sm"] = {{"fp17", 4096}};
+  EXPECT_NE(device_error(bad).find("field 'tensor_flops_per_clock_per_sm.fp17': unknown field (did you mean 'fp16'?)"),
+            std::string::npos)
+      << device_error(bad);
+  json kb = to_json(k);
+  kb["launch"]["cluster"] = json::array({64, 1, 1});
+  EXPECT_NE(kernel_error(kb).find("field 'launch.cluster'"), std::string::npos) << kernel_error(kb);
+  kb = to_json(k);
+  kb["tensor_flops_per_warp"] = {{"fp16", -1}};
+  EXPECT_NE(kernel_error(kb).find("field 'tensor_flops_per_warp.fp16'"), std::string::npos) << kernel_error(kb);
 }
 
 TEST(Json, ErrorsNameFileFieldAndExpectation) {

@@ -1,8 +1,11 @@
 // The occupancy calculator against the CUDA occupancy rules: the toolkit's own host-side
 // implementation (cuda_occupancy.h, no GPU needed) on random launches for every compute capability,
 // plus hand-computed cases.
+#include <algorithm>
 #include <climits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -57,6 +60,39 @@ TEST(Occupancy, HandComputedKepler) {
   EXPECT_EQ(blocks(3, 5, 1024, 64, 0), 1);    // 64 regs x 1024 = 65536 = the whole file
 }
 
+TEST(Occupancy, HandComputedBlackwell) {
+  // sm_100 / sm_103 (B200, B300): Hopper's SM. 100 KiB + 1 KiB reserved -> 2 blocks in 228 KiB.
+  for (int minor : {0, 3}) {
+    EXPECT_EQ(blocks(10, minor, 256, 32, 0), 8);
+    EXPECT_EQ(blocks(10, minor, 128, 32, 100 * 1024), 2);
+    EXPECT_EQ(blocks(10, minor, 32, 16, 0), 32);
+    EXPECT_EQ(blocks(10, minor, 128, 32, 228 * 1024), 0);
+  }
+  // sm_120 / sm_121 (RTX 50, GB10): 48 warp slots, 24 blocks, 100 KiB of shared memory.
+  for (int minor : {0, 1}) {
+    auto l = max_blocks_per_sm(arch_limits_for(12, minor), {256, 32, 0});
+    EXPECT_EQ(l.blocks_per_sm, 6);  // 48 / 8 warps
+    EXPECT_EQ(l.limiter, OccupancyLimiter::Warps);
+    l = max_blocks_per_sm(arch_limits_for(12, minor), {32, 16, 0});
+    EXPECT_EQ(l.blocks_per_sm, 24);  // the block cap before the 48 warp slots
+    EXPECT_EQ(l.limiter, OccupancyLimiter::Blocks);
+    // 40 KiB + 1 KiB reserved = 41 KiB: two in 100 KiB (sm_100 would hold five).
+    l = max_blocks_per_sm(arch_limits_for(12, minor), {128, 32, 40 * 1024});
+    EXPECT_EQ(l.blocks_per_sm, 2);
+    EXPECT_EQ(l.limiter, OccupancyLimiter::SharedMemory);
+    EXPECT_EQ(blocks(10, 0, 128, 32, 40 * 1024), 5);
+    // 128 registers a thread: 4 warps per sub-partition, 16 an SM -> 4 blocks of 128 threads.
+    EXPECT_EQ(blocks(12, minor, 128, 128, 0), 4);
+    EXPECT_EQ(blocks(12, minor, 128, 32, 100 * 1024), 0);  // over the 99 KiB a block may opt into
+  }
+}
+
+TEST(Occupancy, KnowsTheBlackwellComputeCapabilities) {
+  const std::vector<std::string> known = known_compute_capabilities();
+  for (const char* cc : {"10.0", "10.3", "12.0", "12.1"})
+    EXPECT_NE(std::find(known.begin(), known.end(), cc), known.end()) << cc;
+}
+
 TEST(Occupancy, LaunchSpreadAndRepetitions) {
   const DeviceProfile h200 = device_for(9, 0, 132);
   LaunchConfig launch;
@@ -98,6 +134,12 @@ TEST(Occupancy, PartialWarpsCountAsWholeWarps) {
 TEST(Occupancy, UnknownComputeCapabilityIsRejected) {
   EXPECT_THROW(arch_limits_for(2, 0), std::invalid_argument);
   EXPECT_THROW(arch_limits_for(9, 9), std::invalid_argument);
+  EXPECT_THROW(arch_limits_for(10, 1), std::invalid_argument);  // Thor's old number: 11.0 in CUDA 13
+  try {
+    arch_limits_for(2, 0);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("12.1"), std::string::npos) << e.what();  // the known list
+  }
 }
 
 #ifdef WARPMODEL_HAVE_CUDA_OCCUPANCY_H
@@ -133,7 +175,8 @@ TEST(Occupancy, AgreesWithCudaOccupancyHeaderOnRandomLaunches) {
   std::mt19937 rng(20261121);
   int compared = 0;
   for (const std::string& cc : known_compute_capabilities()) {
-    const int major = cc[0] - '0', minor = cc[2] - '0';
+    const std::size_t dot = cc.find('.');
+    const int major = std::stoi(cc.substr(0, dot)), minor = std::stoi(cc.substr(dot + 1));
     const ArchLimits a = arch_limits_for(major, minor);
     std::uniform_int_distribution<int> threads_dist(1, a.max_threads_per_block);
     std::uniform_int_distribution<int> regs_dist(0, 255);

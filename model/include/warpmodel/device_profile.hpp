@@ -31,7 +31,8 @@ struct ArchLimits {
   int max_warps_per_sm() const { return max_threads_per_sm / warp_size; }
 };
 
-// Limits for compute capability major.minor (3.5 .. 9.0); throws std::invalid_argument otherwise.
+// Limits for compute capability major.minor (3.5 .. 9.0, 10.0, 10.3, 12.0, 12.1); throws
+// std::invalid_argument otherwise.
 ArchLimits arch_limits_for(int cc_major, int cc_minor);
 // The compute capabilities arch_limits_for knows, as "major.minor".
 std::vector<std::string> known_compute_capabilities();
@@ -119,6 +120,24 @@ struct DeviceProfile {
   // run at different rates; absent on profiles from characterize versions before them.
   std::optional<double> same_address_atomic_ops_per_clock;      // red.global.add.u32
   std::optional<double> same_address_atomic_f32_ops_per_clock;  // red.global.add.f32
+
+  // Tensor cores (hopper H.17): dense multiply-add throughput, FLOPs (2 a multiply-add; int8: 2
+  // operations) per clock per SM, by the MMA's input type (tensor_types.hpp: fp16, bf16, tf32, fp8,
+  // int8, fp64), as a microbenchmark of back-to-back MMAs measures it. A type not measured falls back
+  // to the architecture's specification (tensor_types.hpp), with a note saying so.
+  std::map<std::string, double> tensor_flops_per_clock_per_sm;
+
+  // Thread-block clusters (hopper H.18). The SMs of each GPC (a cluster's blocks all run in one GPC),
+  // as `characterize` finds them; empty: the architecture's GPC count with the SMs spread evenly
+  // (tensor_types.hpp's spec_sms_per_gpc), or no placement limit where that is not known.
+  std::vector<int> sms_per_gpc;
+  // A barrier.cluster arrive + wait round trip, and a load from another block's shared memory
+  // (distributed shared memory), SM clock cycles; absent: the term is 0, with a note.
+  std::optional<double> cluster_barrier_latency_cycles;
+  std::optional<double> dsmem_latency_cycles;
+  // Distributed shared memory, the whole GPU's GB/s of one block's stores into another's shared
+  // memory (every SM pushing at once); absent: no H.18c term.
+  std::optional<double> dsmem_bandwidth_gbs;
 
   // Constants of the hopper variant fitted by `warpmodel validate` on a training half (absent:
   // launch 0, scale 1, wave 0, barrier 0, i.e. the unfitted model). See hopper_equations.hpp (H.12).

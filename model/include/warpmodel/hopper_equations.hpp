@@ -50,7 +50,8 @@
 //         asks 1, 2, 3 or 4 sectors of (SASS addresses), each at its measured row-segment rate
 //   H.9c  the DRAM writes of local lines dirtied by scattered local stores (their share from the local
 //         stores' sectors per request, CUPTI) at the DRAM's random-sector write rate
-//   H.10  T_warp = H.4 + H.6 (one warp's path);  T_pipe = max(H.2, H.3);  T_data = max(H.7, H.8, H.9, H.15, H.16)
+//   H.10  T_warp = H.4 + H.6 + H.18b (one warp's path);  T_pipe = max(H.2, H.3, H.17);
+//         T_data = max(H.7, H.8, H.9, H.15, H.16, H.18c)
 //   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2)
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
 //                  + (wave_cycles + barrier_cycles x #sync) x waves x B^-a   (B: resident blocks
@@ -61,6 +62,17 @@
 //   H.15  T_slice_atomics = n x #SMs x the busiest L2 slice's atomics per warp / same-address adds
 //                       per clock (one slice); without the slice counters, every lane's add where
 //                       every atomic's SASS address is one word for the whole grid
+//   H.17  T_tensor = ceil(n / P) x P x sum_t F_t / R_t: the warps' dense MMA FLOPs of each input type
+//         t at the SM's tensor rate R_t (measured, else the specification); joins T_pipe (H.10)
+//   H.18  thread-block clusters of C blocks:
+//   H.18a clusters at once K = sum over GPCs g of floor(B x S_g / C) (S_g SMs, B blocks per SM by the
+//         occupancy rules); the wave holds B' = min(B, K C / #SMs) blocks per SM and the grid's
+//         clusters run in waves of K
+//   H.18b T_cluster_sync = w_b x L_barrier + w_r x L_dsmem: the cluster-wide waits on one warp's path
+//         (barrier.cluster waits w_b, waits for values other blocks push w_r), one SM-to-SM round
+//         trip each; joins T_warp (H.10)
+//   H.18c T_dsmem = n x remote bytes per warp / (distributed shared memory bytes per clock per SM);
+//         joins T_data (H.10)
 //
 // Readings, each chosen on the H200 sweep's measurements (results/h200/validation-measurements.json).
 // In brackets: the held-out MAPE before -> after, from an offline exploration that refitted the
@@ -293,6 +305,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "warpmodel/device_profile.hpp"
 
@@ -617,6 +630,57 @@ inline double t_gather(double n, double gather_sectors_per_warp, double l2_hit_s
   return bytes * std::max(l2_hit_share / l2_random_bytes_per_clock, (1 - l2_hit_share) / dram_random_bytes_per_clock);
 }
 
+// H.17 T_tensor = ceil(n / P) x P x sum_t F_t / R_t. A warp's MMA runs on its sub-partition's tensor
+// core, a quarter of the SM's (R_t / P), and the n warps are spread round-robin over the P
+// sub-partitions as for H.2; F_t: the warp's dense FLOPs of input type t (the tensor pipe's
+// instruction count times each instruction's FLOPs from its SASS shape), R_t: the SM's dense FLOPs
+// per clock for t, as a microbenchmark of back-to-back MMAs measures it (else the architecture's
+// specification, architecture_specs.hpp). Types run one after another on the one pipe, so their
+// clocks add. The tensor pipe is an issue pipe of its own beside the scheduler's slots: it joins
+// T_pipe (H.10) as H.3's SFU pipe does.
+inline double tensor_clocks_per_warp(double flops_per_warp, double flops_per_clock_per_sm) {
+  if (!(flops_per_warp > 0) || !(flops_per_clock_per_sm > 0)) return 0;
+  return flops_per_warp / flops_per_clock_per_sm;
+}
+inline double t_tensor(double n, double sub_partitions, double clocks_per_warp) {
+  if (!(clocks_per_warp > 0)) return 0;
+  return std::ceil(n / sub_partitions) * sub_partitions * clocks_per_warp;
+}
+
+// H.18a A cluster's C blocks run at once in one GPC, so a GPC of S_g SMs holding B blocks each (the
+// occupancy rules) takes floor(B S_g / C) clusters, and the GPU K = sum_g floor(B S_g / C); the
+// leftover slots of each GPC stay empty. The wave then holds K C blocks, B' = K C / #SMs per SM on
+// average (never more than B), and the grid's #clusters run in waves of K. Bandwidth terms price the
+// wave's fewer warps (the device's rates shared by fewer), the warp's path does not shrink: a
+// latency-bound cluster kernel pays the lost slots in full, a bandwidth-bound one hardly. (An H200
+// ran 15 clusters of 16 blocks of 2 an SM at once, 240 of its 264 block slots.)
+inline double clusters_at_once(const std::vector<int>& sms_per_gpc, double blocks_per_sm, double cluster_blocks) {
+  if (!(cluster_blocks > 0)) return 0;
+  double k = 0;
+  for (int sms : sms_per_gpc) k += std::floor(blocks_per_sm * sms / cluster_blocks + 1e-9);
+  return k;
+}
+inline double cluster_blocks_per_sm(double clusters, double cluster_blocks, double sm_count, double blocks_per_sm) {
+  if (!(sm_count > 0)) return blocks_per_sm;
+  return std::min(blocks_per_sm, clusters * cluster_blocks / sm_count);
+}
+// H.18b T_cluster_sync = w_b x L_barrier + w_r x L_dsmem. A barrier.cluster wait returns once every
+// block of the cluster has arrived, and a wait for values another block pushes (st.async counted on an
+// mbarrier) once they have crossed the GPC: each is at least one SM-to-SM round trip on the warp's
+// path, which the issue slots and the memory levels do not see (the warp sleeps in SYNCS or
+// UCGABAR_WAIT). L_barrier and L_dsmem are measured round trips (cluster_barrier, dsmem); the time a
+// block waits for the cluster's slowest block is not in them.
+inline double t_cluster_sync(double barrier_waits, double barrier_latency, double remote_waits, double dsmem_latency) {
+  return std::max(0.0, barrier_waits) * std::max(0.0, barrier_latency) +
+         std::max(0.0, remote_waits) * std::max(0.0, dsmem_latency);
+}
+// H.18c T_dsmem = n x remote bytes per warp / (bytes per clock per SM): stores into other blocks'
+// shared memory cross the GPC's SM-to-SM network at its measured rate (every SM pushing at once).
+inline double t_dsmem(double n, double remote_bytes_per_warp, double bytes_per_clock_per_sm) {
+  if (!(remote_bytes_per_warp > 0) || !(bytes_per_clock_per_sm > 0)) return 0;
+  return n * remote_bytes_per_warp / bytes_per_clock_per_sm;
+}
+
 // H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.
 inline double t_dispatch(double blocks_per_sm, double block_dispatch_cycles) { return blocks_per_sm * block_dispatch_cycles; }
 // H.9 T_dram = n x (read bytes / read rate + written bytes / write rate): reads and writes share the
@@ -628,12 +692,16 @@ inline double t_dram(double n, double read_bytes_per_warp, double read_bytes_per
 // GB/s at an SM clock in MHz -> bytes per clock.
 inline double bytes_per_clock(double gbs, double sm_clock_mhz) { return gbs * 1e3 / sm_clock_mhz; }
 
-// H.10 the three bounds of a wave: one warp's path (its schedule, then its round trips), the
-// sub-partitions' issue slots, the narrowest memory level.
-inline double t_warp(double t_schedule, double t_mem_latency) { return t_schedule + t_mem_latency; }
-inline double t_pipe(double t_issue, double t_sfu) { return std::max(t_issue, t_sfu); }
-inline double t_data(double t_l1, double t_l2, double t_dram, double t_slice_atomics = 0, double t_gather = 0) {
-  return std::max({t_l1, t_l2, t_dram, t_slice_atomics, t_gather});
+// H.10 the three bounds of a wave: one warp's path (its schedule, then its round trips and its
+// cluster's waits, H.18b), the sub-partitions' issue slots and pipes (H.2, H.3, the tensor pipe H.17),
+// the narrowest memory level (with distributed shared memory, H.18c).
+inline double t_warp(double t_schedule, double t_mem_latency, double t_cluster_sync = 0) {
+  return t_schedule + t_mem_latency + t_cluster_sync;
+}
+inline double t_pipe(double t_issue, double t_sfu, double t_tensor = 0) { return std::max({t_issue, t_sfu, t_tensor}); }
+inline double t_data(double t_l1, double t_l2, double t_dram, double t_slice_atomics = 0, double t_gather = 0,
+                     double t_dsmem = 0) {
+  return std::max({t_l1, t_l2, t_dram, t_slice_atomics, t_gather, t_dsmem});
 }
 
 // H.11 T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2) (T_dispatch: H.13, 0 when

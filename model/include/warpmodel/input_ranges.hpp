@@ -53,6 +53,10 @@ inline constexpr PlausibleRange kLatencyCycles{0.1, 100000, "cycles"};
 inline constexpr PlausibleRange kOpsPerClockPerSm{0.01, 4096, "operations per clock per SM"};
 // Same-address atomics: 0.26 to 0.66 per clock measured.
 inline constexpr PlausibleRange kAtomicOpsPerClock{0.001, 10000, "operations per clock"};
+// Dense tensor-core FLOPs per clock per SM (H100: 4096 fp16, 256 fp64; 1e6 leaves room for more).
+inline constexpr PlausibleRange kTensorFlopsPerClockPerSm{1, 1e6, "FLOPs per clock per SM"};
+// Dense tensor-core FLOPs one warp's MMAs do (a 4096^3 GEMM's warp: ~1e10).
+inline constexpr PlausibleRange kTensorFlopsPerWarp{0, 1e15, "FLOPs per warp"};
 // The hopper variant's fitted constants (launch, per-wave and barrier cycles: 37 to 1450 fitted).
 inline constexpr PlausibleRange kCalibrationCycles{-1e9, 1e9, "cycles"};
 inline constexpr PlausibleRange kCalibrationScale{0.001, 1000, ""};
@@ -78,6 +82,8 @@ inline constexpr PlausibleRange kCounter{0, 1e18, ""};
 inline constexpr PlausibleRange kElapsedCycles{1, 1e18, "cycles"};
 
 // --- integers: launch shapes and resources (CUDA's own limits where it has them) ---
+inline constexpr long long kMaxClusterBlocks = 32;   // blocks of a cluster (Hopper: 8 portable, 16 non-portable)
+inline constexpr long long kMaxGpcs = 64;            // hardware.sms_per_gpc entries (GH100: 8)
 inline constexpr long long kMaxRegistersPerThread = 255;             // every architecture since sm_35
 inline constexpr long long kMaxSharedBytesPerBlock = 16LL << 20;     // 16 MiB (Hopper: 227 KiB)
 inline constexpr long long kMaxGridX = 2147483647, kMaxGridYZ = 65535;  // CUDA's grid limits

@@ -33,6 +33,9 @@ struct LaunchConfig {
   std::optional<double> total_warps;
   // Points the grid covers, one thread per point; `sweep` re-derives the grid from it.
   std::optional<Dim3> domain;
+  // Blocks of a thread-block cluster (cudaLaunchAttributeClusterDimension, __cluster_dims__); absent
+  // or 1 x 1 x 1: no clusters. A cluster's blocks start together in one GPC (hopper H.18).
+  std::optional<Dim3> cluster;
 };
 
 struct KernelProfile {
@@ -119,6 +122,22 @@ struct KernelProfile {
   // sweep and validate derive the memory counters at another launch shape (traffic.hpp). Absent when
   // the kernel's SASS was not analysed.
   std::optional<AccessPatterns> access_patterns;
+
+  // Tensor-core work per warp (hopper H.17): dense FLOPs of the warp's MMA instructions (2 a
+  // multiply-add), by input type (tensor_types.hpp: fp16, bf16, tf32, fp8, int8, fp64). The
+  // kernel-profile writer takes the MMA instructions from the tensor pipe's counters and each
+  // instruction's FLOPs from its SASS shape (HMMA.16816: 4096 a warp). Empty: no tensor work.
+  std::map<std::string, double> tensor_flops_per_warp;
+  double tensor_inst_per_warp = 0;  // MMA instructions (HMMA, HGMMA, IMMA, DMMA, ...), for reference
+
+  // Thread-block clusters (hopper H.18): the cluster-wide waits one warp passes (barrier.cluster
+  // waits; waits for values other blocks of the cluster push into its shared memory), and the bytes
+  // a warp stores into other blocks' shared memory (distributed shared memory). Absent: a launch with
+  // clusters waits once (a block that used distributed shared memory must wait for its cluster
+  // before it exits) and its remote bytes are not priced.
+  std::optional<double> cluster_barrier_waits_per_warp;
+  std::optional<double> remote_shared_waits_per_warp;
+  std::optional<double> dsmem_bytes_per_warp;
 
   // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
   std::map<std::string, std::string> sources;

@@ -1,7 +1,9 @@
 // Occupancy calculator: how many blocks of a launch fit on one SM, and what that makes of
 // N, #active_SMs and #Rep. Follows the CUDA occupancy rules (checked in tests against the
-// toolkit's cuda_occupancy.h) for sm_35 .. sm_90, without the sm_52/sm_60 partitioned
-// global-caching mode and without block-cluster barriers.
+// toolkit's cuda_occupancy.h) for sm_35 .. sm_90 and the Blackwell sm_100, sm_103, sm_120 and
+// sm_121, without the sm_52/sm_60 partitioned global-caching mode, without named-barrier and
+// virtual-resource limits (a kernel profile does not say how many it uses) and without clusters
+// (hopper's cluster terms, hopper_equations.hpp H.18, place them).
 #pragma once
 
 #include "warpmodel/device_profile.hpp"

@@ -114,9 +114,13 @@ struct Prediction {
   double t_block_dispatch = kUnused;      // H.13: the wave's blocks handed to one SM, one after another
   double t_slice_atomics = kUnused;       // H.15: the busiest L2 slice's atomics, one after another
   double t_gather = kUnused;              // H.16: the gathered sectors at the random-sector rates
-  double t_warp = kUnused;                // H.10: one warp's path, T_schedule + T_mem_latency
-  double t_pipe = kUnused;                // H.10: the issue slots, max(T_issue, T_sfu)
-  double t_data = kUnused;                // H.10: the narrowest memory level, max(T_l1, T_l2, T_dram, T_slice_atomics, T_gather)
+  double t_tensor = kUnused;              // H.17: the warps' MMAs on the sub-partitions' tensor cores
+  double clusters_at_once = kUnused;      // H.18a: whole clusters the GPCs hold at once (unset without clusters)
+  double t_cluster_sync = kUnused;        // H.18b: one warp's cluster-wide waits, an SM-to-SM round trip each
+  double t_dsmem = kUnused;               // H.18c: stores into other blocks' shared memory at the SM-to-SM rate
+  double t_warp = kUnused;                // H.10: one warp's path, T_schedule + T_mem_latency + T_cluster_sync
+  double t_pipe = kUnused;                // H.10: the issue slots and pipes, max(T_issue, T_sfu, T_tensor)
+  double t_data = kUnused;                // H.10: the narrowest memory level, max(T_l1, T_l2, T_dram, T_slice_atomics, T_gather, T_dsmem)
   double t_wave = kUnused;                // H.11: one full wave
   double t_last_wave = kUnused;           // H.11: the partial wave (0: none)
   std::string bound;                      // the term that sets t_wave ("dram bandwidth", ...)

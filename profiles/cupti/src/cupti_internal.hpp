@@ -50,6 +50,7 @@ struct KernelActivity {
   std::string name;               // mangled
   std::uint64_t start_ns = 0, end_ns = 0;
   int grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  int cluster[3] = {0, 0, 0};  // blocks of a thread-block cluster; 0 (or 1) without clusters
   int registers_per_thread = 0;
   long long static_shared_bytes = 0, dynamic_shared_bytes = 0;
 };

@@ -53,6 +53,9 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
       a.block[0] = k->blockX;
       a.block[1] = k->blockY;
       a.block[2] = k->blockZ;
+      a.cluster[0] = static_cast<int>(k->clusterX);
+      a.cluster[1] = static_cast<int>(k->clusterY);
+      a.cluster[2] = static_cast<int>(k->clusterZ);
       a.registers_per_thread = k->registersPerThread;
       a.static_shared_bytes = k->staticSharedMemory;
       a.dynamic_shared_bytes = k->dynamicSharedMemory;

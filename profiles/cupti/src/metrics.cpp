@@ -238,7 +238,7 @@ std::vector<MetricSet> build_sets() {
       {"model",
        "what the models read (README \"Kernel profile\"): instructions, warps, global requests and sectors, "
        "L1/L2 hit rates, DRAM and L2 bytes, achieved occupancy, cycles, shared-memory bank conflicts and "
-       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts, local loads' and stores' requests and sectors, the 16 stall reasons (hopper H.1c's barrier share)",
+       "wavefronts, barrier (ADU pipe) and SFU (XU pipe) instructions, async copies, L2 sectors by operation, L1 data-pipe wavefronts, local loads' and stores' requests and sectors, the 16 stall reasons (hopper H.1c's barrier share), tensor-pipe instructions (H.17); where the chip has it, the bytes sent to other SMs' shared memory (H.18c)",
        // One metric set: every counter `predict --model hopper` reads, the stall reasons of
        // H.1c (launch.barrier_wait_share) among them.
        with_stall_metrics({
@@ -305,7 +305,13 @@ std::vector<MetricSet> build_sets() {
            // bins, a grid-wide sum) wait on one slice however many slices the GPU has.
            "lts__t_sectors_op_red.max",
            "lts__t_sectors_op_atom.max",
-       })},
+       }),
+       // Collected where the chip offers them (optional: a profile without them still predicts).
+       // The tensor pipe's warp instructions, every MMA kind (HMMA, IMMA, DMMA, the GMMA of sm_90;
+       // hopper H.17 takes each one's FLOPs from its SASS shape; GA100 .. GB202 count it); the bytes
+       // the SM sends into other SMs' shared memory (distributed shared memory, hopper H.18c; sm_90
+       // and later).
+       {"smsp__inst_executed_pipe_tensor.sum", "l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum"}},
       {"stalls",
        "the warps in each stall state per issue-active cycle (the 16 reasons of sm_90): hopper H.1c reads the "
        "barrier share (launch.barrier_wait_share); the model set holds them too",
@@ -532,12 +538,16 @@ MetricPlan resolve_metrics(const std::vector<std::string>& request,
                           "instrumenting the kernel, the Range Profiler's hardware counters cannot; use ncu for it");
   };
   // Expand sets first so that "model,foo" works.
-  std::vector<std::string> names;
+  std::vector<std::string> names, optional;
   for (const auto& entry : request)
     for (const auto& item : split_list(entry)) {
       plan.requested.push_back(item);
-      if (const MetricSet* s = find_metric_set(item)) names.insert(names.end(), s->metrics.begin(), s->metrics.end());
-      else names.push_back(item);
+      if (const MetricSet* s = find_metric_set(item)) {
+        names.insert(names.end(), s->metrics.begin(), s->metrics.end());
+        optional.insert(optional.end(), s->optional_metrics.begin(), s->optional_metrics.end());
+      } else {
+        names.push_back(item);
+      }
     }
   if (names.empty()) throw MetricNameError("no metrics requested; name a set (model, stalls, seed-003, seed-002) or metrics");
   for (const auto& name : names) {
@@ -573,6 +583,13 @@ MetricPlan resolve_metrics(const std::vector<std::string>& request,
     for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : " ") + close[i];
     msg += " (`warpmodel metrics --list --filter TEXT` lists the device's metrics)";
     throw MetricNameError(msg);
+  }
+  // A set's optional metrics: collected where the chip has them, listed as unavailable otherwise.
+  for (const auto& name : optional) {
+    if (collected.count(name)) continue;
+    if (is_valid_perfworks(name) && (allow_sass || !is_sass_patched_metric(name))) collect(name);
+    else if (std::find(plan.unavailable.begin(), plan.unavailable.end(), name) == plan.unavailable.end())
+      plan.unavailable.push_back(name);
   }
   return plan;
 }

@@ -302,6 +302,16 @@ LaunchRecord import_launch(const NcuLaunch& l, std::size_t index, const NcuImpor
                      " size (neither a \"Grid Size\"/\"Block Size\" column nor launch__grid_size/launch__block_size)");
   rec.grid = *grid;
   rec.block = *block;
+  // Thread-block clusters (Nsight Compute's launch__cluster_dim_x/y/z, 0 without clusters).
+  {
+    std::array<int, 3> cluster{1, 1, 1};
+    const char* axes[3] = {"launch__cluster_dim_x", "launch__cluster_dim_y", "launch__cluster_dim_z"};
+    for (int d = 0; d < 3; ++d)
+      if (const auto v = metric(l, axes[d]); v && *v >= 1)
+        cluster[static_cast<std::size_t>(d)] =
+            static_cast<int>(whole_in(*v, 1, ranges::kMaxClusterBlocks, where, axes[d]));
+    if (static_cast<long long>(cluster[0]) * cluster[1] * cluster[2] > 1) rec.cluster = cluster;
+  }
   rec.registers_per_thread = static_cast<int>(whole_in(metric(l, "launch__registers_per_thread").value_or(0), 0,
                                                        ranges::kMaxRegistersPerThread, where, "launch__registers_per_thread"));
   const double static_shared = metric(l, "launch__shared_mem_per_block_static").value_or(0);

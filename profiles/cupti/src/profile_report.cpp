@@ -138,6 +138,7 @@ json to_json(const LaunchRecord& l) {
               {"duration_ns_runs", l.duration_ns_runs},
               {"metrics", values_json(l.metrics)},
               {"derived", values_json(l.derived)}};
+  if (l.cluster) out["cluster"] = *l.cluster;
   if (l.application_launch_index) out["application_launch_index"] = *l.application_launch_index;
   if (l.process_id) out["process_id"] = *l.process_id;
   return out;
@@ -254,6 +255,7 @@ ProfileReport profile_report_from_json(const json& j, const std::string& origin)
     rec.launch_index = index.get<std::size_t>();
     rec.grid = dim3_from_json(l, "grid", where);
     rec.block = dim3_from_json(l, "block", where);
+    if (l.contains("cluster") && !l.at("cluster").is_null()) rec.cluster = dim3_from_json(l, "cluster", where);
     rec.registers_per_thread = get_or<int>(l, "registers_per_thread", 0);
     rec.shared_memory_per_block_bytes = get_or<long long>(l, "shared_memory_per_block_bytes", 0);
     rec.duration_ns = get_or<double>(l, "duration_ns", std::numeric_limits<double>::quiet_NaN());

@@ -86,6 +86,8 @@ void time_launches(Workload& w, int runs, std::vector<LaunchRecord>& launches, d
       l.grid[d] = k.grid[d];
       l.block[d] = k.block[d];
     }
+    if (static_cast<long long>(k.cluster[0]) * k.cluster[1] * k.cluster[2] > 1)
+      l.cluster = std::array<int, 3>{k.cluster[0], k.cluster[1], k.cluster[2]};
     l.registers_per_thread = k.registers_per_thread;
     l.shared_memory_per_block_bytes = k.static_shared_bytes + k.dynamic_shared_bytes;
     for (const auto* run : by_launch[i]) l.duration_ns_runs.push_back(static_cast<double>(run->end_ns - run->start_ns));

@@ -26,7 +26,8 @@ const Set kNoDestination = {
     "CALL",     "RET",      "EXIT",    "BSSY",     "BSYNC",    "WARPSYNC", "NOP",       "YIELD",
     "ERRBAR",   "CCTL",     "CCTLL",   "DEPBAR",   "LDGDEPBAR", "LDGSTS",  "ARRIVES",   "UTMALDG",
     "UTMASTG",  "UTMAPF",   "UTMAREDG", "UTMACCTL", "UTMACMDFLUSH", "UBLKCP", "UBLKRED", "UBLKPF",
-    "BPT",      "KILL",     "BREAK",   "NANOSLEEP", "PMTRIG",  "SUST",     "SURED",     "CGAERRBAR"};
+    "BPT",      "KILL",     "BREAK",   "NANOSLEEP", "PMTRIG",  "SUST",     "SURED",     "CGAERRBAR",
+    "STAS",     "UCGABAR_ARV", "UCGABAR_WAIT"};
 
 const Set kFp32 = {"FADD", "FADD32I", "FMUL", "FMUL32I", "FFMA", "FFMA32I", "FMNMX", "FSET", "FSETP",
                    "FSEL", "FCHK",    "FSWZADD", "FRND"};
@@ -271,6 +272,47 @@ void analyse_block(const std::vector<Instruction>& code, std::size_t begin, std:
 
 }  // namespace
 
+std::optional<TensorWork> tensor_work(const std::string& opcode) {
+  const auto dot = opcode.find('.');
+  const std::string base = opcode.substr(0, dot);
+  if (dot == std::string::npos) return std::nullopt;
+  std::vector<std::string> mods;
+  for (std::size_t at = dot + 1; at <= opcode.size();) {
+    const auto next = opcode.find('.', at);
+    mods.push_back(opcode.substr(at, next == std::string::npos ? std::string::npos : next - at));
+    if (next == std::string::npos) break;
+    at = next + 1;
+  }
+  const auto has = [&](const char* m) { return std::find(mods.begin(), mods.end(), m) != mods.end(); };
+  const std::string& shape = mods.front();
+  double m = 0, n = 0, k = 0, warps = 1;
+  static const std::regex warpgroup_re(R"((\d+)x(\d+)x(\d+))");
+  std::smatch g;
+  if (std::regex_match(shape, g, warpgroup_re)) {  // DMMA.8x8x4; HGMMA.64x128x16: a warpgroup of 4 warps
+    m = std::stod(g[1]), n = std::stod(g[2]), k = std::stod(g[3]);
+    if (base.size() > 4 && base.compare(base.size() - 4, 4, "GMMA") == 0) warps = 4;
+  } else if (std::all_of(shape.begin(), shape.end(), ::isdigit) && shape.size() >= 3) {
+    // HMMA.16816, HMMA.1688, HMMA.1684, IMMA.16832, IMMA.8816, DMMA.884: m (16 or 8), n 8, then k.
+    const std::size_t m_digits = shape.rfind("16", 0) == 0 ? 2 : 1;
+    m = std::stod(shape.substr(0, m_digits));
+    n = shape[m_digits] - '0';
+    k = std::stod(shape.substr(m_digits + 1));
+  } else {
+    return std::nullopt;
+  }
+  TensorWork w;
+  w.flops_per_warp_instruction = 2 * m * n * k / warps;
+  if (base == "DMMA") w.type = "fp64";
+  else if (base == "IMMA" || base == "IGMMA") w.type = (has("S8") || has("U8")) ? "int8" : "";
+  else if (base == "QGMMA" || has("E4M3") || has("E5M2")) w.type = "fp8";
+  else if (base == "BMMA" || base == "BGMMA") w.type = "";
+  else if (has("TF32")) w.type = "tf32";
+  else if (has("BF16")) w.type = "bf16";
+  else if (base == "HMMA" || base == "HGMMA") w.type = "fp16";
+  else return std::nullopt;
+  return w;
+}
+
 KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<const CfgFunction*>& cfg,
                              const std::optional<ResourceUsage>& resources) {
   KernelStatics s;
@@ -294,6 +336,30 @@ KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<con
     if (!seen_global_load) ++s.instructions_before_first_global_load;
     if (b == "STL") s.spill_store_bytes += access_bytes(ins);
     if (b == "LDL") s.spill_load_bytes += access_bytes(ins);
+    if (in(kTensor, b)) {
+      if (const auto w = tensor_work(ins.opcode); w && !w->type.empty()) {
+        s.tensor_flops_by_type[w->type] += w->flops_per_warp_instruction;
+        ++s.tensor_instructions_read;
+      }
+    }
+    if (b == "UCGABAR_WAIT") ++s.cluster_barrier_waits;
+    if (b == "STAS") {
+      ++s.remote_shared_stores;
+      s.remote_store_bytes_per_thread += access_bytes(ins);
+    }
+  }
+  // The waits for values pushed by other blocks: a kernel's mbarrier try-waits where it pushes with
+  // st.async; ptxas puts a wait's retry loop out of line after EXIT (a self-loop there), which is
+  // the same wait.
+  if (s.remote_shared_stores > 0) {
+    bool after_exit = false;
+    for (std::size_t i = 0; i < code.size(); ++i) {
+      const Instruction& ins = code[i];
+      if (ins.base() == "EXIT" && ins.guard.empty()) after_exit = true;
+      if (ins.base() != "SYNCS" || ins.opcode.find("TRYWAIT") == std::string::npos) continue;
+      const bool self_loop = i + 1 < code.size() && code[i + 1].base() == "BRA" && code[i + 1].target == ins.offset;
+      if (!(after_exit && self_loop)) ++s.remote_data_waits;
+    }
   }
   {
     double stalls = 0;

@@ -129,6 +129,9 @@ void read_profile(const json& j, const std::string& origin, const std::string& w
     c.grid = read_dim3(l.at("grid"), origin, at + ".grid", ranges::kMaxGridX, ranges::kMaxGridYZ, ranges::kMaxBlocks);
     c.block = read_dim3(l.at("block"), origin, at + ".block", ranges::kMaxThreadsPerBlock, ranges::kMaxThreadsPerBlock,
                         ranges::kMaxThreadsPerBlock);
+    if (l.contains("cluster") && !l.at("cluster").is_null())
+      c.cluster = read_dim3(l.at("cluster"), origin, at + ".cluster", ranges::kMaxClusterBlocks, ranges::kMaxClusterBlocks,
+                            ranges::kMaxClusterBlocks);
     const auto index = optional_int(l, "launch_index", origin, at, 1000000000);
     c.launch_index = index ? *index : seen[c.kernel];
     ++seen[c.kernel];
@@ -278,6 +281,10 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   if (spec.domain) {
     k.launch.domain = *spec.domain;
     src["launch.domain"] = "--launch";
+  }
+  if (c && c->cluster && c->cluster->count() > 1) {
+    k.launch.cluster = *c->cluster;
+    src["launch.cluster"] = counters + ": cluster (the Activity API's clusterX/Y/Z)";
   }
   if (c && c->registers_per_thread && *c->registers_per_thread > 0) {
     k.launch.registers_per_thread = *c->registers_per_thread;
@@ -442,6 +449,46 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
           static_estimate("sass: " + std::to_string(s.mix.shared_memory()) + " LDS/STS/LDSM/ATOMS") +
           fallback("smsp__inst_executed_op_shared_ld.sum/_st.sum");
     }
+  }
+
+  // --- tensor cores (hopper H.17): the pipe's instructions, each at its SASS shape's FLOPs ---
+  if (s.mix.tensor > 0) {
+    const auto tensor = first_of(m, {"smsp__inst_executed_pipe_tensor.sum", "sm__inst_executed_pipe_tensor.sum"});
+    k.tensor_inst_per_warp = tensor ? tensor->value / warps : s.mix.tensor;
+    src["instructions_per_warp.tensor"] =
+        tensor ? cupti(tensor->name, k.tensor_inst_per_warp)
+               : static_estimate("sass: " + std::to_string(s.mix.tensor) + " MMA instructions") +
+                     fallback("smsp__inst_executed_pipe_tensor.sum");
+    // Each executed MMA is taken at the kernel's mean static FLOPs per MMA of each type: exact when
+    // the kernel has one MMA shape, or its shapes run equally often.
+    if (s.tensor_instructions_read > 0) {
+      std::string by_type;
+      for (const auto& [type, flops] : s.tensor_flops_by_type) {
+        k.tensor_flops_per_warp[type] = k.tensor_inst_per_warp * flops / s.mix.tensor;
+        by_type += (by_type.empty() ? "" : ", ") + type + " " + fmt(flops);
+      }
+      src["tensor_flops_per_warp"] = "instructions_per_warp.tensor x the SASS's static FLOPs per MMA (" + by_type +
+                                     " over " + std::to_string(s.mix.tensor) + " MMA instructions)";
+    }
+  }
+  // --- thread-block clusters (hopper H.18): waits (static, each once) and bytes to other blocks ---
+  if (s.cluster_barrier_waits > 0 || s.remote_shared_stores > 0) {
+    k.cluster_barrier_waits_per_warp = s.cluster_barrier_waits;
+    src["instructions_per_warp.cluster_barrier_wait"] =
+        "sass: " + std::to_string(s.cluster_barrier_waits) + " UCGABAR_WAIT (each once)";
+    k.remote_shared_waits_per_warp = s.remote_data_waits;
+    src["instructions_per_warp.remote_shared_wait"] =
+        "sass: " + std::to_string(s.remote_data_waits) + " mbarrier try-waits of a kernel that pushes with STAS (each once)";
+  }
+  if (const auto dsmem = first_of(m, {"l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum"})) {
+    k.dsmem_bytes_per_warp = dsmem->value / warps;
+    src["memory.dsmem_bytes_per_warp"] = cupti(dsmem->name, *k.dsmem_bytes_per_warp);
+  } else if (s.remote_shared_stores > 0) {
+    k.dsmem_bytes_per_warp = 32.0 * s.remote_store_bytes_per_thread;
+    src["memory.dsmem_bytes_per_warp"] = static_estimate("sass: " + std::to_string(s.remote_shared_stores) + " STAS, " +
+                                                         std::to_string(s.remote_store_bytes_per_thread) +
+                                                         " bytes a thread, 32 lanes") +
+                                         fallback("l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum");
   }
 
   // --- memory addresses (static): the shape-aware traffic model's input ---

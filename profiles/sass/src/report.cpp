@@ -126,6 +126,13 @@ nlohmann::json to_json(const KernelStatics& k) {
                       {"blocks", blocks},
                       {"access_patterns", warpmodel::to_json(k.access_patterns)}};
   if (k.stall_cycles_per_instruction) j["stall_cycles_per_instruction"] = *k.stall_cycles_per_instruction;
+  if (k.mix.tensor > 0)
+    j["tensor"] = {{"flops_by_type", k.tensor_flops_by_type}, {"instructions_read", k.tensor_instructions_read}};
+  if (k.cluster_barrier_waits > 0 || k.remote_shared_stores > 0)
+    j["cluster"] = {{"barrier_waits", k.cluster_barrier_waits},
+                    {"remote_shared_stores", k.remote_shared_stores},
+                    {"remote_store_bytes_per_thread", k.remote_store_bytes_per_thread},
+                    {"remote_data_waits", k.remote_data_waits}};
   if (k.cfg_edges >= 0) j["cfg_edges"] = k.cfg_edges;
   if (k.leaders_agree_with_cfg) j["leaders_agree_with_cfg"] = *k.leaders_agree_with_cfg;
   if (k.resources) {

@@ -96,6 +96,7 @@ sass::CounterLaunch counters_of(const cupti::LaunchRecord& r) {
   c.demangled = r.demangled;
   c.grid = {r.grid[0], r.grid[1], r.grid[2]};
   c.block = {r.block[0], r.block[1], r.block[2]};
+  if (r.cluster) c.cluster = Dim3{(*r.cluster)[0], (*r.cluster)[1], (*r.cluster)[2]};
   c.registers_per_thread = r.registers_per_thread;
   c.shared_memory_per_block_bytes = static_cast<int>(r.shared_memory_per_block_bytes);
   c.duration_ns = r.duration_ns;

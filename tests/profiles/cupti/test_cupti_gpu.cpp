@@ -3,11 +3,13 @@
 // global store instructions, each one request of 4 sectors (128 aligned bytes per warp).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 
 #include "warpmodel/cupti/builtin_workloads.hpp"
 #include "warpmodel/cupti/profiler.hpp"
+#include "warpmodel/cupti/workload_factory.hpp"
 
 namespace wc = warpmodel::cupti;
 
@@ -213,6 +215,32 @@ TEST(CuptiGpu, RangeOverflowIsReportedNotTruncated) {
 TEST(CuptiGpu, ALaunchThatStartsTwoKernelsIsRefused) {
   auto w = wc::make_double_launch_workload(kN / 16, kBlock);
   EXPECT_THROW(wc::profile(*w, options({"smsp__warps_launched.sum"}, wc::RangeMode::Auto)), wc::RangeOverflowError);
+}
+
+// A launch in thread-block clusters: the Activity API's cluster dimension reaches the launch record
+// (hopper H.18 reads it as launch.cluster), and the model set's optional counters come with it on
+// sm_90: the bytes pushed into other blocks' shared memory, and a tensor pipe that ran nothing. The
+// ADI fused-cluster y-sweep at 1024^2 double runs clusters of 8 (adi::cluster_columns); each of its
+// 131,072 segments pushes 6 reduced rows and 1 or 2 Z values of 8 bytes, 7/8 of them into another
+// block (the owner of a column is one block of the 8): at least 0.8 x 6.3 MB.
+TEST(CuptiGpu, AClusterLaunchRecordsItsClusterAndItsRemoteBytes) {
+  wc::WorkloadRequest r;
+  r.kernel = "adi";
+  r.size = "1024";
+  r.variant = "fused-cluster";
+  r.adi_kernel = "sweep-y";
+  r.precision = "double";
+  const auto workload = wc::make_workload(r);
+  const wc::ProfileReport report = wc::profile(*workload, options({"model"}, wc::RangeMode::Auto));
+  ASSERT_EQ(report.launches.size(), 1u);
+  const wc::LaunchRecord& l = report.launches[0];
+  ASSERT_TRUE(l.cluster.has_value()) << l.kernel;
+  EXPECT_EQ(*l.cluster, (std::array<int, 3>{8, 1, 1}));
+  const auto dsmem = l.metrics.find("l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum");
+  ASSERT_NE(dsmem, l.metrics.end()) << "collected on sm_90";
+  EXPECT_GT(dsmem->second, 0.8 * 6 * 8 * 131072);
+  EXPECT_LT(dsmem->second, 1e8);
+  EXPECT_EQ(l.metrics.at("smsp__inst_executed_pipe_tensor.sum"), 0);
 }
 
 TEST(CuptiGpu, AnInjectedProfilerIsDetected) {

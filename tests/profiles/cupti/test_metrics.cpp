@@ -158,6 +158,30 @@ TEST(MetricSets, EverySetResolvesOnGH100WithAPassCount) {
   EXPECT_LT(gh100().passes({"smsp__inst_executed.sum"}), gh100().passes(gh100().resolve({"model"}).collect));
 }
 
+// The model set's optional metrics (the tensor pipe's instructions, hopper H.17; distributed shared
+// memory bytes, H.18c) are collected where the chip has them (GH100 has both; GA100 lacks the
+// second) and listed as unavailable where it does not.
+TEST(MetricSets, OptionalMetricsFollowTheChip) {
+  const wc::MetricSet* model = wc::find_metric_set("model");
+  ASSERT_NE(model, nullptr);
+  const std::string tensor = "smsp__inst_executed_pipe_tensor.sum", dsmem = "l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum";
+  EXPECT_TRUE(contains(model->optional_metrics, tensor));
+  EXPECT_TRUE(contains(model->optional_metrics, dsmem));
+  const wc::MetricPlan hopper = gh100().resolve({"model"});
+  EXPECT_TRUE(contains(hopper.collect, tensor));
+  EXPECT_TRUE(contains(hopper.collect, dsmem));
+  EXPECT_TRUE(hopper.unavailable.empty());
+  const wc::ChipMetrics ga100 = wc::ChipMetrics::for_chip("GA100");
+  EXPECT_TRUE(ga100.is_valid(tensor));
+  EXPECT_FALSE(ga100.is_valid(dsmem));
+  // A chip without one: the rest of the set resolves and the missing one is listed.
+  const auto plan = wc::resolve_metrics({"model"}, [&](const std::string& m) { return m != dsmem && gh100().is_valid(m); },
+                                        nullptr);
+  EXPECT_TRUE(contains(plan.collect, tensor));
+  EXPECT_FALSE(contains(plan.collect, dsmem));
+  EXPECT_EQ(plan.unavailable, (std::vector<std::string>{dsmem}));
+}
+
 TEST(MetricSets, SeedSetsHoldTheirDocumentsNames) {
   // The Range Profiler collects SASS-patched metrics (measured on the H200), so gld/gst
   // efficiency stay in the seed sets.
@@ -189,7 +213,9 @@ TEST(Resolve, ExpandsSetsSplitsListsAndDeduplicates) {
   EXPECT_EQ(plan.derived[1].name, "ipc");
   EXPECT_EQ(plan.requested.size(), 4u);
   const auto with_set = gh100().resolve({"model", "dram__bytes_read.sum"});
-  EXPECT_EQ(with_set.collect.size(), wc::find_metric_set("model")->metrics.size());
+  // The set's metrics and its optional ones that GH100 has (both).
+  EXPECT_EQ(with_set.collect.size(),
+            wc::find_metric_set("model")->metrics.size() + wc::find_metric_set("model")->optional_metrics.size());
 }
 
 TEST(Resolve, UnknownNamesGetTheClosestValidOnes) {

@@ -476,3 +476,77 @@ TEST(SassDefinitions, InstructionKinds) {
   EXPECT_EQ(s.mix.classified(), 14);    // all but the conversion and the constant move
   EXPECT_EQ(register_use(ks.at(0).instructions[14]).writes, (std::vector<std::string>{"R10", "R11"}));
 }
+
+// ---------------------------------------------------------------- tensor and cluster statics
+// The MMA shapes as ptxas 13.0 prints them for sm_90a (a wmma kernel per type, compiled and dumped
+// with cuobjdump -sass): each one's dense FLOPs per warp instruction and input type (hopper H.17).
+TEST(SassAnalysis, TensorShapesGiveFlopsAndType) {
+  const auto flops = [](const std::string& opcode) { return tensor_work(opcode).value().flops_per_warp_instruction; };
+  const auto type = [](const std::string& opcode) { return tensor_work(opcode).value().type; };
+  EXPECT_EQ(flops("HMMA.16816.F32"), 2 * 16 * 8 * 16);  // wmma 16x16x16 fp16: two of them, 8192
+  EXPECT_EQ(type("HMMA.16816.F32"), "fp16");
+  EXPECT_EQ(type("HMMA.16816.F16"), "fp16");
+  EXPECT_EQ(type("HMMA.16816.F32.BF16"), "bf16");
+  EXPECT_EQ(flops("HMMA.1684.F32.TF32"), 2 * 16 * 8 * 4);  // wmma 16x16x8 tf32: four of them
+  EXPECT_EQ(type("HMMA.1684.F32.TF32"), "tf32");
+  EXPECT_EQ(flops("HMMA.1688.F32.TF32"), 2 * 16 * 8 * 8);
+  EXPECT_EQ(flops("IMMA.16816.S8.S8"), 2 * 16 * 8 * 16);
+  EXPECT_EQ(type("IMMA.16816.S8.S8"), "int8");
+  EXPECT_EQ(flops("IMMA.16832.S8.S8"), 2 * 16 * 8 * 32);
+  EXPECT_EQ(flops("DMMA.8x8x4"), 2 * 8 * 8 * 4);  // fp64: one warp, not a warpgroup
+  EXPECT_EQ(type("DMMA.8x8x4"), "fp64");
+  EXPECT_EQ(flops("DMMA.884"), 2 * 8 * 8 * 4);
+  // sm_90's warpgroup MMAs: the 4 warps of the group each execute it.
+  EXPECT_EQ(flops("HGMMA.64x128x16.F32.BF16"), 2 * 64 * 128 * 16 / 4);
+  EXPECT_EQ(type("HGMMA.64x128x16.F32.BF16"), "bf16");
+  EXPECT_EQ(type("HGMMA.64x256x16.F32"), "fp16");
+  EXPECT_EQ(type("HGMMA.64x64x8.F32.TF32"), "tf32");
+  EXPECT_EQ(flops("QGMMA.64x128x32.F32.E4M3.E4M3"), 2 * 64 * 128 * 32 / 4);
+  EXPECT_EQ(type("QGMMA.64x128x32.F32.E4M3.E4M3"), "fp8");
+  EXPECT_EQ(type("IGMMA.64x128x32.S32.S8.S8"), "int8");
+  EXPECT_EQ(type("IMMA.16864.S4.S4"), "") << "4-bit: not one of the priced types";
+  EXPECT_FALSE(tensor_work("HMMA.MMA"));
+  EXPECT_FALSE(tensor_work("HMMA"));
+}
+
+// A kernel's MMAs summed by type; its cluster waits, with the out-of-line retry loop of a wait after
+// EXIT not counted twice (the pattern of the ADI fused-cluster y-sweep's SASS: two UCGABAR_WAIT,
+// eight STAS, three TRYWAIT of which the last is the first one's retry).
+TEST(SassAnalysis, TensorAndClusterStatics) {
+  const std::string listing =
+      "\tcode for sm_90a\n"
+      "        Function : k\n"
+      "        /*0000*/                   HMMA.16816.F32.BF16 R16, R4, R12, RZ ;\n"
+      "        /*0010*/                   HMMA.16816.F32.BF16 R12, R4, R14, RZ ;\n"
+      "        /*0020*/                   HMMA.1684.F32.TF32 R4, R10, R0, RZ ;\n"
+      "        /*0030*/                   UCGABAR_ARV ;\n"
+      "        /*0040*/                   UCGABAR_WAIT ;\n"
+      "        /*0050*/                   STAS.64 [R30.64], R24 ;\n"
+      "        /*0060*/                   STAS.64 [R34.64], R74 ;\n"
+      "        /*0070*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [R28+URZ+0x80], R31 ;\n"
+      "        /*0080*/              @!P1 BRA 0x100 ;\n"
+      "        /*0090*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [R28+URZ+0x88], R9 ;\n"
+      "        /*00a0*/              @!P1 BRA 0x90 ;\n"
+      "        /*00b0*/                   UCGABAR_WAIT ;\n"
+      "        /*00c0*/                   EXIT ;\n"
+      "        /*0100*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [R28+URZ+0x80], R31 ;\n"
+      "        /*0110*/              @!P1 BRA 0x100 ;\n"
+      "        /*0120*/                   BRA 0x90 ;\n";
+  const auto ks = parse_sass_listing(listing);
+  ASSERT_EQ(ks.size(), 1u);
+  const KernelStatics s = analyse_kernel(ks[0], {}, std::nullopt);
+  EXPECT_EQ(s.mix.tensor, 3);
+  EXPECT_EQ(s.tensor_instructions_read, 3);
+  EXPECT_DOUBLE_EQ(s.tensor_flops_by_type.at("bf16"), 2 * 4096);
+  EXPECT_DOUBLE_EQ(s.tensor_flops_by_type.at("tf32"), 1024);
+  EXPECT_EQ(s.cluster_barrier_waits, 2);
+  EXPECT_EQ(s.remote_shared_stores, 2);
+  EXPECT_EQ(s.remote_store_bytes_per_thread, 16);
+  EXPECT_EQ(s.remote_data_waits, 2) << "the retry loop after EXIT is the first wait's";
+  // Without a push into another block, the mbarrier waits are a pipeline's (TMA, cp.async), not the cluster's.
+  const auto no_push = parse_sass_listing(tamper(listing, "Function : k", "STAS.64 [R30.64], R24", "NOP"));
+  const auto no_push2 = parse_sass_listing(tamper(tamper(listing, "Function : k", "STAS.64 [R30.64], R24", "NOP"),
+                                                  "Function : k", "STAS.64 [R34.64], R74", "NOP"));
+  EXPECT_EQ(analyse_kernel(no_push[0], {}, std::nullopt).remote_data_waits, 2);
+  EXPECT_EQ(analyse_kernel(no_push2[0], {}, std::nullopt).remote_data_waits, 0);
+}

@@ -26,6 +26,9 @@ struct MetricSet {
   std::string name;         // "model", "stalls", "seed-003", "seed-002"
   std::string description;  // one line: where the list comes from
   std::vector<std::string> metrics;  // Perfworks names or legacy nvprof names from the table
+  // Perfworks names collected where the chip offers them and skipped where it does not (counters
+  // that only some architectures have, such as the tensor pipe's by MMA kind).
+  std::vector<std::string> optional_metrics;
 };
 
 // The named sets, in a fixed order.
@@ -84,6 +87,7 @@ struct MetricPlan {
   std::vector<std::string> collect;
   std::vector<DerivedMetric> derived;
   std::vector<std::string> requested;  // the request, as given (for provenance)
+  std::vector<std::string> unavailable;  // optional metrics of a requested set the chip does not offer
 };
 
 // Resolves a list of entries, each a set name, a legacy nvprof name or a Perfworks name

@@ -37,6 +37,8 @@ struct LaunchRecord {
   std::string label;      // the workload's name for this launch ("solve-x", "order 4 smem")
   std::size_t launch_index = 0;
   std::array<int, 3> grid{0, 0, 0}, block{0, 0, 0};
+  // Blocks of a thread-block cluster (the Activity API's clusterX/Y/Z); absent without clusters.
+  std::optional<std::array<int, 3>> cluster;
   int registers_per_thread = 0;
   long long shared_memory_per_block_bytes = 0;  // static + dynamic
   double duration_ns = 0;                       // median of the timed runs

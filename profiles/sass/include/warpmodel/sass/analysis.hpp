@@ -96,6 +96,20 @@ struct InstructionMix {
   int classified() const;
 };
 
+// A tensor-core instruction's work as its SASS shape gives it: dense FLOPs per warp instruction (2 a
+// multiply-add) and the input type (architecture_specs.hpp's tensor types; "" for kinds the model
+// does not price, such as 4-bit and binary MMAs). HMMA.16816.F32.BF16: m16 n8 k16, 4096 FLOPs, bf16;
+// HMMA.1684.F32.TF32: 1024, tf32; IMMA.16816.S8.S8: 4096, int8; DMMA.8x8x4: 512, fp64 (as ptxas 13.0
+// prints them for sm_90a); the warpgroup
+// MMAs of sm_90 (HGMMA.64x128x16.F32.BF16, QGMMA.64x128x32.F32.E4M3.E4M3, IGMMA) run on the four
+// warps of a warpgroup, each counting the instruction once: 2 x 64 N K / 4 per warp. nullopt when
+// the shape is not one of these forms.
+struct TensorWork {
+  double flops_per_warp_instruction = 0;
+  std::string type;
+};
+std::optional<TensorWork> tensor_work(const std::string& opcode);
+
 struct BasicBlock {
   std::uint32_t start_offset = 0;
   int instructions = 0;
@@ -125,6 +139,18 @@ struct KernelStatics {
   double dependency_ilp = 0;  // instruction-weighted mean over blocks
   double mlp_max = 1, mlp_mean = 1;
   std::optional<double> stall_cycles_per_instruction;  // mean control-bit stall count (see above)
+  // Tensor work (hopper H.17): the static MMA instructions' FLOPs per warp by input type (each
+  // instruction once), and the MMA instructions whose shape was read.
+  std::map<std::string, double> tensor_flops_by_type;
+  int tensor_instructions_read = 0;
+  // Thread-block clusters (hopper H.18): UCGABAR_WAIT (barrier.cluster.wait), STAS (st.async into
+  // another block's shared memory) and its bytes per thread, and the mbarrier waits (SYNCS.PHASECHK
+  // ... TRYWAIT, an out-of-line retry loop after EXIT not counted again) of a kernel that pushes
+  // into other blocks: the waits for the values they push.
+  int cluster_barrier_waits = 0;
+  int remote_shared_stores = 0;
+  int remote_store_bytes_per_thread = 0;
+  int remote_data_waits = 0;
   int instructions_before_first_global_load = 0;  // the thesis's literal sentence (see above)
 
   // Global load widths: mean bytes per thread per global load (LDG/LD), 0 without loads.

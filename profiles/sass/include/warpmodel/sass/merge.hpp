@@ -59,6 +59,15 @@
 // | launch.barrier_wait_share             | smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio / the sum  |
 // |                                       | of the 16 stall reasons' ratios present (metric set "model"); else not set  |
 // | launch.grid/block/registers/shared    | the launch record (registers and static shared memory else res-usage)       |
+// | launch.cluster                        | the launch record's cluster (the Activity API's clusterX/Y/Z, ncu's         |
+// |                                       | launch__cluster_dim_x/y/z), where the launch had clusters                   |
+// | instructions_per_warp.tensor          | smsp__inst_executed_pipe_tensor.sum / W; else the SASS's MMA count           |
+// | tensor_flops_per_warp                 | instructions_per_warp.tensor x the SASS's static FLOPs per MMA by input type |
+// |                                       | (analysis.hpp tensor_work)                                                  |
+// | instructions_per_warp.cluster_barrier_wait, .remote_shared_wait | the SASS's UCGABAR_WAIT, and its mbarrier      |
+// |                                       | try-waits where it pushes with STAS (each once; no counter counts them)      |
+// | memory.dsmem_bytes_per_warp           | l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum / W; else the SASS's STAS    |
+// |                                       | bytes x 32 lanes                                                            |
 //
 // Static fields (always from the binary): parallelism.static_instructions and basic_blocks,
 // parallelism.ilp (eq 4.26, or the dependency ILP with --ilp dependency),
@@ -93,6 +102,7 @@ struct CounterLaunch {
   std::string demangled;  // may be empty
   int launch_index = 0;
   Dim3 grid, block;
+  std::optional<Dim3> cluster;  // blocks of a thread-block cluster, where the launch had clusters
   std::optional<int> registers_per_thread;
   std::optional<int> shared_memory_per_block_bytes;
   std::optional<double> duration_ns;
