@@ -446,13 +446,13 @@ void write_rate(json& e, const UnitSeries& s, const UnitPoint& p, const std::vec
   if (s.spec_per_second) {
     e["spec_" + ps] = *s.spec_per_second * scale;
     e["fraction_of_spec"] = p.per_second ? json(p.per_second->mean / *s.spec_per_second) : json(nullptr);
-  } else if (!s.spec_source.empty()) {
+  } else if (!s.spec_source.empty() || s.spec_per_clk_sm > 0) {  // a spec row without a figure for this GPU
     e["spec_" + ps] = nullptr;
     e["fraction_of_spec"] = nullptr;
   }
   if (!s.spec_source.empty()) e["spec_source"] = s.spec_source;
   e["warps_per_block"] = p.warps;
-  e["blocks"] = p.blocks;
+  e["sms_measured"] = p.blocks;  // one block per SM
   if (axis.size() > 1) {
     json by = json::array();
     for (const auto* q : axis)
@@ -493,7 +493,6 @@ json units_json(const Results& r) {
         if (!s.points.empty()) {
           entry["latency_cycles"] = s.points.front().value.mean;
           entry["u_latency_cycles"] = s.points.front().value.uncertainty;
-          entry["latency_warps"] = s.points.front().warps;
         }
       } else if (const UnitPoint* b = s.best()) {
         std::vector<const UnitPoint*> axis;
@@ -512,7 +511,6 @@ json units_json(const Results& r) {
           if (p.cluster == c) {
             e["latency_cycles"] = p.value.mean;
             e["u_latency_cycles"] = p.value.uncertainty;
-            e["warps_per_block"] = p.warps;
           }
       } else if (const UnitPoint* b = s.best(c)) {
         std::vector<const UnitPoint*> axis;
@@ -563,6 +561,32 @@ json units_json(const Results& r) {
 }
 
 }  // namespace
+
+std::vector<std::string> tensor_stage_quantities() {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& q) {
+    if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
+  };
+  for (const auto& d : declarations()) {
+    if (d.stage != kStageTensor) continue;
+    const std::string base = "measurements." + d.section + "." + d.result_name();
+    if (d.method == Method::library_gemm) {
+      for (const char* leaf : {"tera_ops_per_s", "fraction_of_spec", "wgmma_f16_ratio"}) add(base + "." + leaf);
+      continue;
+    }
+    std::vector<std::string> entries;
+    if (d.axes.clusters.empty()) entries.push_back(base);
+    for (int c : d.axes.clusters) entries.push_back(base + ".cluster_" + std::to_string(c));
+    std::vector<std::string> leaves = {"latency_cycles"};
+    if (d.method == Method::unit_throughput)
+      leaves = d.rate.unit == "ops" ? std::vector<std::string>{"ops_per_clk_per_sm", "tera_ops_per_s", "fraction_of_spec"}
+               : d.spec_key.empty() ? std::vector<std::string>{"bytes_per_clk_per_sm", "gbs"}
+                                    : std::vector<std::string>{"bytes_per_clk_per_sm", "gbs", "fraction_of_spec"};
+    for (const auto& e : entries)
+      for (const auto& leaf : leaves) add(e + "." + leaf);
+  }
+  return out;
+}
 
 std::string write_device_json(const Results& r, const std::string& base) {
   const bool core = r.ran(kStageCore), tensor = r.ran(kStageTensor);

@@ -27,6 +27,11 @@ std::string write_markdown(const Results& results);
 std::string write_unit_csv(const Results& results);
 std::string write_tensor_markdown(const Results& results);
 
+// The tensor stage's headline quantities, by their dotted paths in device.json as write_device_json
+// writes them ("measurements.tensor_cores.wgmma.f16.tera_ops_per_s", ...), in registry order:
+// compare-devices lists each for every profile, "not measured" where a profile lacks it.
+std::vector<std::string> tensor_stage_quantities();
+
 // FP32 lanes and SFU lanes per SM by compute capability (CUDA programming guide throughput table).
 int fp32_lanes_per_sm(int cc_major, int cc_minor);
 int sfu_lanes_per_sm(int cc_major, int cc_minor);
