@@ -21,7 +21,7 @@ namespace {
 using namespace warpmodel::ubench::sizes;
 
 struct UnitArgs {
-  CUtensorMap map;            // TMA rows: the tensor map over `buffer` (1D or 2D, tiles of the row's box)
+  CUtensorMap map;            // TMA rows: the tensor map over `buffer` (1D or 2D boxes); 128-byte aligned, first
   long long* cycles;          // [block][warp][rep][2]
   unsigned char* buffer;      // global source or destination, random FP16 bits
   unsigned* sink;             // one word per thread: keeps every result alive
@@ -766,7 +766,7 @@ UnitRun run_unit(const std::string& kernel, int cluster, bool every_sm, int warp
   config.blockDim = dim3(static_cast<unsigned>(warps * 32));
   config.dynamicSmemBytes = static_cast<std::size_t>(dynamic_shared);
   config.attrs = &attribute;
-  config.numAttrs = 1;
+  config.numAttrs = cluster > 1 ? 1 : 0;  // clusters of one: a plain launch
   int blocks = cluster;
   if (every_sm) {
     if (cluster == 1) {
