@@ -472,7 +472,7 @@ json units_json(const Results& r) {
                  "op counted at its dense shape). ops_per_clk_per_sm: %clock64, mean over the SMs, the best warp count; "
                  "tera_ops_per_s: the whole GPU, CUDA events around 5 launches; fraction_of_spec: tera_ops_per_s over the "
                  "GPU's spec sheet (dense: half the sheet's sparse figure)"}};
-  out["tma"] = {{"method", "latency: 1 warp, one thread issues 32 copies one after another (each waited for on an "
+  out["tma"] = {{"method", "latency: 1 warp, one thread starting 32 copies one after another (each waited for on an "
                            "mbarrier; stores: commit, wait_group 0), L2-resident; bandwidth: 1 block of 1 warp per SM, "
                            "one thread keeps 8 (2D, 16 KiB boxes) or 64 (1D, 1 KiB boxes) copies in flight over a 1 GiB "
                            "buffer (DRAM)"}};
