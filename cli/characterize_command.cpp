@@ -1,9 +1,14 @@
 // `warpmodel characterize`: measure the GPU with the declared microbenchmarks and write
-// results/<gpu>/device.json, ubench.csv.xz and ubench.md (README "Microbenchmarks (ubench)").
-// No GPU: one line, exit 3. Unknown --device: the list of devices, exit 2. Unwritable output
-// folder: one line, exit 2, checked before measuring; every file is written atomically.
+// results/<gpu>/device.json, ubench.csv.xz and ubench.md (the core stage) and tensor.csv.xz and
+// tensor.md (the tensor stage: tensor cores, TMA, clusters, async copies, the library GEMM)
+// (docs/microbenchmarks.md). --only STAGE[,STAGE] measures those stages alone: the tensor stage
+// alone adds its sections to the folder's device.json (which must exist), the core stage keeps the
+// tensor sections it finds there. No GPU: one line, exit 3. Unknown --device: the list of devices,
+// exit 2. Unwritable output folder, or --only tensor without a device profile there: one line,
+// exit 2, checked before measuring; every file is written atomically.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +27,7 @@
 #include "characterize.hpp"
 #include "device_query.hpp"
 #include "kernels.hpp"
+#include "registry.hpp"
 #endif
 
 namespace warpmodel::cli {
@@ -31,8 +37,11 @@ struct CharacterizeArgs {
   int device = 0;
   std::string output;  // default results/<gpu slug>
   int reps = 50;
+  std::vector<std::string> only;  // stages; empty: all
   std::string command;
 };
+
+bool has(const std::vector<std::string>& v, const char* x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 #ifdef WARPMODEL_HAVE_CUDA
 std::string self_exe() {
@@ -87,8 +96,28 @@ int run_characterize(const CharacterizeArgs& a) {
               << "); choose another with --output\n";
     return kExitBadInput;
   }
+  // The profile already in the folder: the tensor stage alone adds to it; the core stage keeps its
+  // tensor sections.
+  const bool core = a.only.empty() || has(a.only, ubench::kStageCore);
+  std::string base;
+  const auto device_path = dir / "device.json";
+  if (std::filesystem::exists(device_path)) {
+    try {
+      const nlohmann::json j = read_json_file(device_path.string());
+      if (j.is_object() && j.value("schema", "") == kDeviceSchema) base = j.dump();
+    } catch (const InputError&) {
+    }
+  }
+  if (!core && base.empty()) {
+    std::cerr << "warpmodel characterize: --only tensor adds to " << device_path.string()
+              << ", which is missing or not a device profile; run `warpmodel characterize --output " << dir.string()
+              << "` first (or without --only)\n";
+    return kExitBadInput;
+  }
   ubench::CharacterizeOptions o;
   o.reps = a.reps;
+  o.stages = a.only;
+  o.base_device_json = base;
   o.self_exe = self_exe();
   o.command = a.command;
   if (const char* c = std::getenv("WARPMODEL_GIT_COMMIT")) o.commit = c;
@@ -102,11 +131,23 @@ int run_characterize(const CharacterizeArgs& a) {
   } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel characterize: CUDA error: " << e.what() << "\n";
     return kExitInternal;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "warpmodel characterize: " << e.what() << "\n";
+    return kExitBadInput;
   }
+  std::vector<std::string> written = {"device.json"};
   try {
     // Every sample of every benchmark (about 100,000 rows), xz-compressed: docs/results-layout.md.
-    write_file_atomically(dir / "ubench.csv.xz", out.csv);
-    write_file_atomically(dir / "ubench.md", out.markdown);
+    if (has(out.stages, ubench::kStageCore)) {
+      write_file_atomically(dir / "ubench.csv.xz", out.csv);
+      write_file_atomically(dir / "ubench.md", out.markdown);
+      written.insert(written.end(), {"ubench.csv.xz", "ubench.md"});
+    }
+    if (has(out.stages, ubench::kStageTensor)) {
+      write_file_atomically(dir / "tensor.csv.xz", out.tensor_csv);
+      write_file_atomically(dir / "tensor.md", out.tensor_markdown);
+      written.insert(written.end(), {"tensor.csv.xz", "tensor.md"});
+    }
     write_file_atomically(dir / "device.json", out.device_json);
   } catch (const InputError& e) {
     std::cerr << "warpmodel characterize: " << e.what() << "\n";
@@ -114,8 +155,9 @@ int run_characterize(const CharacterizeArgs& a) {
   }
   for (const auto& w : out.warnings) std::cerr << "warning: " << w << "\n";
   if (!out.profile_error.empty()) return kExitInternal;
-  std::cout << "characterize: " << gpu.name << " measured in " << out.seconds << " s; wrote "
-            << (dir / "device.json").string() << ", ubench.csv.xz, ubench.md\n";
+  std::cout << "characterize: " << gpu.name << " measured in " << out.seconds << " s; wrote " << dir.string() << "/{";
+  for (std::size_t i = 0; i < written.size(); ++i) std::cout << (i ? "," : "") << written[i];
+  std::cout << "}\n";
   return kExitOk;
 }
 #else
@@ -135,6 +177,11 @@ void add_characterize_command(CLI::App& app, Action& action) {
   c->add_option("-o,--output", args->output, "output folder (default results/<gpu>, e.g. results/h200)")
       ->check(path_name());
   c->add_option("--reps", args->reps, "repetitions per point (default 50)")->check(integer_at_least(2));
+  c->add_option("--only", args->only,
+                "stages to measure: core (the model's profile), tensor (tensor cores, TMA, clusters, async copies, "
+                "the library GEMM; adds to the folder's device.json); default both")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"core", "tensor"}));
   c->callback([&action, args] {
     args->command = support::this_process_command_line();
     action = [args] {

@@ -6,7 +6,10 @@
 # OUTDIR defaults to results/<gpu-slug> (the slug `warpmodel characterize` uses: "h200",
 # "h100-80gb-hbm3"). Stages, in order (estimated GPU seconds, full / --quick):
 #   build         configure and build warpmodel and the benchmarks            (150 / 150)
-#   characterize  warpmodel characterize: device.json, ubench.csv.xz/.md, plots  ( 30 /  15)
+#   characterize  warpmodel characterize --only core: device.json, ubench.csv.xz/.md, plots ( 30 /  15)
+#   tensor        warpmodel characterize --only tensor: tensor cores (mma.sync, wgmma, ( 60 /  40)
+#                 sparse), TMA, clusters (DSMEM, barrier), async copies, cuBLASLt GEMM:
+#                 tensor.md, tensor.csv.xz and their sections of device.json
 #   validate      warpmodel validate --measure: the stencil, ADI and corpus   (420 /  60)
 #                 sweep, validation tables and plots (VALIDATE_FAMILIES limits it)
 #   stencils      bench_stencils + scripts/stencil_report.py                  (150 /  40)
@@ -52,7 +55,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-default_stages="build characterize validate stencils adi app report"
+default_stages="build characterize tensor validate stencils adi app report"
 all_stages="$default_stages gpu-tests sanitizers vs-ncu repeatability"
 for s in ${only//,/ } ${skip//,/ }; do
   [[ " $all_stages " == *" $s "* ]] || { echo "characterize_gpu: unknown stage '$s' (known: $all_stages)" >&2; exit 2; }
@@ -96,6 +99,7 @@ t_start=$(date +%s)
 estimate() {  # full / quick seconds of a stage
   case "$1" in
     build) echo 150 ;; sanitizers) echo 120 ;; characterize) [ $quick = 1 ] && echo 15 || echo 30 ;;
+    tensor) [ $quick = 1 ] && echo 40 || echo 60 ;;
     validate) [ $quick = 1 ] && echo 60 || echo 420 ;; stencils) [ $quick = 1 ] && echo 40 || echo 150 ;; adi) [ $quick = 1 ] && echo 40 || echo 240 ;;
     app) echo 90 ;; report) echo 5 ;; repeatability) echo 60 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
   esac
@@ -167,8 +171,16 @@ stage_build() {
 stage_characterize() {
   local reps=()
   [ $quick = 1 ] && reps=(--reps 10)
-  "$bin" characterize --output "$out" "${reps[@]}" && python3 scripts/plot_ubench.py "$out/ubench.csv.xz" &&
-    record characterize device.json,ubench.csv.xz,ubench.md "warpmodel characterize --output $out ${reps[*]}"
+  "$bin" characterize --only core --output "$out" "${reps[@]}" && python3 scripts/plot_ubench.py "$out/ubench.csv.xz" &&
+    record characterize device.json,ubench.csv.xz,ubench.md "warpmodel characterize --only core --output $out ${reps[*]}"
+}
+# The Hopper units: their sections of device.json (its provenance.tensor_stage.* say when and how)
+# and their own report and raw series.
+stage_tensor() {
+  local reps=()
+  [ $quick = 1 ] && reps=(--reps 10)
+  "$bin" characterize --only tensor --output "$out" "${reps[@]}" &&
+    record tensor tensor.md,tensor.csv.xz "warpmodel characterize --only tensor --output $out ${reps[*]}"
 }
 stage_validate() {
   local args=()
@@ -251,6 +263,7 @@ stage_report() {
 
 run_stage build stage_build
 run_stage characterize stage_characterize
+run_stage tensor stage_tensor
 run_stage gpu-tests stage_gpu_tests
 run_stage sanitizers stage_sanitizers
 run_stage validate stage_validate

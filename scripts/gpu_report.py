@@ -11,6 +11,7 @@ The page, in this order, and the files each part reads:
                     the measured FP32/FP64 FLOP/s (FMA ops/clk/SM x SMs x SM clock x 2), SFU ops/s and
                     bandwidths against spec; then roofline.png (scripts/plot_roofline.py)
   latency by level, bandwidth, issue rates, departure delays, barrier and launch    device.json
+  tensor cores, TMA and clusters    device.json (the tensor stage's sections; "not measured" without them)
   model accuracy    validation.json (held-out summaries, leave-one-class-out, cross-GPU, cross-shape)
   best variants     stencils.csv, adi.csv
   figures           every *.png of the folder and its subfolders, embedded, with a caption
@@ -330,6 +331,77 @@ def issue_section(device):
             + table(["benchmark", "rate", "unit", "spec", "of spec", "sectors/clk/SM"], rows))
 
 
+# --- the tensor stage: tensor cores, TMA, clusters, async copies, library GEMM --------------------
+
+TENSOR_OPS = ("mma_sync", "mma_sp", "wgmma", "wgmma_sp")
+TENSOR_TYPES = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8")
+NOT_MEASURED = "not measured"
+
+
+def measured(entry, key, digits=4):
+    """An entry's number, "n/a" for a field without a value, "not measured" for none."""
+    if not isinstance(entry, dict) or key not in entry:
+        return NOT_MEASURED
+    return num(entry[key], digits) if number(entry[key]) else "n/a"
+
+
+def tensor_section(device):
+    head = "## Tensor cores, TMA and clusters\n\n"
+    meas = get(device, "measurements", {}) or {}
+    if not isinstance(meas.get("tensor_cores"), dict):
+        return head + ("Not measured: this device.json has no tensor stage (`warpmodel characterize --only tensor`, "
+                       "the `tensor` stage of scripts/characterize_gpu.sh, adds it; docs/microbenchmarks.md).\n")
+    units = meas["tensor_cores"]
+    rows = []
+    for op in TENSOR_OPS:
+        for t in TENSOR_TYPES:
+            e = get(units, f"{op}.{t}")
+            if not isinstance(e, dict) and op == "mma_sp" and t in ("e4m3", "e5m2"):
+                continue  # no row: an FP8 mma.sp is shuffles around HMMA.SP on sm_90 (ubench/tensor.def)
+            per_clk = get(e, "ops_per_clk_per_sm") if isinstance(e, dict) else None
+            spec_clk = get(e, "spec_ops_per_clk_per_sm") if isinstance(e, dict) else None
+            clock_fraction = per_clk / spec_clk if number(per_clk) and number(spec_clk) and spec_clk else None
+            rows.append((op, t, measured(e, "latency_cycles"), measured(e, "ops_per_clk_per_sm"), measured(e, "spec_ops_per_clk_per_sm"),
+                         pct(clock_fraction) if clock_fraction is not None else "-",
+                         measured(e, "tera_ops_per_s"), measured(e, "spec_tera_ops_per_s"),
+                         pct(e.get("fraction_of_spec")) if isinstance(e, dict) and number(e.get("fraction_of_spec")) else "-",
+                         e.get("sass", "-") if isinstance(e, dict) else "-"))
+    text = head + ("One warp (mma) or warpgroup (wgmma) for the latency; one block per SM on every SM for the rates: "
+                   "ops per clock per SM (%clock64) and tera-ops per second of the whole GPU (CUDA events) against "
+                   "the spec sheet (dense: half the sheet's sparse figure); ops = 2 x M x N x K "
+                   "(device.json `measurements.tensor_cores`, tensor.md).\n\n"
+                   + table(["op", "type", "latency [cycles]", "ops/clk/SM", "spec/clk/SM", "of spec (clock)", "Tops/s",
+                            "spec Tops/s", "of spec", "SASS"], rows))
+    lib = get(meas, "library_gemm.cublaslt_f16")
+    if isinstance(lib, dict) and number(lib.get("tera_ops_per_s")):
+        text += (f"\ncuBLASLt FP16 GEMM (FP32 accumulate), best of m = n = k in 4096-16384: "
+                 f"{num(lib['tera_ops_per_s'])} Tops/s ({pct(lib.get('fraction_of_spec'))} of spec at size "
+                 f"{num(lib.get('best_size'))}); wgmma FP16 over it: {num(lib.get('wgmma_f16_ratio'), 3)}.\n")
+    else:
+        text += "\ncuBLASLt FP16 GEMM: " + (str(lib.get("not_measured")) if isinstance(lib, dict) and lib.get("not_measured") else NOT_MEASURED) + ".\n"
+    copies = []
+    for section, names in (("tma", ("load_1d", "load_2d", "store_1d", "store_2d")), ("async_copy", ("cp_async", "bulk_load"))):
+        for n in names:
+            e = get(meas, f"{section}.{n}")
+            copies.append((f"{section}.{n}", measured(e, "latency_cycles"), measured(e, "bytes_per_clk_per_sm"),
+                           measured(e, "gbs"), pct(e.get("fraction_of_spec")) if isinstance(e, dict) and number(e.get("fraction_of_spec")) else "-"))
+    text += ("\nCopies: latency of one copy (L2-resident source); bandwidth streaming 1 GiB, one block per SM "
+             "(against the DRAM peak).\n\n" + table(["copy", "latency [cycles]", "bytes/clk/SM", "GB/s", "of DRAM spec"], copies))
+    clusters = []
+    for c in (2, 4, 8, 16):
+        key = f"cluster_{c}"
+        clusters.append((c, measured(get(meas, f"cluster.dsmem_load.{key}"), "latency_cycles"),
+                         measured(get(meas, f"cluster.dsmem_read.{key}"), "bytes_per_clk_per_sm"),
+                         measured(get(meas, f"cluster.barrier.{key}"), "latency_cycles"),
+                         measured(get(meas, f"cluster.barrier_relaxed.{key}"), "latency_cycles"),
+                         measured(get(meas, f"cluster.barrier_32_warps.{key}"), "latency_cycles")))
+    text += ("\nClusters: a chase through the next block's shared memory, 16-B reads of it, and barrier.cluster "
+             "arrive + wait (release/acquire, and relaxed).\n\n"
+             + table(["blocks per cluster", "DSMEM load [cycles]", "DSMEM read [B/clk/SM]", "barrier [cycles]",
+                      "relaxed [cycles]", "barrier, 32 warps [cycles]"], clusters))
+    return text
+
+
 def departure_section(device):
     lat = device.get("latency_cycles", {}) if isinstance(device.get("latency_cycles"), dict) else {}
     dep = get(device, "measurements.departure_delay", {}) or {}
@@ -567,7 +639,7 @@ def report(folder):
         text += "\n"
     else:
         text += glance_section(device, folder) + "\n"
-        for section in (latency_section, bandwidth_section, issue_section, departure_section):
+        for section in (latency_section, bandwidth_section, issue_section, departure_section, tensor_section):
             part = section(device)
             if part:
                 text += part + "\n"

@@ -50,6 +50,21 @@ FIXTURE_KERNELS = {
         "ubench_barrier",
         "ubench_empty",
     ],
+    # The tensor stage's timed regions (unit_kernels.cu, the sm_90a cubin): one kernel of each family
+    # tests/ubench's check is tested on, the FP8 mma.sync emulation and a cluster kernel among them.
+    "sm90a_ubench_units": [
+        "ubench_mma_lat_mma_sync_f16",
+        "ubench_mma_thr_mma_sync_f16",
+        "ubench_mma_thr_mma_sync_e4m3",
+        "ubench_wgmma_lat_wgmma_f16",
+        "ubench_wgmma_thr_wgmma_f16",
+        "ubench_tma_load_1d_bw",
+        "ubench_tma_store_1d_bw",
+        "ubench_bulk_load_bw",
+        "ubench_cp_async_bw",
+        "ubench_cluster_barrier",
+        "ubench_cluster_barrier_relaxed",
+    ],
     "sm90_stencils": [
         "~naive_kernel<1>",         # order 2 (radius 1), one point per thread: thesis listing 3.3
         "~shared_kernel<1>",        # order 2 with a shared-memory tile: BAR, LDS/STS

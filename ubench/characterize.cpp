@@ -24,7 +24,7 @@ std::string gpu_slug(const std::string& name) {
 }
 
 CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& o) {
-  const Plan plan = make_plan(o.reps);
+  const Plan plan = make_plan(o.reps, o.stages);
   Results results = run_plan(gpu, plan, HarnessOptions{o.self_exe, o.log});
   std::time_t now = std::time(nullptr);
   char date[64];
@@ -32,10 +32,12 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
   results.date = date;
   results.commit = o.commit;
   results.command = o.command;
-  for (auto& w : profile_warnings(results)) results.warnings.push_back(std::move(w));
+  if (results.ran(kStageCore))  // a tensor-only run keeps the profile's headline values from the folder's device.json
+    for (auto& w : profile_warnings(results)) results.warnings.push_back(std::move(w));
 
   CharacterizeOutputs out;
-  out.device_json = write_device_json(results);
+  out.stages = results.stages;
+  out.device_json = write_device_json(results, o.base_device_json);
   // The model must accept the profile unchanged.
   try {
     (void)device_from_json(nlohmann::json::parse(out.device_json), "characterize output");
@@ -43,8 +45,14 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
     out.profile_error = e.what();
     results.warnings.push_back(std::string("the model rejects the profile: ") + e.what());
   }
-  out.csv = write_csv(results);
-  out.markdown = write_markdown(results);
+  if (results.ran(kStageCore)) {
+    out.csv = write_csv(results);
+    out.markdown = write_markdown(results);
+  }
+  if (results.ran(kStageTensor)) {
+    out.tensor_csv = write_unit_csv(results);
+    out.tensor_markdown = write_tensor_markdown(results);
+  }
   out.warnings = results.warnings;
   out.seconds = results.seconds;
   return out;

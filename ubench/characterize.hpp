@@ -17,17 +17,22 @@ struct CharacterizeOptions {
   std::string self_exe;         // this program, for the SASS check (cuobjdump -sass)
   std::string command;          // the exact command line, for provenance
   std::string commit;           // git commit of the sources
+  std::vector<std::string> stages;  // --only: "core", "tensor" (empty: every stage)
+  std::string base_device_json;     // the output folder's device.json before this run ("" = none)
   std::function<void(const std::string&)> log;  // progress lines (stderr)
 };
 
 struct CharacterizeOutputs {
-  std::string device_json, csv, markdown;
+  std::vector<std::string> stages;  // the stages measured
+  std::string device_json;
+  std::string csv, markdown;                // the core stage's (ubench.csv.xz, ubench.md)
+  std::string tensor_csv, tensor_markdown;  // the tensor stage's (tensor.csv.xz, tensor.md)
   std::vector<std::string> warnings;
   std::string profile_error;  // non-empty: device_from_json rejected device.json (a bug)
   double seconds = 0;
 };
 
-// Throws support::cuda::CudaError on a CUDA failure.
+// Throws support::cuda::CudaError on a CUDA failure, std::invalid_argument for an unknown stage.
 CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& options);
 
 // "NVIDIA H200" -> "h200": the results folder name.

@@ -71,4 +71,57 @@ constexpr int kLaunchMaxWaves = 64;
 constexpr int kLaunchBlockThreads = 32;
 constexpr int kBackToBackLaunches = 1000;
 
+
+// --- The Hopper units (hopper_kernels.cu, stage "tensor"): tensor cores, TMA, clusters, async copies.
+// mma.sync: a latency region of kMmaChain dependent mma (the accumulator carries the chain); a
+// throughput region of kMmaSteps loop trips, each kMmaIlp independent accumulators.
+constexpr int kMmaChain = 64;
+constexpr int kMmaIlp = 8;
+constexpr int kMmaSteps = 256;
+// wgmma (one warpgroup = 4 warps, m64nNk*): a latency region of kWgmmaChain dependent
+// (fence, wgmma, commit, wait 0); a throughput region of kWgmmaSteps trips of kWgmmaBatch wgmma into
+// one accumulator, committed as one group, at most one group in flight (wait_group 1), as a GEMM
+// main loop does. Operands from shared memory (no swizzle, core matrices contiguous: conflict-free).
+constexpr int kWgmmaN = 256;
+constexpr int kWgmmaChain = 16;
+constexpr int kWgmmaBatch = 8;
+constexpr int kWgmmaSteps = 32;
+// The operand tiles in shared memory: A at 0 (64 rows), B after it (256 rows); core matrices (8 rows x
+// 16 B, 128 B contiguous) 128 B apart along K and 512 B apart along M/N, room for the widest K (64 B).
+constexpr int kWgmmaCoreStride = 512;
+constexpr int kWgmmaSharedBytes = (64 + kWgmmaN) / 8 * kWgmmaCoreStride;
+// TMA and bulk copies: latency chains of kCopyChain dependent copies (each waited for) from an
+// L2-resident source; bandwidth: one block per SM streaming a kStreamBytes buffer from or to DRAM,
+// kCopyStages copies in flight per block.
+constexpr int kCopyChain = 32;
+constexpr int kTma1dBoxElements = 256;   // the largest box of a dimension: 256 x 4 B = 1 KiB
+constexpr int kTma2dBoxRows = 64;        // 64 rows x 64 floats = 16 KiB
+constexpr int kTma2dBoxFloats = 64;
+constexpr int kTma2dRowFloats = 8192;    // the 2D tensor's rows (32 KiB)
+constexpr int kBulkCopyBytes = 16 << 10; // cp.async.bulk: one 16 KiB copy
+constexpr int kCopyStages = 8;           // copies in flight per block (16 KiB each: 128 KiB of shared memory)
+constexpr int kCopyStages1d = 64;        // 1 KiB TMA boxes: more of them in flight (64 KiB)
+constexpr std::size_t kStreamBytes = std::size_t(1) << 30;
+// cp.async (LDGSTS): a latency chain of kCpAsyncChain (16 B per lane, commit, wait 0) from L2; the
+// bandwidth kernel: 256 threads per block, kCpAsyncPerStage 16-B copies per thread and stage,
+// kCpAsyncStages stages in flight.
+constexpr int kCpAsyncChain = 64;
+constexpr int kCpAsyncThreads = 256;
+constexpr int kCpAsyncPerStage = 4;
+constexpr int kCpAsyncStages = 4;
+// Distributed shared memory: a chase of kDsmemChain dependent ld.shared::cluster through the next
+// block's shared memory; reads of kDsmemReadBytes of it with 16-B loads, kDsmemUnroll per step.
+constexpr int kDsmemChain = 256;
+constexpr int kDsmemWords = 2048;
+constexpr int kDsmemReadBytes = 64 << 10;
+constexpr int kDsmemUnroll = 8;
+constexpr int kDsmemSteps = 64;
+// Cluster barrier: kClusterBarrierChain barrier.cluster.arrive + wait pairs in a row.
+constexpr int kClusterBarrierChain = 32;
+// Every throughput row's launch is timed with CUDA events this many times (the whole GPU's rate).
+constexpr int kUnitLaunches = 5;
+// The library GEMM (cuBLASLt): square sizes and the heuristic's candidate algorithms timed per size.
+constexpr int kLibraryGemmAlgorithms = 8;
+constexpr int kLibraryGemmLaunches = 5;
+
 }  // namespace warpmodel::ubench::sizes

@@ -10,8 +10,11 @@
 #include <variant>
 
 #include "constants.hpp"
+#include "gpu_specs.hpp"
 #include "kernels.hpp"
+#include "library_gemm.hpp"
 #include "nvml.hpp"
+#include "unit_kernels.hpp"
 #include "sass_check.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/support/cuda.hpp"
@@ -47,6 +50,7 @@ class Harness {
       r_.warnings.push_back("NVML unavailable (" + nvml.why_unavailable() +
                             "): SM clock not recorded; ns use the maximum clock from the runtime");
     r_.driver = nvml.driver_version().empty() ? std::to_string(gpu_.driver_version) : nvml.driver_version();
+    r_.stages = plan_.stages;
     check_sass();
 
     run_clock_cost();
@@ -62,6 +66,7 @@ class Harness {
     for (const auto* d : plan_.of(Method::bandwidth)) run_bandwidth(*d, clock_for_spec);
     gpu::release_buffers();
     for (const auto* d : plan_.of(Method::launch)) run_launch(*d);
+    run_units(nvml);
 
     const auto after = nvml.sample();
     if (before) r_.clock_before = {true, before->sm_mhz, before->mem_mhz};
@@ -562,6 +567,154 @@ class Harness {
     r_.bandwidth.push_back(out);
   }
 
+
+  // --- the Hopper units (stage "tensor"): latency chains, rates per SM and per GPU, the library GEMM ---
+  void run_units(const Nvml& nvml) {
+    const auto latencies = plan_.of(Method::unit_latency), rates = plan_.of(Method::unit_throughput),
+               gemms = plan_.of(Method::library_gemm);
+    if (latencies.empty() && rates.empty() && gemms.empty()) return;
+    std::string why;
+    if (!gpu::unit_kernels_supported(why)) {
+      r_.units_skipped = why;
+      r_.warnings.push_back("tensor stage not run: " + why);
+      return;
+    }
+    spec_ = find_gpu_spec(gpu_.name);
+    if (const auto c = nvml.sample()) r_.units_clock_before = {true, c->sm_mhz, c->mem_mhz};
+    for (const auto* d : latencies) run_unit_latency(*d);
+    for (const auto* d : rates) run_unit_rate(*d);
+    for (const auto* d : gemms) run_library_gemm(*d);
+    if (const auto c = nvml.sample()) r_.units_clock_after = {true, c->sm_mhz, c->mem_mhz};
+  }
+  void unit_csv(const std::string& benchmark, const std::string& series, int warps, long long rep,
+                std::optional<double> raw, double value, const std::string& unit) {
+    r_.unit_csv.push_back({benchmark, series, warps, 0, rep, raw, value, unit});
+  }
+  UnitSeries unit_series(const Declaration& d, bool latency) const {
+    UnitSeries s;
+    s.name = d.name;
+    s.section = d.section;
+    s.result = d.result_name();
+    s.latency = latency;
+    s.unit = d.rate.unit;
+    s.ptx = d.ptx;
+    s.sass = sass_status(d.name);
+    s.spec_per_clk_sm = d.spec_per_clk_sm;
+    s.clustered = !d.axes.clusters.empty();
+    if (d.spec_key == "dram") {
+      s.spec_per_second = gpu_.mem_peak_bandwidth_gbs * 1e9;
+      s.spec_source = "2 x memory clock x bus width (runtime)";
+    } else if (!d.spec_key.empty()) {
+      const auto t = spec_ ? spec_tera_ops(*spec_, d.spec_key) : std::nullopt;
+      if (t) s.spec_per_second = *t * 1e12;
+      s.spec_source = !spec_ ? "no published figures for " + gpu_.name + " in ubench/gpu_specs.cpp"
+                      : t    ? spec_->source + ", " + d.spec_key + (d.spec_key.find("_sparse") == std::string::npos
+                                                                     ? " (dense: half the sheet's sparse figure)"
+                                                                     : "")
+                             : spec_->product + ": no " + d.spec_key + " figure in its source";
+    }
+    return s;
+  }
+  std::vector<int> cluster_axis(const Declaration& d) const {
+    return d.axes.clusters.empty() ? std::vector<int>{1} : d.axes.clusters;
+  }
+  static std::string point_series(const std::string& what, int cluster) {
+    return cluster > 1 ? what + "_cluster_" + std::to_string(cluster) : what;
+  }
+  void run_unit_latency(const Declaration& d) {
+    if (!runnable(d.name)) return;
+    log("latency " + d.name + ", " + d.axes.note);
+    UnitSeries s = unit_series(d, true);
+    const int R = plan_.reps;
+    for (int cluster : cluster_axis(d)) {
+      for (int warps : d.axes.warps_per_block) {
+        gpu::UnitRun run;
+        try {
+          run = gpu::run_unit(d.kernel, cluster, false, warps, R, 0, 1);
+        } catch (const support::cuda::CudaError& e) {
+          r_.warnings.push_back(d.name + ", cluster of " + std::to_string(cluster) + ": not measured (" + e.what() + ")");
+          continue;
+        }
+        const int units = run.blocks * warps;
+        const auto raw = per_rep_mean(regions(run.pairs), units);
+        std::vector<double> v;
+        long long rep = 1;
+        for (double x : raw) {
+          v.push_back((x - overhead(warps)) / d.chain);
+          unit_csv(d.name, point_series("latency", cluster), warps, rep++, x, v.back(), "cycles");
+        }
+        s.points.push_back({cluster, warps, estimate(v), std::nullopt, run.blocks});
+      }
+    }
+    r_.units.push_back(s);
+  }
+  void run_unit_rate(const Declaration& d) {
+    if (!runnable(d.name)) return;
+    log("throughput " + d.name + ", " + d.axes.note);
+    UnitSeries s = unit_series(d, false);
+    const int R = plan_.reps;
+    const int max_warps = gpu::unit_max_warps_per_block(d.kernel);
+    for (int cluster : cluster_axis(d)) {
+      for (int warps : d.axes.warps_per_block) {
+        if (warps > max_warps) {
+          log("throughput " + d.name + ": " + std::to_string(warps) + " warps skipped, its registers fit at most " +
+              std::to_string(max_warps) + " warps per block");
+          continue;
+        }
+        gpu::UnitRun run;
+        try {
+          run = gpu::run_unit(d.kernel, cluster, true, warps, R, d.steps, sizes::kUnitLaunches);
+        } catch (const support::cuda::CudaError& e) {
+          r_.warnings.push_back(d.name + ", cluster of " + std::to_string(cluster) + ", " + std::to_string(warps) +
+                                " warps: not measured (" + e.what() + ")");
+          continue;
+        }
+        const int blocks = run.blocks;
+        const double units_per_block = double(warps) * d.rate.per_warp;
+        std::vector<double> per_sm, per_second;
+        for (int r = 1; r <= R; ++r) {
+          double sum = 0;
+          for (int b = 0; b < blocks; ++b) {  // the block's time: first start to last end over its warps
+            long long t0 = 0, t1 = 0;
+            for (int w = 0; w < warps; ++w) {
+              const std::size_t i = ((static_cast<std::size_t>(b) * warps + w) * (R + 1) + r) * 2;
+              t0 = w == 0 ? run.pairs[i] : std::min(t0, run.pairs[i]);
+              t1 = w == 0 ? run.pairs[i + 1] : std::max(t1, run.pairs[i + 1]);
+            }
+            sum += units_per_block / (double(t1 - t0) - overhead(warps));
+          }
+          per_sm.push_back(sum / blocks);
+          unit_csv(d.name, point_series("per_sm", cluster), warps, r, std::nullopt, per_sm.back(),
+                   d.rate.unit + "_per_clk_per_sm");
+        }
+        // The whole GPU: every launch's work (all repetitions, the warm-up too) over its event time.
+        const double units_per_launch = units_per_block * blocks * (R + 1);
+        long long launch = 1;
+        for (double sec : run.seconds) {
+          per_second.push_back(units_per_launch / sec);
+          unit_csv(d.name, point_series("per_second", cluster), warps, launch++, std::nullopt, per_second.back(),
+                   d.rate.unit + "_per_s");
+        }
+        s.points.push_back({cluster, warps, estimate(per_sm),
+                            per_second.empty() ? std::nullopt : std::optional<Estimate>(estimate(per_second)), blocks});
+      }
+    }
+    r_.units.push_back(s);
+  }
+  void run_library_gemm(const Declaration& d) {
+    log("library GEMM (cuBLASLt), " + d.axes.note);
+    LibraryGemmResult g = measure_library_gemm(d.axes.gemm_sizes, sizes::kLibraryGemmAlgorithms,
+                                               sizes::kLibraryGemmLaunches);
+    g.description = d.ptx;
+    const auto t = spec_ ? spec_tera_ops(*spec_, d.spec_key) : std::nullopt;
+    g.spec_tera_ops = t;
+    g.spec_source = t ? spec_->source + ", f16 (dense)" : "no published figure for " + gpu_.name;
+    if (!g.measured) r_.warnings.push_back("library GEMM not measured: " + g.why_not);
+    for (const auto& p : g.sizes)
+      unit_csv(d.name, "size_" + std::to_string(p.size), 0, 0, std::nullopt, p.tera_ops_per_second.mean, "tera_ops_per_s");
+    r_.library_gemm = g;
+  }
+
   // --- launch overhead (CUDA events around empty launches) ---
   // block_dispatch_cycles: the slope of the duration of an empty grid of w x SMs blocks of 32
   // threads over w (many blocks fit an SM at once, so this is the SM's block-dispatch rate);
@@ -626,6 +779,7 @@ class Harness {
   std::map<std::string, bool> verdicts_;
   std::vector<double> clock_cost_;
   std::unique_ptr<gpu::ChaseBuffer> chase_;
+  const GpuSpec* spec_ = nullptr;
   std::uint64_t seed_ = 12345;  // chase cycles: a new seed per build, in run order
 };
 

@@ -1,5 +1,8 @@
 #include "plan.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace warpmodel::ubench {
 
 std::vector<const Declaration*> Plan::of(Method method) const {
@@ -15,10 +18,22 @@ const Declaration* Plan::find(const std::string& name) const {
   return nullptr;
 }
 
-Plan make_plan(int reps) {
+const std::vector<std::string>& known_stages() {
+  static const std::vector<std::string> stages = {kStageCore, kStageTensor};
+  return stages;
+}
+
+Plan make_plan(int reps, const std::vector<std::string>& stages) {
   Plan p;
   p.reps = reps;
-  for (const auto& d : declarations()) p.benchmarks.push_back(&d);
+  for (const auto& s : stages)
+    if (std::find(known_stages().begin(), known_stages().end(), s) == known_stages().end())
+      throw std::invalid_argument("unknown stage '" + s + "' (known: core, tensor)");
+  for (const auto& s : known_stages())
+    if (stages.empty() || std::find(stages.begin(), stages.end(), s) != stages.end()) p.stages.push_back(s);
+  for (const auto& d : declarations())
+    if (d.stage.empty() || std::find(p.stages.begin(), p.stages.end(), d.stage) != p.stages.end())
+      p.benchmarks.push_back(&d);
   return p;
 }
 

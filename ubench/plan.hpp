@@ -12,6 +12,7 @@ namespace warpmodel::ubench {
 
 struct Plan {
   int reps = 50;                                // repetitions kept per point (after the warm-up)
+  std::vector<std::string> stages;             // the stages planned ("core", "tensor")
   std::vector<const Declaration*> benchmarks;  // registry order
 
   // The planned benchmarks of one method, in registry order.
@@ -19,7 +20,11 @@ struct Plan {
   const Declaration* find(const std::string& name) const;
 };
 
-// Every declared benchmark.
-Plan make_plan(int reps);
+// The stages `characterize --only` knows, in order.
+const std::vector<std::string>& known_stages();
+
+// The declared benchmarks of these stages (empty: every stage), and the clock-read cost every stage
+// subtracts. Throws std::invalid_argument naming an unknown stage.
+Plan make_plan(int reps, const std::vector<std::string>& stages = {});
 
 }  // namespace warpmodel::ubench

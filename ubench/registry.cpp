@@ -137,6 +137,195 @@ void add_alu_rows(std::vector<Declaration>& d, int alu, const std::string& name,
   d.push_back(thr);
 }
 
+
+// --- the Hopper units (stage "tensor", unit_kernels.cu) ---
+// Bookkeeping the unit kernels' timed regions may hold around the declared instruction: the loop,
+// address and tile-index arithmetic (uniform datapath included), the single-thread issue (ELECT,
+// VOTEU, BRA.U.ANY), the modulo's reciprocal (I2F, MUFU.RCP, F2I), the parameter and shared-window
+// reads (LDC, S2R, S2UR).
+const std::string kUnitBookkeeping =
+    kLoopRegex + "|S2R|S2UR|CS2R|LDC(\\..*)?|ULDC(\\..*)?|U?LEA(\\.HI)?(\\..*)?|U?SHF\\..*|ULOP3\\.LUT|U?IMAD(\\..*)?"
+                 "|UIADD3(\\.X)?|IADD3\\.X|U?SEL|UMOV|ELECT|VOTEU\\..*|BRA\\.U\\.ANY|I2F\\..*|F2I\\..*|MUFU\\.RCP|U?PRMT"
+                 "|UIMAD(\\..*)?";
+
+Declaration unit_row(std::string name, std::string section, std::string result, std::string kernel, std::string ptx,
+                     Method method, std::string sass, int count, std::string also, int also_count, std::string allowed,
+                     std::vector<int> warps, std::vector<int> clusters, std::string note) {
+  Declaration d;
+  d.name = std::move(name);
+  d.group = section;
+  d.section = std::move(section);
+  d.result = std::move(result);
+  d.kernel = std::move(kernel);
+  d.ptx = std::move(ptx);
+  d.method = method;
+  d.variant = UnitKernel{};
+  d.stage = kStageTensor;
+  d.sass_regex = std::move(sass);
+  d.sass_count = count;
+  d.also_regex = std::move(also);
+  d.also_count = also_count;
+  d.allowed_regex = std::move(allowed);
+  d.axes.warps_per_block = std::move(warps);
+  d.axes.clusters = std::move(clusters);
+  d.axes.every_sm = method == Method::unit_throughput;
+  d.axes.note = std::move(note);
+  d.output = Output::unit;
+  return d;
+}
+// A latency row: `chain` operations per timed region, one block (or cluster) of `warps` warps.
+Declaration unit_latency_row(std::string name, std::string section, std::string result, std::string kernel,
+                             std::string ptx, std::string sass, int chain, int per_op, std::string also,
+                             int also_per_op, std::string allowed, int warps, std::vector<int> clusters,
+                             std::string note) {
+  Declaration d = unit_row(std::move(name), std::move(section), std::move(result), std::move(kernel), std::move(ptx),
+                           Method::unit_latency, std::move(sass), chain * per_op, std::move(also),
+                           chain * also_per_op, std::move(allowed), {warps}, std::move(clusters), std::move(note));
+  d.chain = chain;
+  return d;
+}
+// A rate row: `steps` loop trips a region, each doing `per_step` units per warp.
+Declaration unit_rate_row(std::string name, std::string section, std::string result, std::string kernel,
+                          std::string ptx, std::string sass, int count, std::string also, int also_count,
+                          std::string allowed, std::string unit, double per_step, int steps, std::vector<int> warps,
+                          std::vector<int> clusters, std::string spec_key, std::string note) {
+  Declaration d = unit_row(std::move(name), std::move(section), std::move(result), std::move(kernel), std::move(ptx),
+                           Method::unit_throughput, std::move(sass), count, std::move(also), also_count,
+                           std::move(allowed), std::move(warps), std::move(clusters), std::move(note));
+  d.steps = steps;
+  d.chain = steps;
+  d.rate = Rate{std::move(unit), per_step * steps, true, 0, 0};
+  d.spec_key = std::move(spec_key);
+  return d;
+}
+
+void add_tensor_stage(std::vector<Declaration>& d) {
+  // Tensor cores (tensor.def): per row a latency chain and a throughput loop. Rates in ops (2 per
+  // multiply-add; FLOP for the floating types), the sparse ones counted at their dense twin's shape.
+  // The loop's counter set-up (UMOV) and a parameter read (LDC: the sparse metadata) may sit in the region.
+  const std::string kTensorLoop = "UMOV|LDC|S2R|" + kLoopRegex;
+  const std::string kWgmmaLoop = "WARPGROUP\\.ARRIVE|WARPGROUP\\.DEPBAR\\.LE|" + kTensorLoop;
+#define UBENCH_MMA(op, dtype, T, constraint, ptx, sass_regex, sass_per_op, allowed_regex, ops_per_op, spec)          \
+  {                                                                                                          \
+    const std::string result = std::string(#op) + "." #dtype;                                                \
+    const std::string key = std::string(#dtype) + (std::string(#op) == "mma_sp" ? "_sparse" : "");           \
+    const std::string allowed = std::string(allowed_regex).empty() ? "LDC" : std::string(allowed_regex) + "|LDC";  \
+    Declaration lat = unit_latency_row(result, "tensor_cores", result, "ubench_mma_lat_" #op "_" #dtype, ptx,     \
+                                       sass_regex, kMmaChain, sass_per_op, "", 0, allowed, 1, {},                  \
+                                       "1 warp, 64 dependent mma (the accumulator carries the chain)");           \
+    lat.spec_per_clk_sm = spec;                                                                              \
+    lat.spec_key = key;                                                                                      \
+    d.push_back(lat);                                                                                        \
+    Declaration thr = unit_rate_row(result + ".throughput", "tensor_cores", result, "ubench_mma_thr_" #op "_" #dtype, \
+                                    ptx, sass_regex, kMmaIlp * sass_per_op, "", 0,                            \
+                                    allowed + "|" + kTensorLoop, "ops",                                         \
+                                    double(kMmaIlp) * ops_per_op, kMmaSteps, {4, 8, 16}, {}, key,                 \
+                                    "1 block per SM on every SM, 4-16 warps, 8 independent accumulators per warp"); \
+    thr.spec_per_clk_sm = spec;                                                                              \
+    d.push_back(thr);                                                                                        \
+  }
+#define UBENCH_WGMMA(op, dtype, T, constraint, instruction, tail, sass_regex, ops_per_op, spec)                \
+  {                                                                                                          \
+    const std::string result = std::string(#op) + "." #dtype;                                                \
+    const std::string key = std::string(#dtype) + (std::string(#op) == "wgmma_sp" ? "_sparse" : "");         \
+    const std::string ptx = std::string(instruction) + " d, desc_a, desc_b, " + tail + ";";                   \
+    Declaration lat = unit_latency_row(result, "tensor_cores", result, "ubench_wgmma_lat_" #op "_" #dtype, ptx,   \
+                                       sass_regex, kWgmmaChain, 1, "WARPGROUP\\.DEPBAR\\.LE", 1,                   \
+                                       "WARPGROUP\\.ARRIVE|WARPGROUP\\.DEPBAR\\.LE|LDC", 4, {},                    \
+                                       "1 warpgroup, 16 x (fence, wgmma, commit, wait 0)");                       \
+    lat.spec_per_clk_sm = spec;                                                                              \
+    lat.spec_key = key;                                                                                      \
+    d.push_back(lat);                                                                                        \
+    Declaration thr = unit_rate_row(result + ".throughput", "tensor_cores", result,                           \
+                                    "ubench_wgmma_thr_" #op "_" #dtype, ptx, sass_regex, kWgmmaBatch,            \
+                                    "WARPGROUP\\.DEPBAR\\.LE", 2, kWgmmaLoop, "ops",                           \
+                                    double(kWgmmaBatch) * ops_per_op / 4, kWgmmaSteps, {4, 8, 12}, {}, key,       \
+                                    "1 block per SM on every SM, 1-3 warpgroups, each 8 wgmma per commit group, " \
+                                    "one group in flight");                                                   \
+    thr.spec_per_clk_sm = spec;                                                                              \
+    d.push_back(thr);                                                                                        \
+  }
+#include "tensor.def"
+
+  // TMA (cp.async.bulk.tensor): 1D boxes of 256 x 4 B (1 KiB), 2D boxes of 64 x 64 floats (16 KiB).
+  const std::string kWaitTx = "SYNCS\\.PHASECHK\\.TRANS64\\.TRYWAIT";
+  const std::string kLoadIssue = "SYNCS\\.ARRIVE\\.TRANS64|" + kWaitTx + "|" + kUnitBookkeeping;
+  const std::string kStoreWait = "UTMACMDFLUSH|CCTL\\.IVALL|DEPBAR\\.LE|" + kUnitBookkeeping;
+  const std::string l2_note = "1 warp (one thread issues), 32 copies one after another, L2-resident source";
+  const std::string stream_note = "1 block of 1 warp per SM on every SM (one thread issues), 1 GiB from or to DRAM";
+  for (const auto& [dims, box, bytes, stages, steps] :
+       {std::tuple{"1d", "256 x 4 B", kTma1dBoxElements * 4, kCopyStages1d, 7680},
+        std::tuple{"2d", "64 x 64 x 4 B", kTma2dBoxRows * kTma2dBoxFloats * 4, kCopyStages, 480}}) {
+    const std::string D = std::string(dims) == "1d" ? "1D" : "2D";
+    const std::string load_ptx = std::string("cp.async.bulk.tensor.") + dims +
+                                 ".shared::cluster.global.mbarrier::complete_tx::bytes (box " + box + "), mbarrier wait";
+    const std::string store_ptx = std::string("cp.async.bulk.tensor.") + dims + ".global.shared::cta.bulk_group (box " +
+                                  box + "), commit, wait_group";
+    d.push_back(unit_latency_row(std::string("tma_load_") + dims, "tma", std::string("load_") + dims,
+                                 std::string("ubench_tma_load_") + dims + "_lat", load_ptx, "UTMALDG\\." + D, kCopyChain,
+                                 1, kWaitTx, 1, kLoadIssue, 1, {}, l2_note));
+    d.push_back(unit_latency_row(std::string("tma_store_") + dims, "tma", std::string("store_") + dims,
+                                 std::string("ubench_tma_store_") + dims + "_lat", store_ptx, "UTMASTG\\." + D,
+                                 kCopyChain, 1, "UTMACMDFLUSH", 1, kStoreWait, 1, {}, l2_note + " (destination)"));
+    d.push_back(unit_rate_row(std::string("tma_load_") + dims + ".bandwidth", "tma", std::string("load_") + dims,
+                              std::string("ubench_tma_load_") + dims + "_bw", load_ptx, "UTMALDG\\." + D, 1, kWaitTx, 1,
+                              kLoadIssue, "bytes", bytes, steps, {1}, {}, "dram",
+                              stream_note + ", " + std::to_string(stages) + " copies in flight per block"));
+    d.push_back(unit_rate_row(std::string("tma_store_") + dims + ".bandwidth", "tma", std::string("store_") + dims,
+                              std::string("ubench_tma_store_") + dims + "_bw", store_ptx, "UTMASTG\\." + D, 1,
+                              "UTMACMDFLUSH", 1, kStoreWait, "bytes", bytes, steps, {1}, {}, "dram",
+                              stream_note + ", " + std::to_string(stages) + " stores reading shared memory at once"));
+  }
+
+  // Bulk copies (cp.async.bulk, no tensor map) and cp.async (LDGSTS).
+  const std::string bulk_ptx = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes (16 KiB), mbarrier wait";
+  d.push_back(unit_latency_row("bulk_load", "async_copy", "bulk_load", "ubench_bulk_load_lat", bulk_ptx, "UBLKCP\\.S\\.G",
+                               kCopyChain, 1, kWaitTx, 1, kLoadIssue, 1, {}, l2_note));
+  d.push_back(unit_rate_row("bulk_load.bandwidth", "async_copy", "bulk_load", "ubench_bulk_load_bw", bulk_ptx,
+                            "UBLKCP\\.S\\.G", 1, kWaitTx, 1, kLoadIssue, "bytes", kBulkCopyBytes, 480, {1}, {}, "dram",
+                            stream_note + ", 8 copies in flight per block"));
+  const std::string cp_async_ptx = "cp.async.cg.shared.global [s], [g], 16; cp.async.commit_group; cp.async.wait_group";
+  const std::string kCpAsyncWait = "LDGDEPBAR|DEPBAR\\.LE|LDS|" + kUnitBookkeeping;  // LDS: @!PT LDS RZ, [RZ] ptxas puts before LDGSTS
+  d.push_back(unit_latency_row("cp_async", "async_copy", "cp_async", "ubench_cp_async_lat", cp_async_ptx,
+                               "LDGSTS\\.E\\.BYPASS\\.128", kCpAsyncChain, 1, "DEPBAR\\.LE", 1, kCpAsyncWait, 1, {},
+                               "1 warp: 16 B per lane from L2, committed and waited for, 64 times"));
+  d.push_back(unit_rate_row("cp_async.bandwidth", "async_copy", "cp_async", "ubench_cp_async_bw", cp_async_ptx,
+                            "LDGSTS\\.E\\.BYPASS\\.128", kCpAsyncPerStage, "DEPBAR\\.LE", 2, kCpAsyncWait, "bytes",
+                            double(kCpAsyncPerStage) * 16 * 32, 480, {kCpAsyncThreads / 32}, {}, "dram",
+                            "1 block of 256 threads per SM on every SM, 16 KiB a stage, 4 stages in flight, 1 GiB from DRAM"));
+
+  // Clusters: distributed shared memory and the cluster barrier, clusters of 2, 4, 8, 16 blocks (16
+  // is non-portable: cudaFuncAttributeNonPortableClusterSizeAllowed).
+  const std::vector<int> clusters = {2, 4, 8, 16};
+  d.push_back(unit_latency_row("dsmem_load", "cluster", "dsmem_load", "ubench_dsmem_chase",
+                               "ld.shared::cluster.u32 %0, [%0]; (a chase through the next block's shared memory)",
+                               "LD\\.E", kDsmemChain, 1, "", 0, "MOV|S2R", 1, clusters,
+                               "one cluster, 1 warp per block, each block chasing through the next block's words"));
+  d.push_back(unit_rate_row("dsmem_read.bandwidth", "cluster", "dsmem_read", "ubench_dsmem_read",
+                            "ld.shared::cluster.v4.u32 (16 B per lane) of the next block's shared memory",
+                            "LD\\.E\\.128", kDsmemUnroll, "", 0, "LOP3\\.LUT|IMAD\\.IADD|MOV|" + kUnitBookkeeping,
+                            "bytes", double(kDsmemUnroll) * 512, kDsmemSteps, {8, 32}, clusters, "",
+                            "1 block per SM in whole clusters, 8 or 32 warps, 8 independent 512-B requests a step"));
+  // What barrier.cluster compiles to: a test of the launch's cluster size (1: a plain BAR.SYNC, the
+  // other branch), then UCGABAR_ARV / UCGABAR_WAIT and CCTL.IVALL (the wait's acquire); the default
+  // arrive has release semantics and adds MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR before it.
+  const std::string kClusterBranch = "BRA|ISETP\\..*|LDC|NOP|BAR\\.SYNC\\.DEFER_BLOCKING|CCTL\\.IVALL|UCGABAR_WAIT";
+  for (const auto& [name, kernel, ptx, allowed] :
+       {std::tuple{"cluster_barrier", "ubench_cluster_barrier", "barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;",
+                   "MEMBAR\\.ALL\\.GPU|ERRBAR|CGAERRBAR|" + kClusterBranch},
+        std::tuple{"cluster_barrier_relaxed", "ubench_cluster_barrier_relaxed",
+                   "barrier.cluster.arrive.relaxed.aligned; barrier.cluster.wait.aligned;", kClusterBranch}}) {
+    const std::string result = std::string(name) == "cluster_barrier" ? "barrier" : "barrier_relaxed";
+    for (int warps : {1, 32}) {
+      Declaration b = unit_latency_row(std::string(name) + (warps == 1 ? "" : ".32_warps"), "cluster",
+                                       result + (warps == 1 ? "" : "_32_warps"), kernel, ptx, "UCGABAR_ARV",
+                                       kClusterBarrierChain, 1, "UCGABAR_WAIT", 1, allowed, warps, clusters,
+                                       "one cluster of " + std::to_string(warps) + "-warp blocks, 32 arrive + wait pairs");
+      d.push_back(b);
+    }
+  }
+}
+
 std::vector<Declaration> build() {
   std::vector<Declaration> d;
 
@@ -148,6 +337,7 @@ std::vector<Declaration> build() {
         std::tuple{"clock_function", "ubench_clock_fn", "clock(); clock(); (listing 4.2)", ClockRead::clock_function}}) {
     Declaration c = latency_row(name, "clock", kernel, ptx, which, "", 0, "", 1, kAllWarps);
     c.method = Method::clock_cost;
+    c.stage = "";  // every stage subtracts it
     d.push_back(c);
   }
 
@@ -397,6 +587,26 @@ std::vector<Declaration> build() {
     for (int w = 1; w <= kLaunchMaxWaves; ++w) l.axes.waves.push_back(w);
     l.axes.note = "1 block of 32 threads; grids of 1..64 waves of one block per SM";
     d.push_back(l);
+  }
+
+  add_tensor_stage(d);
+  // The best library GEMM beside the wgmma row (FP16 in, FP32 accumulate): cuBLASLt's kernels, not ours.
+  {
+    Declaration g;
+    g.name = "library_gemm";
+    g.group = "library_gemm";
+    g.section = "library_gemm";
+    g.result = "cublaslt_f16";
+    g.kernel = "cublasLtMatmul";
+    g.ptx = "cublasLtMatmul: D = A^T B, A and B FP16, D FP16, CUBLAS_COMPUTE_32F; the fastest of the heuristic's algorithms";
+    g.method = Method::library_gemm;
+    g.stage = kStageTensor;
+    g.sass_region = SassRegion::library;
+    g.output = Output::unit;
+    g.spec_key = "f16";
+    g.axes.gemm_sizes = {4096, 8192, 16384};
+    g.axes.note = "square sizes 4096, 8192, 16384; 8 heuristic candidates, 5 timed launches each (CUDA events)";
+    d.push_back(g);
   }
   return d;
 }

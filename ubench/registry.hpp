@@ -26,6 +26,11 @@ enum class Method {
   departure,          // one cold load per warp, completion time over 1..32 warps
   bandwidth,          // CUDA events around whole launches: GB/s
   launch,             // CUDA events around empty launches: launch and block-dispatch overhead
+  // The Hopper units (stage "tensor", unit_kernels.cu):
+  unit_latency,       // one block (or one cluster) of the declared warps: per-op cycles, per cluster size
+  unit_throughput,    // every SM (one block each, whole clusters): units per clock per SM (%clock64)
+                      // and per second of the whole GPU (CUDA events around kUnitLaunches launches)
+  library_gemm,       // the best cuBLASLt GEMM (FP16 in, FP32 accumulate), CUDA events: ops per second
 };
 
 // Which kernel of a family the row runs (the families with their own signatures).
@@ -48,13 +53,17 @@ struct SharedChase {};
 // The memory-pipe kernels (LSU, stores, atomics, local memory, barriers): one signature, launched
 // by symbol (gpu::run_timed); they write (start, end) %clock64 pairs per warp and repetition.
 struct TimedKernel {};
+// The Hopper-unit kernels (tensor cores, TMA, clusters, async copies): one signature, launched by
+// symbol (gpu::run_unit), in clusters where the row's axes say so.
+struct UnitKernel {};
 using KernelVariant = std::variant<std::monostate, ClockRead, AluKernel, StoreChain, CacheOp, BandwidthKind,
-                                   SharedChase, TimedKernel>;
+                                   SharedChase, TimedKernel, UnitKernel>;
 
 // Where in the kernel the SASS check looks.
 enum class SassRegion {
   between_clock_reads,  // the instructions between the kernel's two SR_CLOCKLO reads
   whole_kernel,         // the whole kernel (event-timed kernels have no clock reads)
+  library,              // not ours: a library's kernels (cuBLASLt), nothing to check
 };
 
 // A pointer-chase series at one footprint, over the warp axis.
@@ -70,6 +79,8 @@ struct Axes {
   std::vector<std::size_t> footprints_bytes;    // pointer chase: the footprint curve
   std::vector<ChaseSeries> warp_series;         // pointer chase: by warps at fixed footprints
   std::vector<int> waves;                       // launch: grids of this many waves
+  std::vector<int> clusters;                    // unit rows: cluster sizes in blocks (empty: no cluster)
+  std::vector<int> gemm_sizes;                  // library_gemm: square sizes m = n = k
   std::string note;                             // prose for the report
 };
 
@@ -88,7 +99,13 @@ enum class Output {
   throughput,  // measurements.throughput.<result> and a table per group
   barrier,     // measurements.barrier (cycles_by_warps, cycles_32_warps)
   special,     // the method writes its own section (clock cost, chase, near/far, departure, bandwidth, launch)
+  unit,        // measurements.<section>.<result> (tensor_cores, tma, cluster, async_copy, library_gemm)
 };
+
+// The stages `characterize --only` selects: "core" (everything the model has always read) and
+// "tensor" (the Hopper units). The clock-read cost belongs to every stage (each subtracts it).
+inline constexpr const char* kStageCore = "core";
+inline constexpr const char* kStageTensor = "tensor";
 
 struct Declaration {
   std::string name;    // e.g. "fp32_add", "fp32_add.throughput", "chase_cg"
@@ -113,7 +130,13 @@ struct Declaration {
   Axes axes;
   Rate rate;                   // throughput rows
   Output output = Output::latency;
-  std::string result;          // the result's name in the outputs ("" = name)
+  std::string result;          // the result's name in the outputs ("" = name); unit rows: a dotted
+                               // path inside their section ("wgmma.f16": measurements.tensor_cores.wgmma.f16)
+  std::string section;         // Output::unit: the measurements section ("tensor_cores", "tma", ...)
+  std::string stage = kStageCore;  // the --only stage it belongs to ("" = every stage: the clock cost)
+  int steps = 0;               // unit throughput rows: loop trips (copies) of the timed region
+  std::string spec_key;        // the entry of the GPU's spec table its rate is held against
+                               // (gpu_specs.hpp: "f16", "f16_sparse", ..., "dram"); "" = none
   // A derived latency: this row's per-op latency minus `difference_of`'s, u in quadrature, written
   // as `difference_result` (the store latency = round trip - the same chain without the store).
   std::string difference_of, difference_result;

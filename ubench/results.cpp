@@ -20,4 +20,23 @@ const RateSeries* Results::find_rate(const std::string& name) const {
   return nullptr;
 }
 
+const UnitPoint* UnitSeries::best(int cluster) const {
+  const UnitPoint* b = nullptr;
+  for (const auto& p : points)
+    if ((cluster == 0 || p.cluster == cluster) && (!b || p.value.mean > b->value.mean)) b = &p;
+  return b;
+}
+
+const UnitSeries* Results::find_unit(const std::string& section, const std::string& result, bool is_latency) const {
+  for (const auto& u : units)
+    if (u.section == section && u.result == result && u.latency == is_latency) return &u;
+  return nullptr;
+}
+
+bool Results::ran(const std::string& stage) const {
+  for (const auto& s : stages)
+    if (s == stage) return true;
+  return false;
+}
+
 }  // namespace warpmodel::ubench

@@ -129,6 +129,49 @@ struct LaunchResult {
   int sm_count = 0;
 };
 
+// A Hopper-unit row (tensor cores, TMA, clusters, async copies), per point of its axes: the per-op
+// latency (cycles), or the rate per SM (units per %clock64 cycle, the mean over the SMs' blocks) and
+// of the whole GPU (units per second, CUDA events around the launches).
+struct UnitPoint {
+  int cluster = 1;  // blocks per cluster (1: no cluster)
+  int warps = 1;    // warps per block
+  Estimate value;   // cycles per op, or units per clock per SM
+  std::optional<Estimate> per_second;  // rates: units per second of the whole GPU
+  int blocks = 0;   // blocks launched
+};
+struct UnitSeries {
+  std::string name;     // declaration name ("wgmma.f16.throughput")
+  std::string section;  // measurements section ("tensor_cores", "tma", "cluster", "async_copy")
+  std::string result;   // dotted path inside it ("wgmma.f16")
+  bool latency = true;  // a latency row (else a rate)
+  std::string unit;     // rates: "ops" or "bytes"
+  std::string ptx;
+  std::string sass;     // valid, INVALID, unchecked
+  double spec_per_clk_sm = 0;             // tensor rows: the architectural rate (0: none)
+  std::optional<double> spec_per_second;  // the GPU's spec (tensor: ops/s from the spec sheet; streams: DRAM bytes/s)
+  std::string spec_source;
+  bool clustered = false;                 // points keyed by cluster size
+  std::vector<UnitPoint> points;
+  // The point a rate is reported at: the highest rate over the axes (of one cluster size when clustered).
+  const UnitPoint* best(int cluster = 0) const;
+};
+
+// The library GEMM (cuBLASLt) beside the wgmma row.
+struct LibraryGemmPoint {
+  int size = 0;                   // m = n = k
+  Estimate tera_ops_per_second;   // of its fastest algorithm, over the timed launches
+  int algorithms_timed = 0;
+};
+struct LibraryGemmResult {
+  bool measured = false;
+  std::string why_not;            // when not measured (no cuBLASLt, not this stage)
+  std::string library;            // e.g. "cuBLASLt 130001 (libcublasLt.so.13)"
+  std::string description;
+  std::vector<LibraryGemmPoint> sizes;
+  std::optional<double> spec_tera_ops;
+  std::string spec_source;
+};
+
 struct ClockReading {
   bool available = false;
   unsigned sm_mhz = 0, mem_mhz = 0;
@@ -165,11 +208,20 @@ struct Results {
   std::vector<DepartureFit> departure;
   std::vector<BandwidthResult> bandwidth;
   LaunchResult launch;
-  std::vector<CsvRow> csv;
+  // The Hopper units (stage "tensor")
+  std::vector<std::string> stages = {"core"};  // the stages this run measured ("core", "tensor")
+  std::string units_skipped;         // why the tensor stage's rows were not run ("" = they were)
+  std::vector<UnitSeries> units;
+  LibraryGemmResult library_gemm;
+  ClockReading units_clock_before, units_clock_after;  // NVML around the tensor stage
+  std::vector<CsvRow> csv;       // the core stage's raw series (ubench.csv)
+  std::vector<CsvRow> unit_csv;  // the tensor stage's (tensor.csv)
   std::vector<std::string> warnings;
 
   const LatencySeries* find_latency(const std::string& name) const;
   const RateSeries* find_rate(const std::string& name) const;
+  const UnitSeries* find_unit(const std::string& section, const std::string& result, bool latency) const;
+  bool ran(const std::string& stage) const;
 };
 
 }  // namespace warpmodel::ubench

@@ -1,12 +1,15 @@
 #include "writers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <stdexcept>
 #include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "constants.hpp"
 #include "registry.hpp"
 
 namespace warpmodel::ubench {
@@ -100,6 +103,11 @@ const InvalidBenchmark* invalid_result(const Results& r, const std::string& resu
   return nullptr;
 }
 
+bool is_tensor_stage(const std::string& benchmark) {
+  const auto* d = find_declaration(benchmark);
+  return d && d->stage == kStageTensor;
+}
+
 json rate_json(const RateSeries& s) {
   const Estimate& e = s.by_warps.back();  // the last warp count of the axis: 32 warps per SM
   json j = {{s.key(), e.mean}, {"u", e.uncertainty}, {"n", e.n}};
@@ -152,7 +160,9 @@ std::vector<std::string> profile_warnings(const Results& r) {
   return w;
 }
 
-std::string write_device_json(const Results& r) {
+namespace {
+// The core stage's document: the profile the model reads and the core tables under `measurements`.
+json core_document(const Results& r) {
   const Headline h = headline(r);
   const double mhz = r.sm_clock_mhz;
   json dev;
@@ -382,22 +392,355 @@ std::string write_device_json(const Results& r) {
          "launch's fixed cost (the intercept)"}};
   }
   json sass = json::object();
-  for (const auto& v : r.verdicts) sass[v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
+  for (const auto& v : r.verdicts)
+    if (!is_tensor_stage(v.benchmark)) sass[v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
   meas["sass_check"] = sass;
   meas["warnings"] = r.warnings;
   meas["wall_seconds"] = r.seconds;
   dev["measurements"] = meas;
+  return dev;
+}
+}  // namespace
+
+
+namespace {
+
+// The measurements sections the tensor stage writes (and a core-only run keeps from the old profile).
+const std::vector<std::string>& unit_sections() {
+  static const std::vector<std::string> s = {"tensor_cores", "tma", "async_copy", "cluster", "library_gemm",
+                                             "tensor_stage"};
+  return s;
+}
+
+json estimate_or_null(const std::optional<Estimate>& e, double scale = 1) {
+  return e ? json(e->mean * scale) : json(nullptr);
+}
+json& at_path(json& root, const std::string& dotted) {  // "wgmma.f16" -> root["wgmma"]["f16"]
+  json* j = &root;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', start);
+    json& next = (*j)[dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start)];
+    if (!next.is_object()) next = json::object();
+    j = &next;
+    if (dot == std::string::npos) return *j;
+    start = dot + 1;
+  }
+}
+// "valid" only when every row written into the entry is.
+void merge_sass(json& entry, const std::string& sass) {
+  if (!entry.contains("sass") || entry["sass"] == "valid") entry["sass"] = sass;
+}
+// The per-second figure of a rate in the unit its entry shows: tera-ops per second or GB/s.
+std::string per_second_key(const UnitSeries& s) { return s.unit == "ops" ? "tera_ops_per_s" : "gbs"; }
+double per_second_scale(const UnitSeries& s) { return s.unit == "ops" ? 1e-12 : 1e-9; }
+
+void write_rate(json& e, const UnitSeries& s, const UnitPoint& p, const std::vector<const UnitPoint*>& axis) {
+  const std::string key = s.unit + "_per_clk_per_sm", ps = per_second_key(s);
+  const double scale = per_second_scale(s);
+  e[key] = p.value.mean;
+  e["u_" + key] = p.value.uncertainty;
+  if (s.spec_per_clk_sm > 0) e["spec_" + key] = s.spec_per_clk_sm;
+  e[ps] = estimate_or_null(p.per_second, scale);
+  e["u_" + ps] = p.per_second ? json(p.per_second->uncertainty * scale) : json(nullptr);
+  if (s.spec_per_second) {
+    e["spec_" + ps] = *s.spec_per_second * scale;
+    e["fraction_of_spec"] = p.per_second ? json(p.per_second->mean / *s.spec_per_second) : json(nullptr);
+  } else if (!s.spec_source.empty() || s.spec_per_clk_sm > 0) {  // a spec row without a figure for this GPU
+    e["spec_" + ps] = nullptr;
+    e["fraction_of_spec"] = nullptr;
+  }
+  if (!s.spec_source.empty()) e["spec_source"] = s.spec_source;
+  e["warps_per_block"] = p.warps;
+  e["sms_measured"] = p.blocks;  // one block per SM
+  if (axis.size() > 1) {
+    json by = json::array();
+    for (const auto* q : axis)
+      by.push_back({{"warps", q->warps}, {key, q->value.mean}, {"u_" + key, q->value.uncertainty},
+                    {ps, estimate_or_null(q->per_second, scale)}});
+    e["by_warps"] = by;
+  }
+}
+
+json units_json(const Results& r) {
+  json out = json::object();
+  out["tensor_cores"] = {
+      {"method", "mma.sync/mma.sp: 1 warp, a chain of 64 dependent MMAs (latency); 1 block per SM on every SM of "
+                 "4-16 warps, 8 independent accumulators per warp (rate). wgmma/wgmma.sp m64n256: 1 warpgroup, 16 x "
+                 "(fence, wgmma, commit, wait 0) (latency); 1-3 warpgroups per SM, 8 wgmma per commit group, one group "
+                 "in flight (rate), A and B from shared memory. ops = 2 x M x N x K (FLOP for floating types; a 2:4-sparse "
+                 "op counted at its dense shape). ops_per_clk_per_sm: %clock64, mean over the SMs, the best warp count; "
+                 "tera_ops_per_s: the whole GPU, CUDA events around 5 launches; fraction_of_spec: tera_ops_per_s over the "
+                 "GPU's spec sheet (dense: half the sheet's sparse figure)"}};
+  out["tma"] = {{"method", "latency: 1 warp, one thread starting 32 copies one after another (each waited for on an "
+                           "mbarrier; stores: commit, wait_group 0), L2-resident; bandwidth: 1 block of 1 warp per SM, "
+                           "one thread keeps 8 (2D, 16 KiB boxes) or 64 (1D, 1 KiB boxes) copies in flight over a 1 GiB "
+                           "buffer (DRAM)"}};
+  out["async_copy"] = {{"method", "cp_async: cp.async.cg 16 B per lane (LDGSTS); bulk_load: cp.async.bulk 16 KiB "
+                                  "(UBLKCP); latency and bandwidth as the TMA rows"}};
+  out["cluster"] = {{"method", "per cluster size: dsmem_load: a chase through the next block's shared memory "
+                               "(ld.shared::cluster, 1 warp per block, one cluster); dsmem_read: 16-B loads of the next "
+                               "block's shared memory, 1 block per SM in whole clusters; barrier: 32 "
+                               "barrier.cluster.arrive + wait pairs (release/acquire; _relaxed: arrive.relaxed), one "
+                               "cluster of 1- or 32-warp blocks, cycles per pair"}};
+  for (const auto& s : r.units) {
+    json& section = out[s.section];
+    json& entry = at_path(section, s.result);
+    entry["ptx"] = s.ptx;
+    merge_sass(entry, s.sass);
+    if (!s.clustered) {
+      if (s.latency) {
+        if (!s.points.empty()) {
+          entry["latency_cycles"] = s.points.front().value.mean;
+          entry["u_latency_cycles"] = s.points.front().value.uncertainty;
+        }
+      } else if (const UnitPoint* b = s.best()) {
+        std::vector<const UnitPoint*> axis;
+        for (const auto& p : s.points) axis.push_back(&p);
+        write_rate(entry, s, *b, axis);
+      }
+      continue;
+    }
+    std::vector<int> clusters;
+    for (const auto& p : s.points)
+      if (std::find(clusters.begin(), clusters.end(), p.cluster) == clusters.end()) clusters.push_back(p.cluster);
+    for (int c : clusters) {
+      json& e = entry["cluster_" + std::to_string(c)];
+      if (s.latency) {
+        for (const auto& p : s.points)
+          if (p.cluster == c) {
+            e["latency_cycles"] = p.value.mean;
+            e["u_latency_cycles"] = p.value.uncertainty;
+          }
+      } else if (const UnitPoint* b = s.best(c)) {
+        std::vector<const UnitPoint*> axis;
+        for (const auto& p : s.points)
+          if (p.cluster == c) axis.push_back(&p);
+        write_rate(e, s, *b, axis);
+      }
+    }
+  }
+  const LibraryGemmResult& g = r.library_gemm;
+  json lib = {{"method", g.description.empty() ? json(nullptr) : json(g.description)},
+              {"library", g.library}};
+  if (g.measured) {
+    const LibraryGemmPoint* best = nullptr;
+    json by = json::array();
+    for (const auto& p : g.sizes) {
+      if (!best || p.tera_ops_per_second.mean > best->tera_ops_per_second.mean) best = &p;
+      by.push_back({{"size", p.size}, {"tera_ops_per_s", p.tera_ops_per_second.mean},
+                    {"u_tera_ops_per_s", p.tera_ops_per_second.uncertainty}, {"algorithms_timed", p.algorithms_timed}});
+    }
+    lib["tera_ops_per_s"] = best->tera_ops_per_second.mean;
+    lib["u_tera_ops_per_s"] = best->tera_ops_per_second.uncertainty;
+    lib["best_size"] = best->size;
+    lib["by_size"] = by;
+    lib["spec_tera_ops_per_s"] = g.spec_tera_ops ? json(*g.spec_tera_ops) : json(nullptr);
+    lib["fraction_of_spec"] = g.spec_tera_ops ? json(best->tera_ops_per_second.mean / *g.spec_tera_ops) : json(nullptr);
+    lib["spec_source"] = g.spec_source;
+    // The wgmma FP16 row beside it: >= 0.9 means the microbenchmark's peak is within 10 % of the library's.
+    const UnitSeries* w = r.find_unit("tensor_cores", "wgmma.f16", false);
+    const UnitPoint* wb = w ? w->best() : nullptr;
+    lib["wgmma_f16_ratio"] = wb && wb->per_second
+                                 ? json(wb->per_second->mean * 1e-12 / best->tera_ops_per_second.mean)
+                                 : json(nullptr);
+  } else {
+    lib["not_measured"] = g.why_not;
+  }
+  out["library_gemm"] = {{"cublaslt_f16", lib}};
+  auto clock = [](const ClockReading& c) { return c.available ? json(c.sm_mhz) : json(nullptr); };
+  json warnings = json::array();
+  for (const auto& w : r.warnings) warnings.push_back(w);
+  out["tensor_stage"] = {{"sm_clock_mhz_before", clock(r.units_clock_before)},
+                         {"sm_clock_mhz_after", clock(r.units_clock_after)},
+                         {"clock64_cycles_1_warp", mean_at(r, "clock64", 1)},
+                         {"repetitions", r.repetitions},
+                         {"skipped", r.units_skipped.empty() ? json(nullptr) : json(r.units_skipped)},
+                         {"warnings", warnings}};
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> tensor_stage_quantities() {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& q) {
+    if (std::find(out.begin(), out.end(), q) == out.end()) out.push_back(q);
+  };
+  for (const auto& d : declarations()) {
+    if (d.stage != kStageTensor) continue;
+    const std::string base = "measurements." + d.section + "." + d.result_name();
+    if (d.method == Method::library_gemm) {
+      for (const char* leaf : {"tera_ops_per_s", "fraction_of_spec", "wgmma_f16_ratio"}) add(base + "." + leaf);
+      continue;
+    }
+    std::vector<std::string> entries;
+    if (d.axes.clusters.empty()) entries.push_back(base);
+    for (int c : d.axes.clusters) entries.push_back(base + ".cluster_" + std::to_string(c));
+    std::vector<std::string> leaves = {"latency_cycles"};
+    if (d.method == Method::unit_throughput)
+      leaves = d.rate.unit == "ops" ? std::vector<std::string>{"ops_per_clk_per_sm", "tera_ops_per_s", "fraction_of_spec"}
+               : d.spec_key.empty() ? std::vector<std::string>{"bytes_per_clk_per_sm", "gbs"}
+                                    : std::vector<std::string>{"bytes_per_clk_per_sm", "gbs", "fraction_of_spec"};
+    for (const auto& e : entries)
+      for (const auto& leaf : leaves) add(e + "." + leaf);
+  }
+  return out;
+}
+
+std::string write_device_json(const Results& r, const std::string& base) {
+  const bool core = r.ran(kStageCore), tensor = r.ran(kStageTensor);
+  json previous = base.empty() ? json() : json::parse(base);
+  if (!core && !previous.is_object())
+    throw std::invalid_argument("write_device_json: a run without the core stage needs the profile it adds to");
+  json dev = core ? core_document(r) : previous;
+  json& meas = dev["measurements"];
+  if (!meas.is_object()) meas = json::object();
+  if (!meas.contains("sass_check") || !meas["sass_check"].is_object()) meas["sass_check"] = json::object();
+  json& prov = dev["provenance"];
+  if (!prov.is_object()) prov = json::object();
+  if (tensor) {
+    const json units = units_json(r);
+    for (const auto& section : unit_sections()) meas[section] = units.at(section);
+    for (const auto& v : r.verdicts)
+      if (is_tensor_stage(v.benchmark)) meas["sass_check"][v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
+    prov["tensor_stage.date"] = r.date;
+    prov["tensor_stage.commit"] = r.commit.empty() ? "unknown" : r.commit;
+    prov["tensor_stage.command"] = r.command;
+    prov["tensor_stage.driver"] = r.driver;
+    prov["tensor_stage.gpu"] = r.gpu_name;
+    prov["tensor_stage.sass_check"] = r.sass_source;
+  } else if (previous.is_object() && previous.contains("measurements") && previous["measurements"].is_object()) {
+    // A core-only run keeps what the tensor stage measured before, with its verdicts and provenance.
+    const json& old = previous["measurements"];
+    for (const auto& section : unit_sections())
+      if (old.contains(section)) meas[section] = old[section];
+    if (old.contains("sass_check") && old["sass_check"].is_object())
+      for (const auto& [name, verdict] : old["sass_check"].items())
+        if (is_tensor_stage(name)) meas["sass_check"][name] = verdict;
+    if (previous.contains("provenance") && previous["provenance"].is_object())
+      for (const auto& [key, value] : previous["provenance"].items())
+        if (key.rfind("tensor_stage.", 0) == 0) prov[key] = value;
+  }
   return dev.dump(2) + "\n";
 }
 
-std::string write_csv(const Results& r) {
+namespace {
+std::string csv_text(const std::vector<CsvRow>& rows) {
   std::ostringstream csv;
   csv << "benchmark,series,warps,footprint_bytes,rep,raw_cycles,value,unit\n";
-  for (const auto& row : r.csv)
+  for (const auto& row : rows)
     csv << row.benchmark << "," << row.series << "," << row.warps << "," << std::llround(row.footprint_bytes) << ","
         << row.rep << "," << (row.raw_cycles ? fmt(*row.raw_cycles, 3) : "") << "," << fmt(row.value, 4) << ","
         << row.unit << "\n";
   return csv.str();
+}
+}  // namespace
+
+std::string write_csv(const Results& r) { return csv_text(r.csv); }
+std::string write_unit_csv(const Results& r) { return csv_text(r.unit_csv); }
+
+std::string write_tensor_markdown(const Results& r) {
+  std::ostringstream md;
+  auto est = [](const Estimate& e, int prec) { return fmt(e.mean, prec) + " ± " + fmt(e.uncertainty, prec); };
+  md << "# Hopper units: " << r.gpu_name << "\n\n"
+     << "`" << r.command << "` on " << r.date << ", commit " << (r.commit.empty() ? "unknown" : r.commit)
+     << ". SM clock (NVML) " << clock_text(r.units_clock_before) << " MHz before the stage, "
+     << clock_text(r.units_clock_after) << " MHz after; driver " << r.driver << ". " << r.repetitions
+     << " repetitions per point (mean ± s/√n); whole-GPU rates over " << sizes::kUnitLaunches
+     << " launches (CUDA events). Rows: ubench/tensor.def and ubench/registry.cpp; method: docs/microbenchmarks.md.\n\n";
+  if (!r.units_skipped.empty()) md << "**Not run:** " << r.units_skipped << "\n\n";
+  // Tensor cores: one line per (op, type).
+  md << "## Tensor cores\n\n"
+     << "ops = 2 x M x N x K (FLOP for FP16/BF16/TF32/FP8, integer ops for INT8; sparse rows at their dense shape). "
+        "Per SM: %clock64, 1 block per SM on every SM, the best warp count; per GPU: CUDA events; spec: the GPU's "
+        "spec sheet (ubench/gpu_specs.cpp), dense = half the sheet's sparse figure.\n\n"
+     << "| op | type | latency [cycles] | ops/clk/SM | spec/clk/SM | of spec (clock) | Tops/s (GPU) | spec Tops/s | "
+        "of spec | warps | SASS |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : r.units) {
+    if (s.section != "tensor_cores" || s.latency) continue;
+    const auto dot = s.result.find('.');
+    const UnitSeries* lat = r.find_unit(s.section, s.result, true);
+    const UnitPoint* b = s.best();
+    md << "| " << s.result.substr(0, dot) << " | " << s.result.substr(dot + 1) << " | "
+       << (lat && !lat->points.empty() ? est(lat->points.front().value, 2) : "not measured") << " | "
+       << (b ? est(b->value, 1) : "not measured") << " | " << fmt(s.spec_per_clk_sm, 0) << " | "
+       << (b && s.spec_per_clk_sm > 0 ? fmt(b->value.mean / s.spec_per_clk_sm, 3) : "n/a") << " | "
+       << (b && b->per_second ? fmt(b->per_second->mean * 1e-12, 1) : "n/a") << " | "
+       << (s.spec_per_second ? fmt(*s.spec_per_second * 1e-12, 1) : "n/a") << " | "
+       << (b && b->per_second && s.spec_per_second ? fmt(b->per_second->mean / *s.spec_per_second, 3) : "n/a")
+       << " | " << (b ? std::to_string(b->warps) : "-") << " | " << s.sass
+       << (lat && lat->sass != s.sass ? " (latency: " + lat->sass + ")" : "") << " |\n";
+  }
+  const LibraryGemmResult& g = r.library_gemm;
+  md << "\n## Library GEMM (cuBLASLt) beside wgmma FP16\n\n";
+  if (!g.measured) {
+    md << "Not measured" << (g.why_not.empty() ? "" : ": " + g.why_not) << ".\n";
+  } else {
+    md << g.description << "; " << g.library << ".\n\n| m = n = k | Tops/s | algorithms timed |\n|---|---|---|\n";
+    double best = 0;
+    for (const auto& p : g.sizes) {
+      best = std::max(best, p.tera_ops_per_second.mean);
+      md << "| " << p.size << " | " << est(p.tera_ops_per_second, 1) << " | " << p.algorithms_timed << " |\n";
+    }
+    const UnitSeries* w = r.find_unit("tensor_cores", "wgmma.f16", false);
+    const UnitPoint* wb = w ? w->best() : nullptr;
+    md << "\nwgmma FP16 (m64n256k16, no loads) / best cuBLASLt: "
+       << (wb && wb->per_second && best > 0 ? fmt(wb->per_second->mean * 1e-12 / best, 3) : "n/a")
+       << " (>= 0.9: the microbenchmark is within 10 % of the library's best)";
+    if (g.spec_tera_ops) md << "; cuBLASLt at " << fmt(best / *g.spec_tera_ops, 3) << " of the spec sheet";
+    md << ".\n";
+  }
+  // Copies: TMA and the async copies.
+  auto copy_table = [&](const std::string& section, const std::string& title) {
+    md << "\n## " << title << "\n\n| copy | latency [cycles] | bytes/clk/SM | GB/s (GPU) | of DRAM spec | SASS |\n"
+       << "|---|---|---|---|---|---|\n";
+    std::vector<std::string> seen;
+    for (const auto& s : r.units) {
+      if (s.section != section || std::find(seen.begin(), seen.end(), s.result) != seen.end()) continue;
+      seen.push_back(s.result);
+      const UnitSeries* lat = r.find_unit(section, s.result, true);
+      const UnitSeries* bw = r.find_unit(section, s.result, false);
+      const UnitPoint* b = bw ? bw->best() : nullptr;
+      md << "| " << s.result << " | " << (lat && !lat->points.empty() ? est(lat->points.front().value, 1) : "not measured")
+         << " | " << (b ? est(b->value, 2) : "not measured") << " | "
+         << (b && b->per_second ? fmt(b->per_second->mean * 1e-9, 0) : "n/a") << " | "
+         << (b && b->per_second && bw->spec_per_second ? fmt(b->per_second->mean / *bw->spec_per_second, 3) : "n/a")
+         << " | " << (lat ? lat->sass : "") << (bw && lat ? ", " : "") << (bw ? bw->sass : "") << " |\n";
+    }
+  };
+  copy_table("tma", "TMA (cp.async.bulk.tensor): 1D boxes of 1 KiB, 2D boxes of 16 KiB");
+  copy_table("async_copy", "Async copies: cp.async (LDGSTS, 16 B per lane) and cp.async.bulk (16 KiB)");
+  // Clusters: one line per cluster size.
+  md << "\n## Clusters: distributed shared memory and the cluster barrier\n\n"
+     << "| blocks per cluster | DSMEM load latency [cycles] | DSMEM read [B/clk/SM] | DSMEM read [GB/s, GPU] | "
+        "barrier, 1 warp [cycles] | relaxed, 1 warp | barrier, 32 warps | relaxed, 32 warps |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  auto cell = [&](const std::string& result, bool latency, int c) -> std::string {
+    const UnitSeries* s = r.find_unit("cluster", result, latency);
+    if (!s) return "not measured";
+    const UnitPoint* p = s->best(c);
+    if (!p) return "not measured";
+    return latency ? est(p->value, 1) : est(p->value, 1) + " (" + std::to_string(p->warps) + " warps)";
+  };
+  for (int c : {2, 4, 8, 16}) {
+    const UnitSeries* read = r.find_unit("cluster", "dsmem_read", false);
+    const UnitPoint* rp = read ? read->best(c) : nullptr;
+    md << "| " << c << " | " << cell("dsmem_load", true, c) << " | " << cell("dsmem_read", false, c) << " | "
+       << (rp && rp->per_second ? fmt(rp->per_second->mean * 1e-9, 0) : "n/a") << " | " << cell("barrier", true, c)
+       << " | " << cell("barrier_relaxed", true, c) << " | " << cell("barrier_32_warps", true, c) << " | "
+       << cell("barrier_relaxed_32_warps", true, c) << " |\n";
+  }
+  md << "\n## SASS check\n\n| benchmark | verdict | detail |\n|---|---|---|\n";
+  if (!r.sass_checked) md << "| all | unchecked | " << r.sass_source << " |\n";
+  for (const auto& v : r.verdicts)
+    if (is_tensor_stage(v.benchmark))
+      md << "| " << v.benchmark << " | " << (v.valid ? "valid" : "INVALID") << " | " << v.reason << " |\n";
+  if (!r.warnings.empty()) {
+    md << "\n## Warnings\n\n";
+    for (const auto& w : r.warnings) md << "- " << w << "\n";
+  }
+  return md.str();
 }
 
 std::string write_markdown(const Results& r) {
@@ -566,7 +909,8 @@ std::string write_markdown(const Results& r) {
   md << "\n## SASS check\n\n| benchmark | verdict | detail |\n|---|---|---|\n";
   if (!r.sass_checked) md << "| all | unchecked | " << r.sass_source << " |\n";
   for (const auto& v : r.verdicts)
-    md << "| " << v.benchmark << " | " << (v.valid ? "valid" : "INVALID") << " | " << v.reason << " |\n";
+    if (!is_tensor_stage(v.benchmark))
+      md << "| " << v.benchmark << " | " << (v.valid ? "valid" : "INVALID") << " | " << v.reason << " |\n";
   if (!r.warnings.empty()) {
     md << "\n## Warnings\n\n";
     for (const auto& w : r.warnings) md << "- " << w << "\n";

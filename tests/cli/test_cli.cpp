@@ -166,6 +166,7 @@ TEST(Cli, NumericOptionsStateTheirBound) {
   expect_bad_input(run("run-stencil --spacing -1"), "--spacing: must be > 0 (got -1)");
   expect_bad_input(run("run-adi --size 8"), "--size: must be >= 32 (got 8)");
   expect_bad_input(run("characterize --reps 1"), "--reps: must be >= 2 (got 1)");
+  expect_bad_input(run("characterize --only tensors"), "--only: tensors not in {core,tensor}");
   expect_bad_input(run("kernel-profile --kernel k --launch-index -1"), "--launch-index: must be >= 0 (got -1)");
   for (const char* bounded : {"profile --kernel copy --timing-runs 0", "profile --kernel copy --device -1", "metrics --device -2"}) {
     const CommandResult r = run(bounded);
@@ -416,6 +417,39 @@ TEST(Cli, CompareDevicesInEveryFormat) {
   ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
   EXPECT_TRUE(to_file.out.empty()) << to_file.out;
   EXPECT_EQ(read_text_file(out).value_or(""), md.out);
+}
+
+// The tensor stage's quantities: one line per profile without them ("not measured"); with one that has
+// some, a row per quantity, "not measured" where a profile lacks it, "n/a" for a field without a value.
+TEST(Cli, CompareDevicesShowsTheTensorStage) {
+  fs::create_directories(kTmp / "other");
+  const std::string other = compare_fixture::other_device();
+  const CommandResult none = run("compare-devices " + kDevice + " " + other);
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("Tesla K40: not measured (its profile has no measurements.tensor_cores)"), std::string::npos)
+      << none.out;
+  EXPECT_NE(none.out.find("Other GPU: not measured"), std::string::npos) << none.out;
+
+  auto doc = nlohmann::json::parse(read_text_file(other).value_or("{}"));
+  doc["measurements"]["tensor_cores"]["wgmma"]["f16"] = {{"tera_ops_per_s", 700}, {"fraction_of_spec", nullptr}};
+  fs::create_directories(kTmp / "tensor");
+  const std::string tensor = write("tensor/device.json", doc.dump());
+  const CommandResult md = run("compare-devices " + kDevice + " " + tensor + " --format markdown");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_NE(md.out.find("## Tensor stage: tensor cores, TMA, clusters, async copies, library GEMM"), std::string::npos);
+  EXPECT_NE(md.out.find("| tensor_cores.wgmma.f16.tera_ops_per_s |  | not measured | 700 |"), std::string::npos)
+      << md.out;
+  EXPECT_NE(md.out.find("| tensor_cores.wgmma.f16.fraction_of_spec |  | not measured | n/a |"), std::string::npos);
+  EXPECT_NE(md.out.find("| cluster.barrier.cluster_16.latency_cycles | cycles | not measured | not measured |"),
+            std::string::npos);
+  const auto j = nlohmann::json::parse(run("compare-devices " + kDevice + " " + tensor + " --format json").out);
+  bool found = false;
+  for (const auto& q : j.at("tensor_stage"))
+    if (q["quantity"] == "measurements.tensor_cores.wgmma.f16.tera_ops_per_s") {
+      found = true;
+      EXPECT_EQ(q["values"], nlohmann::json::parse("[null, 700]"));
+    }
+  EXPECT_TRUE(found);
 }
 
 TEST(Cli, CompareDevicesBadInputIsOneLineAndNoFile) {

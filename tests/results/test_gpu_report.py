@@ -41,6 +41,14 @@ DEVICE = {
         "launch": {"one_block_per_sm_shared_bytes": 232448, "empty_kernel_us": 6.5},
         "departure_delay": {"thesis_eq_4_25_coalesced": 0.3, "departure_coalesced": {"u_cycles": 1.25}},
         "barrier": {"cycles_32_warps": 75},
+        # The tensor stage, partly: a full wgmma row, a latency-only mma row, one cluster barrier.
+        "tensor_cores": {"wgmma": {"f16": {"latency_cycles": 128, "ops_per_clk_per_sm": 3900,
+                                           "spec_ops_per_clk_per_sm": 4096, "tera_ops_per_s": 39,
+                                           "spec_tera_ops_per_s": 41, "fraction_of_spec": 0.95, "sass": "valid"}},
+                         "mma_sync": {"f16": {"latency_cycles": 33, "sass": "valid"}}},
+        "library_gemm": {"cublaslt_f16": {"tera_ops_per_s": 37, "fraction_of_spec": 0.9, "best_size": 8192,
+                                          "wgmma_f16_ratio": 1.054}},
+        "cluster": {"barrier": {"cluster_2": {"latency_cycles": 190}}},
     },
 }
 
@@ -83,7 +91,8 @@ PROVENANCE = {"schema": "warpmodel.provenance/1", "folder": "test-gpu", "note": 
               "runs": [run_record(1, "1" * 40, "GPU-old-1", [("build", 0, 1)])] + RUNS[2:] + RUNS[:2]
               + [run_record(2, "2" * 40, "GPU-old-2", [("build", 0, 1)]), RUNS[-1]]}
 ORDER = ["# Test GPU\n", "## At a glance", "![roofline](roofline.png)", "## Latency by level", "## Bandwidth",
-         "## Issue rates and LSU throughput", "## Departure delays, barrier, launch", "## Model accuracy",
+         "## Issue rates and LSU throughput", "## Departure delays, barrier, launch", "## Tensor cores, TMA and clusters",
+         "## Model accuracy",
          "## Best stencil and ADI variants", "## Figures", "## Provenance and run history"]
 
 
@@ -156,6 +165,13 @@ def main():
             "| departure delay, coalesced (direct: completion-time slope) | 18.5 ± 1.2 | cycles |",
             "| departure delay, coalesced (thesis eq 4.25) | 0.3 | cycles |",
             "| barrier (bar.sync), 32 warps | 75 | cycles |",
+            # The tensor stage: what the profile has, "not measured" for the rest.
+            "| wgmma | f16 | 128 | 3900 | 4096 | 95.2 % | 39 | 41 | 95 % | valid |",
+            "| mma_sync | f16 | 33 | not measured | not measured | - | not measured | not measured | - | valid |",
+            "| wgmma_sp | s8 | not measured | not measured |",
+            "37 Tops/s (90 % of spec at size 8192); wgmma FP16 over it: 1.05.",
+            "| tma.load_2d | not measured | not measured | not measured | - |",
+            "| 2 | not measured | not measured | 190 | not measured | not measured |",
             "| **hopper** | 20 | 20 % | 10 % | 100 % | 0.95 | 50 % |",
             "| leave-one-class-out, pooled | 10 | 23.5 % |",
             "| worst class: histogram (under-predicted) | 10 | 84 % |",
@@ -207,6 +223,8 @@ def main():
         os.makedirs(bare)
         device = json.loads(json.dumps(DEVICE))
         del device["measurements"]["capacity"]
+        for section in ("tensor_cores", "library_gemm", "cluster"):
+            del device["measurements"][section]
         curve = []
         for kib in (4, 16, 64, 128, 192, 256, 512, 4096, 32768, 49152, 65536, 131072, 1048576):
             ca = 30 if kib <= 192 else 300 if kib <= 32768 else 700
@@ -219,6 +237,7 @@ def main():
         page = open(os.path.join(bare, "README.md"), encoding="utf-8").read()
         check("# Test GPU (embedded)\n" in page, "bare folder: the name is not device.json's provenance.gpu")
         for text in ["| L1 | 192 KiB per SM, footprint plateau |", "| L2 | 48 MiB by the footprint plateau |",
+                     "## Tensor cores, TMA and clusters\n\nNot measured: this device.json has no tensor stage",
                      "_No roofline.png in this folder", "_No validation.json in this folder",
                      "_No stencils.csv in this folder", "_No adi.csv in this folder",
                      "_No provenance.json in this folder", "_No figures (*.png) in this folder._"]:

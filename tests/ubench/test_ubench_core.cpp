@@ -4,15 +4,19 @@
 // check on the freshly built program.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
 #include "constants.hpp"
+#include "gpu_specs.hpp"
+#include "plan.hpp"
 #include "registry.hpp"
 #include "results.hpp"
 #include "sass_check.hpp"
@@ -352,4 +356,251 @@ TEST(Writers, DeviceJsonHasTheModelsPointers) {
   EXPECT_NE(md.find("## Barriers"), std::string::npos);
   EXPECT_NE(md.find("## Launch overhead"), std::string::npos);
   EXPECT_EQ(write_csv(r).rfind("benchmark,series,warps,footprint_bytes,rep,raw_cycles,value,unit\n", 0), 0u);
+}
+
+// --- the tensor stage (tensor cores, TMA, clusters, async copies, library GEMM) ---
+namespace {
+// The tensor stage's fixture (sm90a_ubench_units: one kernel of each family, from the sm_90a cubin).
+std::string units_fixture_text() { return read(std::string(WARPMODEL_SASS_FIXTURES) + "/sm90a_ubench_units.sass"); }
+// The listing text of one kernel of the fixture, and the text with it replaced.
+std::pair<std::size_t, std::size_t> kernel_span(const std::string& text, const std::string& kernel) {
+  const std::size_t begin = text.find("Function : " + kernel + "\n");
+  EXPECT_NE(begin, std::string::npos) << kernel;
+  const std::size_t end = text.find("Function : ", begin + 1);
+  return {begin, end == std::string::npos ? text.size() : end};
+}
+std::string replace_in_kernel(std::string text, const std::string& kernel, const std::string& from,
+                              const std::string& to) {
+  const auto [begin, end] = kernel_span(text, kernel);
+  std::string body = text.substr(begin, end - begin);
+  for (std::size_t at = body.find(from); at != std::string::npos; at = body.find(from, at + to.size()))
+    body.replace(at, from.size(), to);
+  return text.substr(0, begin) + body + text.substr(end);
+}
+}  // namespace
+
+TEST(SassCheck, TensorStageRowsPassOnTheFixture) {
+  const auto l = parse_sass(units_fixture_text());
+  int checked = 0;
+  for (const auto& d : declarations()) {
+    if (d.stage != kStageTensor || !l.count(d.kernel)) continue;
+    const auto v = check_declaration(d, l);
+    EXPECT_TRUE(v.valid) << d.name << ": " << v.reason;
+    ++checked;
+  }
+  // mma.sync f16 (latency and rate), e4m3 (rate), wgmma f16 (both), the TMA load and store, bulk and
+  // cp.async streams, the two cluster barriers at 1 and 32 warps.
+  EXPECT_EQ(checked, 13);
+}
+
+// A wgmma loop ptxas serialized (a wait after every HGMMA, advisory C7515) must not be measured as
+// the tensor cores' rate: the declared waits per region are the commit group's and the final one.
+TEST(SassCheck, SerializedWgmmaLoopIsInvalid) {
+  const std::string text = replace_in_kernel(units_fixture_text(), "ubench_wgmma_thr_wgmma_f16", "NOP ;",
+                                             "WARPGROUP.DEPBAR.LE gsb0, 0x0 ;");
+  const auto v = verdict(parse_sass(text), "wgmma.f16.throughput");
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reason.find("WARPGROUP\\.DEPBAR\\.LE, declared 2"), std::string::npos) << v.reason;
+  EXPECT_TRUE(verdict(parse_sass(units_fixture_text()), "wgmma.f16.throughput").valid);
+}
+
+// ptxas hoists an FP8 mma.sync's products out of a loop when its operands are loop-invariant,
+// leaving FADDs: a region without its HMMAs is refused.
+TEST(SassCheck, HoistedFp8ProductsAreInvalid) {
+  const std::string text = replace_in_kernel(units_fixture_text(), "ubench_mma_thr_mma_sync_e4m3", "HMMA.16816.F32 ",
+                                             "FADD ");
+  const auto v = verdict(parse_sass(text), "mma_sync.e4m3.throughput");
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reason.find("timed region holds 0 x HMMA"), std::string::npos) << v.reason;
+}
+
+// The relaxed cluster barrier must not carry the default arrive's memory fence.
+TEST(SassCheck, RelaxedClusterBarrierHasNoFence) {
+  auto l = parse_sass(units_fixture_text());
+  ASSERT_TRUE(l.count("ubench_cluster_barrier"));
+  l["ubench_cluster_barrier_relaxed"] = l.at("ubench_cluster_barrier");  // the release/acquire code
+  const auto v = verdict(l, "cluster_barrier_relaxed");
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reason.find("MEMBAR.ALL.GPU x32"), std::string::npos) << v.reason;
+  EXPECT_TRUE(verdict(l, "cluster_barrier").valid);
+}
+
+TEST(Declarations, TensorStageRowsAreComplete) {
+  const std::set<std::string> sections = {"tensor_cores", "tma", "async_copy", "cluster", "library_gemm"};
+  int mma_latency = 0, mma_rate = 0;
+  for (const auto& d : declarations()) {
+    if (d.stage != kStageTensor) continue;
+    EXPECT_EQ(d.output, Output::unit) << d.name;
+    EXPECT_TRUE(sections.count(d.section)) << d.name << ": section " << d.section;
+    if (d.method == Method::library_gemm) {
+      EXPECT_EQ(d.sass_region, SassRegion::library) << d.name;
+      EXPECT_FALSE(d.axes.gemm_sizes.empty());
+      continue;
+    }
+    // Every row says which SASS instruction its region must hold, and how often.
+    EXPECT_FALSE(d.sass_regex.empty()) << d.name;
+    EXPECT_GE(d.sass_count, 1) << d.name;
+    EXPECT_EQ(d.sass_region, SassRegion::between_clock_reads) << d.name;
+    EXPECT_TRUE(std::holds_alternative<UnitKernel>(d.variant)) << d.name;
+    EXPECT_FALSE(d.axes.warps_per_block.empty()) << d.name;
+    for (int c : d.axes.clusters) EXPECT_TRUE(c == 2 || c == 4 || c == 8 || c == 16) << d.name;
+    if (d.method == Method::unit_latency) {
+      EXPECT_EQ(d.axes.warps_per_block.size(), 1u) << d.name;  // one warp count per latency row
+      EXPECT_GE(d.chain, 1) << d.name;
+      EXPECT_EQ(d.sass_count % d.chain, 0) << d.name;
+    } else {
+      ASSERT_EQ(d.method, Method::unit_throughput) << d.name;
+      EXPECT_GT(d.steps, 0) << d.name;
+      EXPECT_GT(d.rate.per_warp, 0) << d.name;
+      EXPECT_TRUE(d.axes.every_sm) << d.name;
+      EXPECT_TRUE(d.rate.unit == "ops" || d.rate.unit == "bytes") << d.name;
+    }
+    if (d.section == "tensor_cores") {
+      EXPECT_GT(d.spec_per_clk_sm, 0) << d.name;
+      EXPECT_FALSE(d.spec_key.empty()) << d.name;
+      (d.method == Method::unit_latency ? mma_latency : mma_rate)++;
+      // The sparse rows are held against the sheet's sparse figure, the dense against half of it.
+      const bool sparse = d.result.find("_sp.") != std::string::npos;
+      EXPECT_EQ(d.spec_key.find("_sparse") != std::string::npos, sparse) << d.name;
+    }
+    if ((d.section == "tma" || d.section == "async_copy") && d.method == Method::unit_throughput)
+      EXPECT_EQ(d.spec_key, "dram") << d.name;
+  }
+  // tensor.def: mma.sync 6 types, mma.sp 4, wgmma 6, wgmma.sp 6; a latency and a rate row each.
+  EXPECT_EQ(mma_latency, 22);
+  EXPECT_EQ(mma_rate, 22);
+  for (const char* n : {"wgmma.f16", "wgmma.f16.throughput", "mma_sync.e5m2", "mma_sp.s8.throughput", "tma_load_1d",
+                        "tma_store_2d.bandwidth", "bulk_load", "cp_async.bandwidth", "dsmem_load",
+                        "dsmem_read.bandwidth", "cluster_barrier", "cluster_barrier_relaxed.32_warps", "library_gemm"})
+    EXPECT_NE(find_declaration(n), nullptr) << n;
+}
+
+// The spec sheets' TFLOPS and the architectural per-clock rates of tensor.def describe the same
+// tensor cores: every type of a GPU implies one clock (the sheet's), the H100 SXM's 1830 MHz.
+TEST(GpuSpecs, SheetsAndArchitecturalRatesAgree) {
+  const GpuSpec* h100 = find_gpu_spec("NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_DOUBLE_EQ(*spec_tera_ops(*h100, "f16"), 989.5);  // 1979 with sparsity, halved
+  EXPECT_DOUBLE_EQ(*spec_tera_ops(*h100, "f16_sparse"), 1979);
+  EXPECT_DOUBLE_EQ(*spec_tera_ops(*h100, "s8"), 1979);
+  ASSERT_NE(find_gpu_spec("NVIDIA H200"), nullptr);
+  EXPECT_FALSE(spec_tera_ops(*find_gpu_spec("NVIDIA H200"), "tf32"));  // not among the quoted figures
+  EXPECT_EQ(find_gpu_spec("NVIDIA H100"), nullptr);                    // names match exactly
+  EXPECT_EQ(find_gpu_spec("Tesla K40"), nullptr);
+  for (const auto& gpu : gpu_specs()) {
+    std::vector<double> mhz;
+    for (const auto& d : declarations()) {
+      if (d.section != "tensor_cores" || d.method != Method::unit_throughput) continue;
+      const auto t = spec_tera_ops(gpu, d.spec_key);
+      if (!t) continue;
+      mhz.push_back(*t * 1e12 / (d.spec_per_clk_sm * gpu.sm_count) / 1e6);
+    }
+    ASSERT_FALSE(mhz.empty()) << gpu.product;
+    for (double f : mhz) EXPECT_NEAR(f / mhz.front(), 1.0, 0.005) << gpu.product;
+    if (gpu.product == h100->product)
+      for (double f : mhz) EXPECT_NEAR(f, 1830, 1830 * 0.003) << gpu.product;
+  }
+}
+
+TEST(Plan, StagesSelectTheirRows) {
+  const Plan tensor = make_plan(3, {"tensor"});
+  EXPECT_EQ(tensor.stages, (std::vector<std::string>{"tensor"}));
+  EXPECT_NE(tensor.find("clock64"), nullptr);  // every stage subtracts the clock-read cost
+  EXPECT_NE(tensor.find("wgmma.f16.throughput"), nullptr);
+  EXPECT_EQ(tensor.find("fp32_add"), nullptr);
+  for (const auto* d : tensor.benchmarks) EXPECT_TRUE(d->stage.empty() || d->stage == kStageTensor) << d->name;
+  const Plan core = make_plan(3, {"core"});
+  EXPECT_NE(core.find("fp32_add"), nullptr);
+  EXPECT_EQ(core.find("wgmma.f16"), nullptr);
+  EXPECT_EQ(make_plan(3).benchmarks.size(), declarations().size());
+  EXPECT_THROW(make_plan(3, {"tensors"}), std::invalid_argument);
+}
+
+namespace {
+Results synthetic_tensor_results() {
+  Results r;
+  r.gpu_name = "NVIDIA H100 80GB HBM3";
+  r.stages = {kStageTensor};
+  r.repetitions = 3;
+  r.date = "2026-01-01T00:00:00Z";
+  r.command = "warpmodel characterize --only tensor";
+  const Estimate latency = estimate({30, 32}), per_sm = estimate({3000, 3100}), per_s = estimate({7e14, 7.2e14});
+  for (const auto& d : declarations()) {
+    if (d.stage != kStageTensor || d.method == Method::library_gemm) continue;
+    r.verdicts.push_back({d.name, true, "synthetic"});
+    UnitSeries s;
+    s.name = d.name;
+    s.section = d.section;
+    s.result = d.result_name();
+    s.latency = d.method == Method::unit_latency;
+    s.unit = d.rate.unit;
+    s.sass = "valid";
+    s.spec_per_clk_sm = d.spec_per_clk_sm;
+    s.clustered = !d.axes.clusters.empty();
+    if (d.spec_key == "f16") s.spec_per_second = 989.5e12;
+    if (d.spec_key == "dram") {  // as the harness gives it: the runtime's peak
+      s.spec_per_second = 3.35e12;
+      s.spec_source = "2 x memory clock x bus width (runtime)";
+    }
+    for (int c : d.axes.clusters.empty() ? std::vector<int>{1} : d.axes.clusters)
+      for (int w : d.axes.warps_per_block)
+        s.points.push_back({c, w, s.latency ? latency : per_sm,
+                            s.latency ? std::nullopt : std::optional<Estimate>(per_s), 132});
+    r.units.push_back(s);
+  }
+  r.library_gemm.measured = true;
+  r.library_gemm.library = "cuBLASLt (synthetic)";
+  r.library_gemm.sizes = {{8192, estimate({700, 720}), 8}};
+  r.library_gemm.spec_tera_ops = 989.5;
+  return r;
+}
+}  // namespace
+
+TEST(Writers, TensorSectionsAndTheMerge) {
+  const std::string base = write_device_json(synthetic_results());
+  EXPECT_THROW(write_device_json(synthetic_tensor_results()), std::invalid_argument);  // nothing to add to
+  const auto j = nlohmann::json::parse(write_device_json(synthetic_tensor_results(), base));
+  const auto& m = j.at("measurements");
+  using P = nlohmann::json::json_pointer;
+  for (const char* p : {"/tensor_cores/wgmma/f16/latency_cycles", "/tensor_cores/wgmma/f16/ops_per_clk_per_sm",
+                        "/tensor_cores/wgmma/f16/spec_ops_per_clk_per_sm", "/tensor_cores/wgmma/f16/tera_ops_per_s",
+                        "/tensor_cores/wgmma/f16/fraction_of_spec", "/tensor_cores/mma_sp/s8/u_ops_per_clk_per_sm",
+                        "/tma/load_2d/latency_cycles", "/tma/store_1d/gbs", "/async_copy/cp_async/bytes_per_clk_per_sm",
+                        "/cluster/dsmem_load/cluster_16/latency_cycles", "/cluster/dsmem_read/cluster_2/gbs",
+                        "/cluster/barrier/cluster_4/latency_cycles", "/cluster/barrier_relaxed_32_warps/cluster_8/latency_cycles",
+                        "/library_gemm/cublaslt_f16/tera_ops_per_s", "/library_gemm/cublaslt_f16/wgmma_f16_ratio",
+                        "/tensor_stage/repetitions"})
+    EXPECT_TRUE(m.contains(P(p))) << p;
+  // compare-devices' list of the stage's quantities: every one where the writer puts it.
+  const auto quantities = tensor_stage_quantities();
+  EXPECT_GT(quantities.size(), 100u);
+  for (const auto& q : quantities) {
+    std::string pointer = "/" + q;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    EXPECT_TRUE(j.contains(P(pointer))) << q;
+  }
+  // Per SM the best warp count; per GPU tera-ops per second over the spec sheet's figure.
+  EXPECT_DOUBLE_EQ(m.at(P("/tensor_cores/wgmma/f16/ops_per_clk_per_sm")).get<double>(), 3050);
+  EXPECT_NEAR(m.at(P("/tensor_cores/wgmma/f16/tera_ops_per_s")).get<double>(), 710, 1e-9);
+  EXPECT_NEAR(m.at(P("/tensor_cores/wgmma/f16/fraction_of_spec")).get<double>(), 710 / 989.5, 1e-12);
+  EXPECT_TRUE(m.at(P("/tensor_cores/wgmma/tf32/fraction_of_spec")).is_null());  // no spec given for it here
+  EXPECT_NEAR(m.at(P("/library_gemm/cublaslt_f16/wgmma_f16_ratio")).get<double>(), 710.0 / 710.0, 1e-12);
+  EXPECT_EQ(m.at("sass_check").at("wgmma.f16").at("valid"), true);
+  // The tensor stage alone leaves the rest of the profile as it was.
+  const auto b = nlohmann::json::parse(base);
+  EXPECT_EQ(j.at("latency_cycles"), b.at("latency_cycles"));
+  EXPECT_EQ(m.at("throughput"), b.at("measurements").at("throughput"));
+  EXPECT_EQ(j.at("provenance").at("tensor_stage.command"), "warpmodel characterize --only tensor");
+  EXPECT_NO_THROW((void)warpmodel::device_from_json(j, "merged"));
+  // A core run afterwards keeps the tensor stage's sections, verdicts and provenance.
+  const auto again = nlohmann::json::parse(write_device_json(synthetic_results(), j.dump()));
+  EXPECT_EQ(again.at("measurements").at("tensor_cores"), m.at("tensor_cores"));
+  EXPECT_EQ(again.at("measurements").at("sass_check").at("wgmma.f16"), m.at("sass_check").at("wgmma.f16"));
+  EXPECT_EQ(again.at("provenance").at("tensor_stage.command"), "warpmodel characterize --only tensor");
+  // Its report: a table per unit, every tensor row.
+  const std::string md = write_tensor_markdown(synthetic_tensor_results());
+  for (const char* s : {"## Tensor cores", "## Library GEMM", "## TMA", "## Async copies", "## Clusters",
+                        "| wgmma_sp | e5m2 |", "| load_2d |", "| 16 |"})
+    EXPECT_NE(md.find(s), std::string::npos) << s;
+  EXPECT_EQ(write_unit_csv(synthetic_tensor_results()).rfind("benchmark,series,warps", 0), 0u);
 }

@@ -11,8 +11,12 @@
 
 #include "constants.hpp"
 #include "warpmodel/support/statistics.hpp"
+#include "harness.hpp"
 #include "kernels.hpp"
+#include "library_gemm.hpp"
+#include "plan.hpp"
 #include "registry.hpp"
+#include "unit_kernels.hpp"
 #include "warpmodel/support/cuda.hpp"
 
 using namespace warpmodel::ubench;
@@ -162,4 +166,131 @@ TEST(Ubench, LaunchOverheadIsMicroseconds) {
   EXPECT_GT(warpmodel::support::median(many), warpmodel::support::median(one_wave))
       << "one wave: " << ::testing::PrintToString(one_wave) << " us; 16 waves: " << ::testing::PrintToString(many)
       << " us";
+}
+
+// --- the tensor stage (unit_kernels.cu, sm_90a): small runs, physically sensible numbers ---
+namespace {
+bool hopper(std::string& why) {
+  gpu::select_device(0);
+  return gpu::unit_kernels_supported(why);
+}
+// Per-op cycles of a latency run (1 block or cluster), the clock-read cost subtracted.
+double unit_latency(const gpu::UnitRun& run, int reps, double overhead, int chain) {
+  double sum = 0;
+  const int units = run.blocks * run.warps;
+  for (int u = 0; u < units; ++u)
+    for (int r = 1; r <= reps; ++r) {
+      const std::size_t i = (static_cast<std::size_t>(u) * (reps + 1) + r) * 2;
+      sum += static_cast<double>(run.pairs[i + 1] - run.pairs[i]);
+    }
+  return (sum / (units * reps) - overhead) / chain;
+}
+}  // namespace
+
+TEST(UbenchTensor, MmaAndWgmmaLatencyAndRate) {
+  std::string why;
+  if (!hopper(why)) GTEST_SKIP() << why;
+  const double oh = mean_per_op(gpu::run_clock(ClockRead::clock64, 1, 20), 1, 20, 0, 1);
+  const double mma = unit_latency(gpu::run_unit("ubench_mma_lat_mma_sync_f16", 1, false, 1, 5, 0, 1), 5, oh, sizes::kMmaChain);
+  EXPECT_GT(mma, 8);
+  EXPECT_LT(mma, 100);
+  const double oh4 = mean_per_op(gpu::run_clock(ClockRead::clock64, 4, 20), 4, 20, 0, 1);
+  const double wgmma = unit_latency(gpu::run_unit("ubench_wgmma_lat_wgmma_f16", 1, false, 4, 5, 0, 1), 5, oh4,
+                                    sizes::kWgmmaChain);
+  EXPECT_GT(wgmma, 32);  // m64n256k16 is 128 clocks of a whole SM's tensor cores at the spec rate
+  EXPECT_LT(wgmma, 2000);
+  // The rate per SM: 2 warpgroups, every SM, 8 loop trips; between half and just over the spec.
+  const auto* d = find_declaration("wgmma.f16.throughput");
+  ASSERT_NE(d, nullptr);
+  const int reps = 3, warps = 8, steps = 8;
+  const auto run = gpu::run_unit(d->kernel, 1, true, warps, reps, steps, 2);
+  EXPECT_EQ(run.seconds.size(), 2u);
+  const double per_warp = d->rate.per_warp / d->steps * steps;
+  double rate = 0;
+  for (int b = 0; b < run.blocks; ++b) {
+    long long t0 = 0, t1 = 0;
+    for (int w = 0; w < warps; ++w) {
+      const std::size_t i = ((static_cast<std::size_t>(b) * warps + w) * (reps + 1) + reps) * 2;
+      t0 = w == 0 ? run.pairs[i] : std::min(t0, run.pairs[i]);
+      t1 = w == 0 ? run.pairs[i + 1] : std::max(t1, run.pairs[i + 1]);
+    }
+    rate += warps * per_warp / double(t1 - t0);
+  }
+  rate /= run.blocks;
+  EXPECT_GT(rate, 0.5 * d->spec_per_clk_sm);
+  EXPECT_LT(rate, 1.05 * d->spec_per_clk_sm);
+}
+
+TEST(UbenchTensor, CopiesAndClusters) {
+  std::string why;
+  if (!hopper(why)) GTEST_SKIP() << why;
+  const double oh = mean_per_op(gpu::run_clock(ClockRead::clock64, 1, 20), 1, 20, 0, 1);
+  const double tma = unit_latency(gpu::run_unit("ubench_tma_load_2d_lat", 1, false, 1, 5, 0, 1), 5, oh, sizes::kCopyChain);
+  EXPECT_GT(tma, 100);  // an L2 round trip at least
+  EXPECT_LT(tma, 20000);
+  const double store = unit_latency(gpu::run_unit("ubench_tma_store_1d_lat", 1, false, 1, 5, 0, 1), 5, oh, sizes::kCopyChain);
+  EXPECT_GT(store, 50);
+  const double cp = unit_latency(gpu::run_unit("ubench_cp_async_lat", 1, false, 1, 5, 0, 1), 5, oh, sizes::kCpAsyncChain);
+  EXPECT_GT(cp, 100);
+  EXPECT_LT(cp, 5000);
+  for (int cluster : {2, 16}) {
+    gpu::UnitRun chase;
+    try {
+      chase = gpu::run_unit("ubench_dsmem_chase", cluster, false, 1, 5, 0, 1);
+    } catch (const warpmodel::support::cuda::CudaError& e) {
+      if (cluster == 16) continue;  // a GPU without a GPC of 16 free SMs: the harness reports it as a warning
+      throw;
+    }
+    EXPECT_EQ(chase.blocks, cluster);
+    const double dsmem = unit_latency(chase, 5, oh, sizes::kDsmemChain);
+    EXPECT_GT(dsmem, 20) << cluster;  // more than a local shared load's ~30, less than an L2 hit's ~270
+    EXPECT_LT(dsmem, 1000) << cluster;
+    const double barrier =
+        unit_latency(gpu::run_unit("ubench_cluster_barrier_relaxed", cluster, false, 1, 5, 0, 1), 5, oh,
+                     sizes::kClusterBarrierChain);
+    EXPECT_GT(barrier, 10) << cluster;
+    EXPECT_LT(barrier, 10000) << cluster;
+  }
+  // The DRAM stream: GB/s within the runtime's peak.
+  const auto* d = find_declaration("tma_load_2d.bandwidth");
+  ASSERT_NE(d, nullptr);
+  const auto run = gpu::run_unit(d->kernel, 1, true, 1, 2, d->steps, 2);
+  const double gbs = run.blocks * d->rate.per_warp * 3 / run.seconds.back() / 1e9;
+  EXPECT_GT(gbs, 300);
+  EXPECT_LT(gbs, 6000);
+}
+
+TEST(UbenchTensor, LibraryGemm) {
+  std::string why;
+  if (!hopper(why)) GTEST_SKIP() << why;
+  const LibraryGemmResult g = measure_library_gemm({2048}, 2, 2);
+  if (!g.measured) GTEST_SKIP() << "cuBLASLt: " << g.why_not;
+  ASSERT_EQ(g.sizes.size(), 1u);
+  EXPECT_GT(g.sizes[0].tera_ops_per_second.mean, 50);  // far above any CUDA-core GEMM, below the sheet's 989
+  EXPECT_LT(g.sizes[0].tera_ops_per_second.mean, 1100);
+}
+
+// The harness end to end on a few tensor rows (no SASS check: no program to disassemble here).
+TEST(UbenchTensor, HarnessRunsTheStage) {
+  std::string why;
+  if (!hopper(why)) GTEST_SKIP() << why;
+  const auto gpus = query_gpus();
+  Plan plan;
+  plan.reps = 3;
+  plan.stages = {kStageTensor};
+  for (const char* n : {"clock64", "wgmma.bf16", "wgmma.bf16.throughput", "cluster_barrier", "tma_load_1d.bandwidth"})
+    plan.benchmarks.push_back(find_declaration(n));
+  const Results r = run_plan(gpus.at(0), plan, HarnessOptions{"", nullptr});
+  ASSERT_TRUE(r.units_skipped.empty()) << r.units_skipped;
+  const UnitSeries* rate = r.find_unit("tensor_cores", "wgmma.bf16", false);
+  ASSERT_NE(rate, nullptr);
+  ASSERT_NE(rate->best(), nullptr);
+  EXPECT_TRUE(rate->best()->per_second.has_value());
+  const UnitSeries* barrier = r.find_unit("cluster", "barrier", true);
+  ASSERT_NE(barrier, nullptr);
+  EXPECT_GE(barrier->points.size(), 3u);  // clusters of 2, 4, 8 (and 16 where a GPC holds it)
+  const UnitSeries* stream = r.find_unit("tma", "load_1d", false);
+  ASSERT_NE(stream, nullptr);
+  ASSERT_TRUE(stream->spec_per_second.has_value());
+  EXPECT_LT(stream->best()->per_second->mean, *stream->spec_per_second * 1.05);
 }
