@@ -147,6 +147,19 @@ def from_external_bundle(doc):
     return rec
 
 
+def from_access_patterns(doc):
+    """access-patterns.json.xz: the SASS addresses of the program's kernels (`warpmodel sass-analyze
+    --addresses`, or scripts/merge_access_patterns.py refreshing them): derived from the binary, no GPU."""
+    p = doc.get("provenance", {})
+    analysis = p.get("refreshed") if isinstance(p.get("refreshed"), dict) else p
+    rec = record("derived", gpu="none: the SASS of the warpmodel binary (no GPU run)", cuda="13.0",
+                 sm_clock_source="not applicable", date=analysis.get("date"), commit=analysis.get("commit"),
+                 command=p.get("command") or analysis.get("command"))
+    rec["from"] = ["build/cli/warpmodel (cuobjdump -sass)"]
+    rec["derived_by"] = rec["command"]
+    return rec
+
+
 # Files that embed their own provenance, and how to read it (glob relative to a GPU folder).
 EMBEDDED = [
     ("device.json", from_device_profile),
@@ -156,6 +169,7 @@ EMBEDDED = [
     ("cupti-vs-ncu-runs/cupti-*.json", from_cupti_profile),
     ("app-example/profile.json", from_cupti_profile),
     ("external/profiles.json.xz", from_external_bundle),
+    ("access-patterns.json*", from_access_patterns),
 ]
 # Files measured in the same run as another one (the twin's record is theirs too).
 TWINS = [

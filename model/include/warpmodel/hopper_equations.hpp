@@ -58,6 +58,8 @@
 //   H.13  T_dispatch  = blocks per SM in the wave x block_dispatch   (measured by `characterize`)
 //   H.16  T_gather = n x S_g x 32 B x max(h / L2 random rate, (1 - h) / DRAM random rate): the
 //         sectors of loads at data-dependent addresses (S_g per warp, h of them hit L2)
+//   H.16a the gathers' share of the load sectors: the measured sectors less the regular loads' (SASS)
+//   H.16b S_g: the load sectors that miss L1 (counters) less the regular loads' misses (SASS reuse)
 //   H.15  T_slice_atomics = n x #SMs x the busiest L2 slice's atomics per warp / same-address adds
 //                       per clock (one slice); without the slice counters, every lane's add where
 //                       every atomic's SASS address is one word for the whole grid
@@ -615,6 +617,28 @@ inline double t_gather(double n, double gather_sectors_per_warp, double l2_hit_s
     return 0;
   const double bytes = n * gather_sectors_per_warp * 32;
   return bytes * std::max(l2_hit_share / l2_random_bytes_per_clock, (1 - l2_hit_share) / dram_random_bytes_per_clock);
+}
+
+// H.16a The gathers' share of the load sectors: the sectors the counters saw less those of the
+// regular loads, whose addresses the SASS gives (their sectors per request at this launch's shape),
+//   s = min(s_max, max(0, 1 - regular sectors / measured load sectors)),
+// s_max = the gather weight x 32 / sectors per request (traffic.hpp: every gather taken at 32 sectors,
+// the regular loads at the mean), which alone put every sector of a CSR-vector product on its gathers.
+// Its gathers x[col[j]] read 19.5 sectors a request, its row data (4 and 8 per request) the rest.
+inline double gather_sector_share(double share_bound, double measured_load_sectors, double regular_load_sectors) {
+  if (!(share_bound > 0) || !(measured_load_sectors > 0)) return 0;
+  return std::min(share_bound, std::max(0.0, 1 - regular_load_sectors / measured_load_sectors));
+}
+// H.16b The gathers' sectors that leave L1: the load sectors the counters saw miss L1 less the regular
+// loads' misses (their sectors less the reuse their SASS addresses show within a block), at most the
+// gathers' sectors: S_g = clamp(missed - regular x (1 - h_r), 0, gathered). The L1 miss ratio is the
+// kernel's, averaged over every load; a CSR product's gathers into an L1-sized vector hit where its
+// streamed row data misses (simpleSpmv's vector kernel: 39 % of the sectors miss, all of them row
+// data), and H.16 at the average ratio priced its gathers at the random DRAM rate.
+inline double gather_missing_sectors(double missed_load_sectors, double regular_load_sectors, double regular_l1_hit_rate,
+                                     double gathered_sectors) {
+  const double regular_misses = regular_load_sectors * (1 - std::clamp(regular_l1_hit_rate, 0.0, 1.0));
+  return std::clamp(missed_load_sectors - regular_misses, 0.0, std::max(0.0, gathered_sectors));
 }
 
 // H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.
