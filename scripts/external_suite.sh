@@ -9,8 +9,8 @@
 #   SRC_DIR    the exported folders (.external/: hecbench/src/<app>-cuda, rodinia/cuda/<app>)
 #   LIST_FILE  scripts/external_suite.list (name, suite, folder, build, run, half, profile_options)
 #   OUT_DIR    results/<gpu>/external (its device profile: results/<gpu>/device.json; DEVICE_JSON overrides)
-#   --only     these applications only; --half: one half only (the report still covers every
-#              application whose work folder or earlier row exists)
+#   --only     these applications only; --half: one half only (profiles.json.xz keeps the other
+#              applications' earlier entries)
 #   --build-only  build and stop (no GPU needed); --jobs N: parallel builds (default 1)
 #   --timeout  seconds for one application's `profile` run (default 120)
 #   --skip-done   leave an application whose work folder already holds its predictions
@@ -221,7 +221,15 @@ if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
   python3 "$repo/scripts/provenance_index.py" record "$gpu_folder" --stage external \
     --outputs external/profiles.json.xz --command "$cmdline" --run "$run_record" || exit 1
   if ls "$gpu_folder"/validation-measurements.json* >/dev/null 2>&1; then
-    "$bin" validate --from "$gpu_folder" || exit 1
+    # As scripts/regenerate_results.sh runs it (from the repository root, every other GPU folder with a
+    # sweep for the cross-GPU rows), so that the tables it writes are the ones a regeneration writes.
+    cross=()
+    for other in "$(dirname "$gpu_folder")"/*/; do
+      other=${other%/}
+      [ "$other" != "$gpu_folder" ] && ls "$other"/validation-measurements.json* >/dev/null 2>&1 &&
+        [ -f "$other/device.json" ] && cross+=(--cross "${other#"$repo"/}")
+    done
+    (cd "$repo" && "$bin" validate --from "${gpu_folder#"$repo"/}" ${cross[@]+"${cross[@]}"} >/dev/null) || exit 1
     python3 "$repo/scripts/provenance_index.py" index "$(dirname "$gpu_folder")" >/dev/null || exit 1
     echo "external_suite: wrote $out/profiles.json.xz, launches.csv, apps.csv, summary.md ($(( $(date +%s) - start_all )) s)"
     exit 0

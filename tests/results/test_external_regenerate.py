@@ -5,7 +5,9 @@ from the committed measurements (external/profiles.json.xz, the corpus sweep, de
 For every results/<gpu>/external/profiles.json.xz: the GPU folder's inputs are copied to a temporary
 folder, `validate --from` runs there, and its external/launches.csv, apps.csv and summary.md must equal
 the committed ones byte for byte; every launch row sits in its application's half of
-scripts/external_suite.list, and a row of an application the file holds no profile of is an error.
+scripts/external_suite.list, and a row of an application the file holds no profile of is an error. The
+README's accuracy table leads with the external set's rows, and their counts, MAPE, share
+under-predicted and mean signed error are the ones validation.json gives (launches >= 20 us).
 usage: test_external_regenerate.py REPO WARPMODEL_BIN
 """
 import csv
@@ -29,6 +31,40 @@ def halves(repo):
             if not line.startswith("#") and len(fields) == 7 and fields[0] != "name":
                 out[fields[0]] = fields[5]
     return out
+
+
+GPU_NAMES = {"h100-80gb-hbm3": "H100", "h200": "H200"}
+
+
+def check_readme(repo, failures):
+    """README.md's external rows (the first rows of its accuracy table) against validation.json."""
+    with open(os.path.join(repo, "README.md")) as f:
+        lines = [l for l in f.read().splitlines() if l.startswith("| H")]
+    rows = [l for l in lines if "| external suites, " in l]
+    if not lines or not rows or "held-out half" not in lines[0] or "| external suites, " not in lines[0]:
+        failures.append("README.md: the accuracy table does not lead with the external set's held-out row")
+    for gpu, name in GPU_NAMES.items():
+        path = os.path.join(repo, "results", gpu, "validation.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            external = json.load(f).get("external")
+        if not external:
+            continue
+        for half in ("held-out", "development"):
+            a = (external.get(half) or {}).get("at_least_20us")
+            label = f"| {name} | external suites, {half} half (distinct launches >= 20 us) |"
+            row = next((l for l in rows if l.startswith(label)), None)
+            if a is None or row is None:
+                failures.append(f"README.md: no row {label!r}" if row is None else f"{path}: no {half} figures")
+                continue
+            cells = [c.strip() for c in row.split("|")[1:-1]]
+            want = [str(a["count"]), f"{a['mape_pct']:.1f} %"]
+            if cells[2:4] != want:
+                failures.append(f"README.md {half} row: {cells[2:4]}, validation.json gives {want}")
+            words = f"{a['under_predicted_pct']:.1f} % under-predicted ({a['mean_signed_pct']:+.1f} %)"
+            if not cells[5].startswith(words):
+                failures.append(f"README.md {half} row: {cells[5]!r}, validation.json gives {words!r}")
 
 
 def main():
@@ -66,6 +102,7 @@ def main():
                                     f"{half.get(row['app'])}")
                 if row["app"] not in profiled:
                     failures.append(f"{gpu}/external/launches.csv:{n}: {row['app']} has no profile in profiles.json.xz")
+    check_readme(repo, failures)
     for f in failures:
         print("FAIL:", f)
     if not checked and not failures:

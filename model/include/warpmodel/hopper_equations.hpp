@@ -185,6 +185,21 @@
 //   counter for the "before"]. Where it stops: a block-private histogram flushes a fixed number of
 //   atomics per block, so its atomics per warp move with the block size, which `sweep` and the
 //   cross-shape evaluation keep per warp.
+// * H.16a-b, designed on the external set's development half (docs/validation.md): a warp-per-row CSR
+//   product (HeCBench simpleSpmv, 16.7M nonzeros in 10,240 rows) was +102 to +109 % under the gather
+//   bound at every block shape. Its row data (val, col at the row start row_ptr[r] plus the lane)
+//   counted as gathered because the start is loaded, the 32-sector rule put every sector on the
+//   gathers, and the kernel's 39 % L1 miss ratio (all of it the streamed row data) sent the gathers
+//   into its 40 KB vector, which hit L1, to the random DRAM rate. The SASS analysis now keeps a load
+//   from an address the warp's lanes share as a symbol, so the row data keeps its address; H.16a
+//   takes the regular loads' sectors off the measured ones and H.16b their misses off the counted
+//   misses [simpleSpmv's vector kernel -3 to -9 %, dram-bound; external development half 45.2 % ->
+//   15.7 % (20 launches), held-out 27.0 % -> 26.7 % (6, no gather); the corpus's spmv-csr-vector
+//   +15 to +24 % -> -11 to +2 % (H100); leave-one-class-out 11.16 % -> 11.09 % (H200), 11.04 % ->
+//   10.93 % (H100); split 9.97 % -> 9.94 %, 9.70 % -> 9.61 %; the gather class's mean signed error
+//   -5.7 % -> -10.4 % and -5.8 % -> -11.4 %, its MAPE 12.9 % -> 11.8 % and 16.6 % -> 13.7 %]. The
+//   regular loads' reuse is one block's (as H.9b and H.8c read it): a kernel whose regular loads hit
+//   L1 by other blocks' reuse has its gathers' misses under-counted.
 // * H.12's turnover exponent: a wave's fixed costs exposed at B^-a (B resident blocks per SM), a
 //   fitted in [0, 1] with the other constants (0.3 on every case of either GPU). Blocks of 1024
 //   threads (B = 2) ran 15-20 % slower than blocks of 256 (B = 8) at the same 64 warps per SM in
