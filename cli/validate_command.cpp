@@ -22,6 +22,7 @@
 #include "warpmodel/model.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/validation.hpp"
+#include "warpmodel/sass/external_set.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/traffic.hpp"
@@ -418,6 +419,24 @@ int analyse(const ValidateOptions& o) {
   const HarmfulPicks harmful_all = harmful_picks(shapes);
   const HarmfulPicks harmful_reliable = harmful_picks(shapes, nested_gain_thresholds(shapes));
 
+  // The external validation set (DIR/external/profiles.json.xz, when measured on this GPU): every
+  // application's launches predicted as predict-app would, with the device profile as written below
+  // (the constants fitted on every case of the corpus, and the intervals).
+  std::optional<sass::ExternalSet> external;
+  std::optional<sass::ExternalBundle> external_bundle;  // the applications the set points into
+  const fs::path external_path = dir / "external" / "profiles.json.xz";
+  if (std::error_code ec; fs::exists(external_path, ec)) {
+    DeviceProfile fitted = device;
+    fitted.hopper_calibration = fitted_on_all;
+    fitted.hopper_calibration->fitted_on += " by `warpmodel validate`";
+    if (intervals.any) fitted.hopper_intervals = intervals.stored;
+    else fitted.hopper_intervals.reset();
+    external_bundle = sass::external_bundle_from_json(read_json_file(external_path), external_path.string());
+    support::progress("validate", "external set: " + std::to_string(external_bundle->apps.size()) +
+                                      " applications of " + external_path.string());
+    external = sass::predict_external_set(*external_bundle, fitted, ModelVariant::Hopper);
+  }
+
   // Everything is rendered before anything is written.
   const std::string provenance = provenance_lines(measurements);
   std::ostringstream md;
@@ -517,6 +536,11 @@ int analyse(const ValidateOptions& o) {
   }
   md << "device.json carries the constants fitted on every case (" << fitted_on_all.fitted_on
      << "): " << calibration_constants(fitted_on_all) << ".\n\n";
+  if (external)
+    md << sass::external_validation_section(*external);
+  else
+    md << "## External validation set\n\nNot measured on this GPU (no external/profiles.json.xz: "
+          "scripts/external_suite.sh measures it; docs/validation.md, \"External validation set\").\n\n";
   md << "## Launch-shape choice\n\n" << shape_choice_table(v).render(TableFormat::Markdown) << "\n";
   if (!provenance.empty()) md << "## Provenance of the measurements\n\n" << provenance;
 
@@ -569,6 +593,7 @@ int analyse(const ValidateOptions& o) {
                             {"mean_slowdown_own", shapes.mean_slowdown_own},
                             {"derived_counters", derived_counter_json(shapes)}};
   summary["hopper_calibration_all_cases"] = to_json(fitted_on_all);
+  summary["external"] = external ? sass::external_summary_json(*external) : nlohmann::json(nullptr);
   summary["cross_shape"]["harmful_picks"] = {{"threshold", kHarmfulSlowdown},
                                              {"every_pick", harmful_json(harmful_all)},
                                              {"reliable_gains_only", harmful_json(harmful_reliable)}};
@@ -659,6 +684,15 @@ int analyse(const ValidateOptions& o) {
   write_file_atomically(out_dir / "device.json", device_json.dump(2) + "\n");
   write_file_atomically(out_dir / "validation.tex", tex.str());
   write_file_atomically(out_dir / "validation.json", summary.dump(2) + "\n");
+  if (external) {
+    const fs::path external_dir = out_dir / "external";
+    std::error_code ec;
+    fs::create_directories(external_dir, ec);
+    if (ec) throw InputError(external_dir.string() + ": cannot create the folder (" + ec.message() + ")");
+    write_file_atomically(external_dir / "launches.csv", sass::external_launches_table(*external).render(TableFormat::Csv));
+    write_file_atomically(external_dir / "apps.csv", sass::external_apps_table(*external).render(TableFormat::Csv));
+    write_file_atomically(external_dir / "summary.md", sass::external_summary_markdown(*external));
+  }
   // Where these numbers came from is validation.json's "provenance" (the measurements' own record and
   // this analysis); scripts/provenance_index.py files it under each output in the folder's provenance.json.
   std::cout << validation_summary_table(v).render(TableFormat::Text) << calibration_line(v.calibration) << "\n"
@@ -673,6 +707,12 @@ int analyse(const ValidateOptions& o) {
             << patterns_note << ")\n";
   for (const auto& c : crosses)
     std::cout << "hopper " << c.label << ": MAPE " << format_number(100 * c.evaluation.pooled.mape, 3) << "%\n";
+  if (external)
+    for (const std::string half : {"development", "held-out"})
+      if (const auto a = sass::external_accuracy(sass::external_errors(*external, half, true)))
+        std::cout << "hopper external set, " << half << " half, launches >= 20 us: MAPE " << format_number(a->mape, 3)
+                  << "%, within 10% " << format_number(a->within_10, 3) << "%, under-predicted "
+                  << format_number(a->under, 3) << "% of " << a->count << "\n";
   if (intervals.any) {
     std::cout << "hopper 80% intervals (leave-one-class-out errors per bound, widened x"
               << format_number(intervals.stored.widen, 3) << "): coverage " << pct(intervals.nested_widened.pooled.share())
@@ -688,7 +728,8 @@ int analyse(const ValidateOptions& o) {
             << (harmful_reliable.harmful ? signed_pct(harmful_reliable.largest) : "-") << ") with the "
             << harmful_reliable.withheld << " picks inside the uncertainty withheld\n";
   std::cout
-            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv and validation-derived-counters.csv\n";
+            << "wrote " << (out_dir / "validation.{md,csv,tex,json}").string() << ", validation-held-out.csv and validation-derived-counters.csv"
+            << (external ? ", external/{launches.csv,apps.csv,summary.md}" : "") << "\n";
   return kExitOk;
 }
 

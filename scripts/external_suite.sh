@@ -9,22 +9,26 @@
 #   SRC_DIR    the exported folders (.external/: hecbench/src/<app>-cuda, rodinia/cuda/<app>)
 #   LIST_FILE  scripts/external_suite.list (name, suite, folder, build, run, half, profile_options)
 #   OUT_DIR    results/<gpu>/external (its device profile: results/<gpu>/device.json; DEVICE_JSON overrides)
-#   --only     these applications only; --half: one half only (the report still covers every
-#              application whose work folder or earlier row exists)
+#   --only     these applications only; --half: one half only (profiles.json.xz keeps the other
+#              applications' earlier entries)
 #   --build-only  build and stop (no GPU needed); --jobs N: parallel builds (default 1)
 #   --timeout  seconds for one application's `profile` run (default 120)
 #   --skip-done   leave an application whose work folder already holds its predictions
 #
 # Per application: the build (in its folder, log OUT_DIR/.logs/NAME.build.log), then, one at a time,
 # `warpmodel profile -o OUT_DIR/.work/NAME/profile [profile_options] -- bash -c RUN` in its folder under
-# the timeout (log .logs/NAME.run.log), then `predict-app --format csv` into .work/NAME/predict.csv; the
-# stages' exit codes and times go to .work/NAME/status.txt. A failure is recorded and the next
-# application goes on. Finally scripts/external_report.py writes OUT_DIR/launches.csv, summary.md and
-# apps.csv, and, with a GPU, `provenance_index.py record` records them in results/<gpu>/provenance.json.
-# The run record (OUT_DIR/.logs/run.json, given to both) holds the GPU's name, UUID and driver and its SM
-# clock (at rest, and the maximum) as nvidia-smi reports them when the call starts, CUDA, the commit, the
-# command and both suites' repositories and commits; the report takes from it the provenance of launches
-# whose predict.csv and profile.json carry none. .work and .logs are not committed.
+# the timeout (log .logs/NAME.run.log), then `predict-app --format csv` into .work/NAME/predict.csv (a
+# first look; the committed tables are predicted again below); the stages' exit codes and times go to
+# .work/NAME/status.txt. A failure is recorded and the next application goes on. Then
+# scripts/external_bundle.py keeps every application's status, profile.json and the cubins holding its
+# launched kernels in OUT_DIR/profiles.json.xz (merged into an existing one: a run split over several
+# calls or machines adds to it), `provenance_index.py record` records that file with the run in
+# results/<gpu>/provenance.json, and, where the folder has the corpus sweep, `warpmodel validate --from
+# results/<gpu>` predicts every application and writes OUT_DIR/launches.csv, apps.csv and summary.md
+# (scripts/regenerate_results.sh does the same without a GPU). The run record (OUT_DIR/.logs/run.json)
+# holds the GPU's name, UUID and driver and its SM clock (at rest, and the maximum) as nvidia-smi
+# reports them when the call starts, CUDA and nvcc, the commit, the command and both suites'
+# repositories and commits. .work and .logs are not committed: copy OUT_DIR/profiles.json.xz back.
 # WARPMODEL_GIT_COMMIT names the commit where the copy has no .git.
 set -uo pipefail
 usage() { sed -n '6,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -198,17 +202,38 @@ def mhz(i):
         return float(text(i))
     except (TypeError, ValueError):
         return None
-json.dump({"date": date, "commit": commit, "cuda": cuda, "command": command, "stage": "external",
+try:
+    nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split(", V")[1].split()[0] + \
+        " (the applications built on the GPU machine)"
+except (OSError, IndexError):
+    nvcc = None
+json.dump({"date": date, "commit": commit, "cuda": cuda, "nvcc": nvcc, "command": command, "stage": "external",
            "gpu": text(0), "gpu_uuid": text(1), "driver": text(2), "sm_clock_mhz": mhz(3), "sm_clock_max_mhz": mhz(4),
            "sm_clock_source": "nvidia-smi when the call started (before any application ran)",
            "suites": [{"suite": "hecbench", "repository": "https://github.com/zjin-lcf/HeCBench", "commit": hec},
                       {"suite": "rodinia", "repository": "https://github.com/yuhc/gpu-rodinia", "commit": rod}]},
           open(path, "w"), indent=1)
 EOF
-python3 "$repo/scripts/external_report.py" --work "$out/.work" --list "$list" --out "$out" --run "$run_record" || exit 1
+python3 "$repo/scripts/external_bundle.py" --work "$out/.work" --logs "$out/.logs" --list "$list" \
+  --out "$out/profiles.json.xz" --run "$run_record" || exit 1
 gpu_folder=$(dirname "$out")
 if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
   python3 "$repo/scripts/provenance_index.py" record "$gpu_folder" --stage external \
-    --outputs external/launches.csv,external/summary.md,external/apps.csv --command "$cmdline" --run "$run_record" || exit 1
+    --outputs external/profiles.json.xz --command "$cmdline" --run "$run_record" || exit 1
+  if ls "$gpu_folder"/validation-measurements.json* >/dev/null 2>&1; then
+    # As scripts/regenerate_results.sh runs it (from the repository root, every other GPU folder with a
+    # sweep for the cross-GPU rows), so that the tables it writes are the ones a regeneration writes.
+    cross=()
+    for other in "$(dirname "$gpu_folder")"/*/; do
+      other=${other%/}
+      [ "$other" != "$gpu_folder" ] && ls "$other"/validation-measurements.json* >/dev/null 2>&1 &&
+        [ -f "$other/device.json" ] && cross+=(--cross "${other#"$repo"/}")
+    done
+    (cd "$repo" && "$bin" validate --from "${gpu_folder#"$repo"/}" ${cross[@]+"${cross[@]}"} >/dev/null) || exit 1
+    python3 "$repo/scripts/provenance_index.py" index "$(dirname "$gpu_folder")" >/dev/null || exit 1
+    echo "external_suite: wrote $out/profiles.json.xz, launches.csv, apps.csv, summary.md ($(( $(date +%s) - start_all )) s)"
+    exit 0
+  fi
 fi
-echo "external_suite: wrote $out/launches.csv, summary.md, apps.csv ($(( $(date +%s) - start_all )) s)"
+echo "external_suite: wrote $out/profiles.json.xz ($(( $(date +%s) - start_all )) s); no corpus sweep beside" \
+     "device.json: \`warpmodel validate --from\` writes the tables once the GPU's folder has one"

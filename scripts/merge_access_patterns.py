@@ -9,9 +9,10 @@ the committed file lacks (added to the program since, and measured by a sweep th
 own analysis back) are added from the new one; `validate` attaches them only to launches whose
 static instruction count they match. Kernels whose launches were re-measured with the new binary
 (--remeasured REGEX, matched against the mangled name) take the new analysis even where their SASS
-changed: the committed analysis describes code that no longer ran.
+changed: the committed analysis describes code that no longer ran. With --no-additions the kernels
+the committed file lacks are left out (a refresh of the analysis alone: no sweep measured them).
 
-usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json [--remeasured REGEX]
+usage: merge_access_patterns.py COMMITTED.json NEW.json OUT.json [--remeasured REGEX] [--no-additions]
 """
 import json
 import lzma
@@ -22,6 +23,8 @@ import sys
 
 def main() -> int:
     args = sys.argv[1:]
+    no_additions = "--no-additions" in args
+    args = [a for a in args if a != "--no-additions"]
     remeasured = None
     if len(args) == 5 and args[3] == "--remeasured":
         try:
@@ -61,14 +64,15 @@ def main() -> int:
         else:
             kernels[name] = old
             kept.append(name)
-    added = sorted(name for name in new["kernels"] if name not in committed["kernels"])
+    added = [] if no_additions else sorted(name for name in new["kernels"] if name not in committed["kernels"])
     for name in added:
         kernels[name] = new["kernels"][name]
     out = dict(committed)
     out["kernels"] = kernels
     out["provenance"] = {
         "how": "the kernels with unchanged SASS (static instruction count) re-analysed; the others kept; "
-               "the kernels the committed file lacked added",
+               + ("the kernels the committed file lacked left out" if no_additions
+                  else "the kernels the committed file lacked added"),
         "refreshed": {"kernels": len(refreshed), **new["provenance"]},
         "added": {"kernels": len(added), "names": added, **new["provenance"]},
         "kept": {"kernels": len(kept), "names": kept, **committed["provenance"]},

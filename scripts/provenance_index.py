@@ -129,6 +129,37 @@ def from_sweep(doc):
                   date=p.get("date"), commit=p.get("commit"), command=p.get("command"))
 
 
+def from_external_bundle(doc):
+    """external/profiles.json.xz (scripts/external_bundle.py): its runs' GPU, driver, CUDA, dates, commits
+    and commands, both suites' repositories and commits, and the build lines."""
+    p = doc.get("provenance", {})
+    rec = record("measured", gpu=p.get("gpu"), gpu_uuid=p.get("gpu_uuid"), driver=p.get("driver"),
+                 cuda=cuda_text(p.get("cuda")), sm_clock_mhz=p.get("sm_clock_mhz"),
+                 sm_clock_source=p.get("sm_clock_source"), date=p.get("date"), commit=p.get("commit"),
+                 command=p.get("command"))
+    rec["nvcc"] = p.get("nvcc")
+    rec["suites"] = p.get("suites")
+    rec["build_lines"] = p.get("build_lines")
+    apps = doc.get("applications", [])
+    rec["applications"] = {"listed": len(apps), "profiled": sum(1 for a in apps if a.get("profile")),
+                           "sass_rebuilt": sorted(a.get("app") for a in apps
+                                                  if a.get("profile") and str(a.get("sass", "")).startswith("rebuilt"))}
+    return rec
+
+
+def from_access_patterns(doc):
+    """access-patterns.json.xz: the SASS addresses of the program's kernels (`warpmodel sass-analyze
+    --addresses`, or scripts/merge_access_patterns.py refreshing them): derived from the binary, no GPU."""
+    p = doc.get("provenance", {})
+    analysis = p.get("refreshed") if isinstance(p.get("refreshed"), dict) else p
+    rec = record("derived", gpu="none: the SASS of the warpmodel binary (no GPU run)", cuda="13.0",
+                 sm_clock_source="not applicable", date=analysis.get("date"), commit=analysis.get("commit"),
+                 command=p.get("command") or analysis.get("command"))
+    rec["from"] = ["build/cli/warpmodel (cuobjdump -sass)"]
+    rec["derived_by"] = rec["command"]
+    return rec
+
+
 # Files that embed their own provenance, and how to read it (glob relative to a GPU folder).
 EMBEDDED = [
     ("device.json", from_device_profile),
@@ -137,6 +168,8 @@ EMBEDDED = [
     ("adi-dram-*.json", from_cupti_profile),
     ("cupti-vs-ncu-runs/cupti-*.json", from_cupti_profile),
     ("app-example/profile.json", from_cupti_profile),
+    ("external/profiles.json.xz", from_external_bundle),
+    ("access-patterns.json*", from_access_patterns),
 ]
 # Files measured in the same run as another one (the twin's record is theirs too).
 TWINS = [
@@ -152,11 +185,17 @@ TWINS = [
 def derived_rules(folder):
     """(output glob, inputs, the command that derives it) for a GPU folder."""
     return [
-        ("validation.md", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
+        ("validation.md", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz",
+                           "external/profiles.json.xz"],
          f"warpmodel validate --from {folder} (scripts/regenerate_results.sh)"),
-        ("validation.csv", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
+        ("validation.json", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz",
+                             "external/profiles.json.xz"],
          f"warpmodel validate --from {folder}"),
-        ("validation.json", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
+        ("external/launches.csv", ["external/profiles.json.xz", "device.json"],
+         f"warpmodel validate --from {folder} (the external set predicted with the fitted device.json)"),
+        ("external/apps.csv", ["external/profiles.json.xz"], f"warpmodel validate --from {folder}"),
+        ("external/summary.md", ["external/profiles.json.xz", "device.json"], f"warpmodel validate --from {folder}"),
+        ("validation.csv", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
          f"warpmodel validate --from {folder}"),
         ("validation.tex", ["validation-measurements.json.xz", "device.json"], f"warpmodel validate --from {folder}"),
         ("validation-held-out.csv", ["validation-measurements.json.xz", "device.json"],
@@ -241,6 +280,9 @@ def measured_record(folder, rel, kept, runs):
                 return merged
             fresh["gpu_uuid"] = uuid_of_run(runs, fresh)
             return fresh
+    # A file a rule derives (derived_rules) is derived, whatever an earlier layout recorded for it.
+    if any(matches(pattern, rel) for pattern, _, _ in derived_rules(folder)):
+        return None
     return kept if kept and kept.get("kind") == "measured" else None
 
 

@@ -5,13 +5,13 @@
 # files, so that what is committed is what the current code writes.
 #   results/k40-thesis/   the thesis's worked example and tables 4.5/4.7, recomputed
 #   results/<gpu>/        validation tables and plots from validation-measurements.json.xz + device.json,
+#                         the external validation set's tables (external/launches.csv, apps.csv,
+#                         summary.md: its committed profiles.json.xz predicted by the same validate),
 #                         the microbenchmarks' plots (ubench_*.png) and the roofline of the measured
 #                         ceilings (roofline.png), the example application's predict-app tables
 #                         (app-example/predict.*) and its launches on the roofline (app-example/roofline.*), the
 #                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
 #                         the ADI tables and plot (adi.md/.csv, tridiagonal.md/.csv, adi_steps.png),
-#                         the external validation set's summary (external/summary.md from its
-#                         launches.csv and apps.csv, scripts/external_report.py --from),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
 #   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
 #   provenance.json       in every folder: one record per output (scripts/provenance_index.py)
@@ -102,14 +102,6 @@ for dir in results/*/; do
   if [ -f "$dir/device.json" ] && grep -q '"measurements"' "$dir/device.json"; then
     python3 scripts/plot_roofline.py "$dir/device.json" >/dev/null
     echo "regenerate: wrote $dir/roofline.png"
-  fi
-done
-
-# The external validation set's summary from its committed tables (scripts/external_report.py --from).
-for dir in results/*/external; do
-  if [ -f "$dir/launches.csv" ] && [ -f "$dir/apps.csv" ]; then
-    python3 scripts/external_report.py --from "$dir" >/dev/null
-    echo "regenerate: wrote $dir/summary.md"
   fi
 done
 

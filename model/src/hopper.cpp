@@ -420,6 +420,25 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   if (kernel.access_patterns)
     p.scattered_load_share =
         gather_load_sector_share(*kernel.access_patterns, global_loads, kernel.transactions_per_request);
+  // The loads' and stores' requests at this launch's shape (SASS addresses), for H.16a-b, H.9b and
+  // H.8c. The shares are per request: one block's warps tell them (no other block's reuse is needed,
+  // and evaluating every resident block made `validate` 15x slower).
+  const bool rows_measured =
+      device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs && device.dram_read_rows_128b_gbs;
+  const bool lone_stores_measured = rates.lone_store_sectors_per_clock[0] > 0;
+  std::optional<ShapeTraffic> shape;
+  if (kernel.access_patterns && (rows_measured || lone_stores_measured || p.scattered_load_share > 0))
+    shape = shape_traffic(*kernel.access_patterns, kernel.launch,
+                          loop_trip_factor(*kernel.access_patterns, global_loads), SmResidency{});
+  // H.16a: the regular loads' sectors (SASS) out of the measured ones; the rest are the gathers'.
+  const double load_sectors = global_loads * kernel.transactions_per_request;
+  double regular_load_sectors = 0;
+  if (shape && p.scattered_load_share > 0) {
+    const double weight = shape->regular_load_weight + shape->irregular_load_weight;
+    regular_load_sectors =
+        weight > 0 ? global_loads * shape->regular_load_weight / weight * shape->load_sectors_per_request : 0;
+    p.scattered_load_share = hopper_eq::gather_sector_share(p.scattered_load_share, load_sectors, regular_load_sectors);
+  }
   // H.6d: the regular loads' lines leave at the sequential departure delay, the gathers' at Delta.
   p.departure_delay = hopper_eq::departure_delay(device.departure_delay_coalesced_cycles,
                                                  device.departure_delay_sequential_cycles.value_or(0),
@@ -508,23 +527,15 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
 
   // H.16: the gathers' share (SASS) of the load sectors that leave L1 (the requests' sectors times the
   // L1 miss ratio; not CUPTI's L2 bytes, which count DRAM fills as well).
+  // H.16b: the gathers' sectors that leave L1, the regular loads' misses (SASS reuse) taken first.
   GatherDemand gather;
   if (kernel.access_patterns && rates.dram_random_bytes_per_clock > 0) {
     gather.sectors_per_warp =
-        p.scattered_load_share * global_loads * kernel.transactions_per_request * kernel.l1_miss_ratio;
+        shape ? hopper_eq::gather_missing_sectors(load_sectors * kernel.l1_miss_ratio, regular_load_sectors,
+                                                  shape->load_l1_hit_rate, p.scattered_load_share * load_sectors)
+              : p.scattered_load_share * load_sectors * kernel.l1_miss_ratio;
     gather.l2_hit_share = 1 - kernel.l2_miss_ratio;
   }
-
-  // The loads' and stores' requests at this launch's shape (SASS addresses), for H.9b and H.8c. The
-  // shares are per request: one block's warps tell them (no other block's reuse is needed, and
-  // evaluating every resident block made `validate` 15x slower).
-  const bool rows_measured =
-      device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs && device.dram_read_rows_128b_gbs;
-  const bool lone_stores_measured = rates.lone_store_sectors_per_clock[0] > 0;
-  std::optional<ShapeTraffic> shape;
-  if (kernel.access_patterns && (rows_measured || lone_stores_measured))
-    shape = shape_traffic(*kernel.access_patterns, kernel.launch,
-                          loop_trip_factor(*kernel.access_patterns, global_loads), SmResidency{});
 
   // H.9b: the DRAM read rate of the loads' line segments.
   p.dram_read_efficiency = 1;

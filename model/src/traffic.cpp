@@ -83,6 +83,19 @@ bool split_floor(const std::string& symbol, std::string& inner, long long& divis
   return divisor > 0;
 }
 
+// "ld(P)": the word a load reads at the address P that a warp's lanes share (the SASS address
+// analysis writes it for a CSR row's start in a warp-per-row kernel). Splits off P's text.
+bool split_loaded(const std::string& symbol, std::string& inner) {
+  if (symbol.rfind("ld(", 0) != 0 || symbol.back() != ')') return false;
+  inner = symbol.substr(3, symbol.size() - 4);
+  return !inner.empty();
+}
+
+// What "ld(P)" evaluates to in a lane: P's value times this, so that lanes reading the same word
+// share a value and lanes reading other words land at least this far apart (1 MiB per byte of
+// address: other lines, other DRAM rows), and any value is a multiple of a line.
+constexpr long long kLoadedWordSpread = 1LL << 20;
+
 // format_address's text back into a polynomial ("4*tid.x + 4*param:0x22c*tid.y - 4"; symbols may
 // be floors, whose parentheses hold their own + and *).
 AddressPolynomial parse_polynomial(const std::string& text) {
@@ -144,7 +157,7 @@ struct CompiledAccess {
 struct CompiledFloor {
   int id;  // the floor symbol's index
   std::vector<std::pair<long long, std::vector<int>>> terms;
-  long long divisor;  // 0: divisor_terms
+  long long divisor;  // 0: divisor_terms; -1: a loaded word, "ld(P)" (terms: P)
   std::vector<std::pair<long long, std::vector<int>>> divisor_terms;
 };
 
@@ -178,7 +191,9 @@ class Compiler {
     std::string inner, divisor_text;
     long long divisor = 0;
     std::vector<std::pair<long long, std::vector<int>>> inner_terms, divisor_terms;
-    const bool is_floor = split_floor(s, inner, divisor, divisor_text);
+    const bool is_loaded = split_loaded(s, inner);
+    const bool is_floor = is_loaded || split_floor(s, inner, divisor, divisor_text);
+    if (is_loaded) divisor = -1;
     if (is_floor) inner_terms = terms(parse_polynomial(inner));  // its symbols first
     if (is_floor && !divisor_text.empty()) divisor_terms = terms(parse_polynomial(divisor_text));
     const int id = static_cast<int>(c.symbols.size());
@@ -220,6 +235,10 @@ WideAddress floor_divide(WideAddress value, WideSigned divisor) {
 // The floors after the thread or block indices changed, inner ones first.
 void update_floors(const CompiledPatterns& c, std::vector<WideAddress>& values) {
   for (const CompiledFloor& f : c.floors) {
+    if (f.divisor < 0) {  // "ld(P)"
+      values[f.id] = sum_terms(f.terms, values) * static_cast<WideAddress>(kLoadedWordSpread);
+      continue;
+    }
     const WideSigned divisor =
         f.divisor > 0 ? f.divisor : static_cast<WideSigned>(sum_terms(f.divisor_terms, values));
     values[f.id] = floor_divide(sum_terms(f.terms, values), divisor);
@@ -269,7 +288,7 @@ unsigned long long symbol_value(const std::string& symbol, const Dim3& thread, c
     const unsigned long long word = std::stoull(symbol.substr(6), nullptr, 0) / 4;
     return (1ULL << 40) + (word << 32);
   }
-  return 0;  // "u:" symbols (uniform values the analysis does not follow); floors are computed by update_floors
+  return 0;  // "u:" symbols (uniform values the analysis does not follow); floors and "ld(P)" by update_floors
 }
 
 std::string address_symbols_problem(const AddressPolynomial& address) {

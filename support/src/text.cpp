@@ -63,4 +63,32 @@ std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  const auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    // '=' only at the end: "xx==" (one byte) or "xxx=" (two).
+    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=' && text[i + 3] == '=') : 0;
+    int v[4];
+    for (int k = 0; k < 4 - pad; ++k)
+      if ((v[k] = value(text[i + k])) < 0) return std::nullopt;
+    for (int k = 4 - pad; k < 4; ++k) v[k] = 0;
+    const unsigned bits = (unsigned(v[0]) << 18) | (unsigned(v[1]) << 12) | (unsigned(v[2]) << 6) | unsigned(v[3]);
+    out.push_back(static_cast<char>(bits >> 16));
+    if (pad < 2) out.push_back(static_cast<char>((bits >> 8) & 0xff));
+    if (pad < 1) out.push_back(static_cast<char>(bits & 0xff));
+  }
+  return out;
+}
+
 }  // namespace warpmodel::support

@@ -261,6 +261,27 @@ TEST(Hopper, GathersReadAtTheRandomSectorRates) {
   EXPECT_DOUBLE_EQ(predict_hopper(round_device(), gather_kernel(true)).t_gather, 0);
 }
 
+// H.16a-b through predict_hopper: a warp-per-row CSR product. Its row data (4 sectors a request,
+// at a loaded row start the warp shares, SASS) streams and misses L1; its gathers into a vector that
+// fits in L1 (20 sectors a request) hit: the counters' L1 misses are the row data's, so no gathered
+// sector leaves L1, where the kernel's average miss ratio priced a sixth of them at the random rates.
+TEST(Hopper, GathersThatHitL1AreNotPricedAtTheRandomRates) {
+  DeviceProfile d = round_device();
+  d.l2_random_read_bandwidth_gbs = 3200;
+  d.dram_random_read_bandwidth_gbs = 800;
+  KernelProfile k = gather_kernel(true);
+  (*k.access_patterns).accesses[0].address =
+      AddressPolynomial{{4, {"ld(param:0x218 + 4*tid.y)"}}, {4, {"tid.x"}}, {1, {"param:0x210"}}};
+  k.transactions_per_request = 12;  // (4 + 20) / 2
+  k.l1_miss_ratio = 4.0 / 24;       // the row data's 4 sectors of the 24
+  const Prediction p = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(p.scattered_load_share, 20.0 / 24) << "H.16a: the 20 sectors the row data leaves";
+  EXPECT_DOUBLE_EQ(p.t_gather, 0) << "H.16b: every miss is the row data's";
+  // Misses beyond the row data's are the gathers': half the gathered sectors.
+  k.l1_miss_ratio = 14.0 / 24;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_gather, 64 * 10 * 32 * 0.5 / 8);
+}
+
 // H.5c through predict_hopper: the gathered load's 32 of the 36 sectors wait the measured scattered
 // latency when they miss L2. One batch of the two loads, both miss L1, L2 misses half: the DRAM term
 // of the expected maximum is (1 - 0.5^2) x DRAM_lat'.

@@ -306,6 +306,27 @@ TEST(ArchitectureSpecs, GpcLayoutsAndTensorRates) {
   EXPECT_NEAR(108 * 1410e6 * 2048 / 1e12, 311.9, 0.1);
   for (const char* t : tensor_types()) EXPECT_TRUE(is_tensor_type(t));
   EXPECT_FALSE(is_tensor_type("fp32"));
+// H.16a: the gathers' share of the load sectors is what the regular loads (SASS) leave of the
+// measured ones, at most the bound that takes every gather at 32 sectors.
+TEST(HopperEquations, GatherShareIsWhatTheRegularLoadsLeave) {
+  // A CSR-vector trip: 12 sectors of row data (SASS), 31.5 measured: the gathers read 19.5.
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_sector_share(1.0, 31.5, 12), 19.5 / 31.5);
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_sector_share(0.5, 31.5, 12), 0.5) << "the bound";
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_sector_share(1.0, 31.5, 40), 0) << "regular loads explain every sector";
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_sector_share(0, 31.5, 12), 0) << "no gather";
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_sector_share(1.0, 0, 0), 0) << "no load";
+}
+
+// H.16b: the gathers' L1 misses are the measured misses less the regular loads' (their sectors less
+// the reuse the SASS shows), between 0 and the gathers' sectors.
+TEST(HopperEquations, GatherMissesAreWhatTheRegularLoadsDoNotMiss) {
+  // Row data streamed (no reuse) misses 12 of the 12.4 sectors missed: the gathers 0.4.
+  EXPECT_NEAR(hopper_eq::gather_missing_sectors(12.4, 12, 0, 19.5), 0.4, 1e-12);
+  // Regular loads that hit half their sectors leave more of the misses to the gathers.
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_missing_sectors(12.4, 12, 0.5, 19.5), 6.4);
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_missing_sectors(40, 4, 0, 32), 32) << "at most the gathers' sectors";
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_missing_sectors(3, 4, 0, 32), 0) << "never below 0";
+  EXPECT_DOUBLE_EQ(hopper_eq::gather_missing_sectors(36, 4, 1.5, 32), 32) << "a hit rate above 1 is 1";
 }
 
 }  // namespace

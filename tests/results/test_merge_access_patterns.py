@@ -3,7 +3,8 @@
 
 A kernel whose static instruction count is unchanged takes the new analysis, a changed one keeps the committed
 one, a kernel only the new analysis has is added, and the provenance names each group; with --remeasured a
-changed kernel matching the expression takes the new analysis; a file that is not an analysis is refused (exit
+changed kernel matching the expression takes the new analysis; with --no-additions the kernel only the new
+analysis has is left out; a file that is not an analysis is refused (exit
 1, one line, no output file), and so is an expression that does not compile (exit 2).
 usage: test_merge_access_patterns.py REPO
 """
@@ -42,6 +43,17 @@ def main():
             if prov["kept"]["names"] != ["changed"] or prov["added"]["names"] != ["added"] or \
                     prov["refreshed"]["kernels"] != 1 or prov["added"]["commit"] != "bbb":
                 failures.append(f"provenance: {prov}")
+        no_additions_out = os.path.join(tmp, "out-no-additions.json")
+        p = subprocess.run([sys.executable, script, paths["committed"], paths["new"], no_additions_out, "--no-additions"],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            failures.append(f"--no-additions failed: {p.stderr.strip()}")
+        else:
+            out = json.load(open(no_additions_out))
+            tags = {name: k["access_patterns"]["tag"] for name, k in out["kernels"].items()}
+            if tags != {"same": "new", "changed": "old"} or out["provenance"]["added"]["kernels"] != 0 or \
+                    "left out" not in out["provenance"]["how"]:
+                failures.append(f"--no-additions: {tags}, {out['provenance']}")
         remeasured_out = os.path.join(tmp, "out-remeasured.json")
         p = subprocess.run([sys.executable, script, paths["committed"], paths["new"], remeasured_out, "--remeasured",
                             "^chan"], capture_output=True, text=True)

@@ -13,7 +13,9 @@ namespace warpmodel {
 // Symbols: "tid.x|y|z" (threadIdx), "ntid.x|y|z" (blockDim), "ctaid.x|y|z" (blockIdx),
 // "nctaid.x|y|z" (gridDim), "param:0x210" (a 32-bit word of the kernel parameters: pointers, sizes,
 // pitches), "u:..." (a warp-uniform value the analysis does not follow: a loop-carried offset, a
-// loaded constant; evaluated as 0).
+// loaded constant; evaluated as 0), "ld(P)" (the word a load reads at the address P, which the lanes
+// of a 32-wide warp share: a CSR row's start; evaluated per lane from P, lanes reading the same word
+// alike and the others far apart), "floor((P)/D)" (a floor division of an index).
 struct AddressTerm {
   long long coefficient = 0;
   std::vector<std::string> symbols;

@@ -59,6 +59,8 @@
 //   H.13  T_dispatch  = blocks per SM in the wave x block_dispatch   (measured by `characterize`)
 //   H.16  T_gather = n x S_g x 32 B x max(h / L2 random rate, (1 - h) / DRAM random rate): the
 //         sectors of loads at data-dependent addresses (S_g per warp, h of them hit L2)
+//   H.16a the gathers' share of the load sectors: the measured sectors less the regular loads' (SASS)
+//   H.16b S_g: the load sectors that miss L1 (counters) less the regular loads' misses (SASS reuse)
 //   H.15  T_slice_atomics = n x #SMs x the busiest L2 slice's atomics per warp / same-address adds
 //                       per clock (one slice); without the slice counters, every lane's add where
 //                       every atomic's SASS address is one word for the whole grid
@@ -195,6 +197,21 @@
 //   counter for the "before"]. Where it stops: a block-private histogram flushes a fixed number of
 //   atomics per block, so its atomics per warp move with the block size, which `sweep` and the
 //   cross-shape evaluation keep per warp.
+// * H.16a-b, designed on the external set's development half (docs/validation.md): a warp-per-row CSR
+//   product (HeCBench simpleSpmv, 16.7M nonzeros in 10,240 rows) was +102 to +109 % under the gather
+//   bound at every block shape. Its row data (val, col at the row start row_ptr[r] plus the lane)
+//   counted as gathered because the start is loaded, the 32-sector rule put every sector on the
+//   gathers, and the kernel's 39 % L1 miss ratio (all of it the streamed row data) sent the gathers
+//   into its 40 KB vector, which hit L1, to the random DRAM rate. The SASS analysis now keeps a load
+//   from an address the warp's lanes share as a symbol, so the row data keeps its address; H.16a
+//   takes the regular loads' sectors off the measured ones and H.16b their misses off the counted
+//   misses [simpleSpmv's vector kernel -3 to -9 %, dram-bound; external development half 45.2 % ->
+//   15.7 % (20 launches), held-out 27.0 % -> 26.7 % (6, no gather); the corpus's spmv-csr-vector
+//   +15 to +24 % -> -11 to +2 % (H100); leave-one-class-out 11.16 % -> 11.09 % (H200), 11.04 % ->
+//   10.93 % (H100); split 9.97 % -> 9.94 %, 9.70 % -> 9.61 %; the gather class's mean signed error
+//   -5.7 % -> -10.4 % and -5.8 % -> -11.4 %, its MAPE 12.9 % -> 11.8 % and 16.6 % -> 13.7 %]. The
+//   regular loads' reuse is one block's (as H.9b and H.8c read it): a kernel whose regular loads hit
+//   L1 by other blocks' reuse has its gathers' misses under-counted.
 // * H.12's turnover exponent: a wave's fixed costs exposed at B^-a (B resident blocks per SM), a
 //   fitted in [0, 1] with the other constants (0.3 on every case of either GPU). Blocks of 1024
 //   threads (B = 2) ran 15-20 % slower than blocks of 256 (B = 8) at the same 64 warps per SM in
@@ -679,6 +696,26 @@ inline double t_cluster_sync(double barrier_waits, double barrier_latency, doubl
 inline double t_dsmem(double n, double remote_bytes_per_warp, double bytes_per_clock_per_sm) {
   if (!(remote_bytes_per_warp > 0) || !(bytes_per_clock_per_sm > 0)) return 0;
   return n * remote_bytes_per_warp / bytes_per_clock_per_sm;
+// H.16a The gathers' share of the load sectors: the sectors the counters saw less those of the
+// regular loads, whose addresses the SASS gives (their sectors per request at this launch's shape),
+//   s = min(s_max, max(0, 1 - regular sectors / measured load sectors)),
+// s_max = the gather weight x 32 / sectors per request (traffic.hpp: every gather taken at 32 sectors,
+// the regular loads at the mean), which alone put every sector of a CSR-vector product on its gathers.
+// Its gathers x[col[j]] read 19.5 sectors a request, its row data (4 and 8 per request) the rest.
+inline double gather_sector_share(double share_bound, double measured_load_sectors, double regular_load_sectors) {
+  if (!(share_bound > 0) || !(measured_load_sectors > 0)) return 0;
+  return std::min(share_bound, std::max(0.0, 1 - regular_load_sectors / measured_load_sectors));
+}
+// H.16b The gathers' sectors that leave L1: the load sectors the counters saw miss L1 less the regular
+// loads' misses (their sectors less the reuse their SASS addresses show within a block), at most the
+// gathers' sectors: S_g = clamp(missed - regular x (1 - h_r), 0, gathered). The L1 miss ratio is the
+// kernel's, averaged over every load; a CSR product's gathers into an L1-sized vector hit where its
+// streamed row data misses (simpleSpmv's vector kernel: 39 % of the sectors miss, all of them row
+// data), and H.16 at the average ratio priced its gathers at the random DRAM rate.
+inline double gather_missing_sectors(double missed_load_sectors, double regular_load_sectors, double regular_l1_hit_rate,
+                                     double gathered_sectors) {
+  const double regular_misses = regular_load_sectors * (1 - std::clamp(regular_l1_hit_rate, 0.0, 1.0));
+  return std::clamp(missed_load_sectors - regular_misses, 0.0, std::max(0.0, gathered_sectors));
 }
 
 // H.13 T_dispatch = blocks the SM is handed in this wave x clocks per block.

@@ -101,8 +101,10 @@ inline bool is_gather(const MemoryAccess& a) { return !a.address && a.address_fr
 // alone: a gather is taken as scattered (32 sectors per request, one per lane), the measured sectors
 // per request of all loads as the mean, so the share is
 // min(1, gather weight x 32 / (all load weight x transactions_per_request)). A CSR matrix's
-// contiguous row data (loaded at j = row_ptr[r] ..) counts as scattered too. 0 without gathers.
-// Hopper prices these sectors at the random-sector rates (H.16).
+// contiguous row data (loaded at j = row_ptr[r] ..) counts as scattered too, unless the row start is
+// a word the warp's lanes share (row_ptr[tid.y], row_ptr[t / 32]: the analysis keeps that address,
+// the start a symbol "ld(P)"). 0 without gathers. Hopper takes this as the bound of the share the
+// regular loads' sectors leave (H.16a) and prices the gathers' sectors at the random-sector rates (H.16).
 double gather_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
                                 double transactions_per_request);
 

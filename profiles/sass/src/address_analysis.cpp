@@ -253,6 +253,34 @@ std::vector<std::string> sources_of(const Instruction& ins) {
 // how ptxas compiles `if (x < n) ... = in[y * n + x]`.
 bool is_predicated(const Instruction& ins) { return !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT"; }
 
+std::optional<AddressPolynomial> address_of(const Instruction& ins, const State& state);
+
+// Whether a followed address is the same for the 32 lanes of a warp whenever the block's x extent is
+// a multiple of 32: tid.x appears only inside floors by a multiple of 32 (a warp's row, t / 32), and
+// tid.y, tid.z (constant along a warp of such a block) anywhere. The words such loads read are the
+// warp's own (a CSR row's start in a warp-per-row kernel), not data each lane picks.
+bool same_in_a_warp_of_32(const AddressPolynomial& address) {
+  for (const AddressTerm& t : address)
+    for (const std::string& s : t.symbols) {
+      // A value the analysis does not follow (a loop-carried offset) may change from trip to trip.
+      if (s == "tid.x" || s.find("u:") != std::string::npos) return false;
+      if (s.rfind("floor((", 0) == 0 && s.find("tid.x") != std::string::npos) {
+        const std::size_t slash = s.rfind(")/");
+        long long divisor = 0;
+        try {
+          std::size_t used = 0;
+          const std::string d = s.substr(slash + 2, s.size() - slash - 3);
+          divisor = std::stoll(d, &used);
+          if (used != d.size()) divisor = 0;
+        } catch (...) {
+          divisor = 0;
+        }
+        if (slash == std::string::npos || divisor <= 0 || divisor % 32 != 0) return false;
+      }
+    }
+  return true;
+}
+
 class Interpreter {
  public:
   // Applies one instruction to `state`.
@@ -539,7 +567,27 @@ class Interpreter {
       if (a && c) return single(join(*a, *c, std::string("s") + hex(ins.offset) + ":" + dest));
       return generic(ins, state);
     }
+    // A 32- or 64-bit global load from a followed address that a warp's lanes share (see
+    // same_in_a_warp_of_32): the word it reads is the symbol "ld(ADDRESS)", which model/traffic.cpp
+    // evaluates per lane (lanes that read the same word get the same value, others far apart), so
+    // that an access based on it (val[row_start + lane]) keeps its address. The taint still marks
+    // it as data; loads from a lane's own address stay unfollowed (gathers).
+    if ((b == "LDG" || b == "LD") && !ins.has_modifier("128") && !ins.has_modifier("U8") && !ins.has_modifier("S8") &&
+        !ins.has_modifier("U16") && !ins.has_modifier("S16")) {
+      if (const auto address = address_of(ins, state); address && !address->empty() && thread_dependent_address(*address) &&
+                                                       same_in_a_warp_of_32(*address)) {
+        const Value v = Value::symbol("ld(" + format_address(*address) + ")");
+        return ins.has_modifier("64") ? pair(v) : single(v);
+      }
+    }
     return generic(ins, state);
+  }
+
+  static bool thread_dependent_address(const AddressPolynomial& address) {
+    for (const AddressTerm& t : address)
+      for (const std::string& s : t.symbols)
+        if (names_thread_index(s)) return true;
+    return false;
   }
 };
 

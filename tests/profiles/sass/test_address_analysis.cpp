@@ -142,6 +142,56 @@ TEST(AddressAnalysis, LoopsKeepThePerThreadPartAndLoadedAddressesAreIrregular) {
       << p.source;
 }
 
+// A warp-per-row CSR product's loads: the row's start at row_ptr[tid.y] (a word the 32 lanes of a
+// warp share when the block is 32 wide), the row data col[start + lane] and the gather x[col[..]];
+// then the same with the row's start at row_ptr[tid.x] (a word per lane).
+std::string csr_rows(const char* row_index_register) {
+  return std::string(R"(
+        /*0000*/                   S2R R0, )") + row_index_register + R"( ;
+        /*0010*/                   S2R R1, SR_TID.X ;
+        /*0020*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0030*/                   IMAD.WIDE R2, R0, 0x4, R2 ;
+        /*0040*/                   LDG.E R4, desc[UR4][R2.64] ;
+        /*0050*/                   IADD3 R4, R4, R1, RZ ;
+        /*0060*/                   LDC.64 R6, c[0x0][0x218] ;
+        /*0070*/                   IMAD.WIDE R6, R4, 0x4, R6 ;
+        /*0080*/                   LDG.E R8, desc[UR4][R6.64] ;
+        /*0090*/                   LDC.64 R10, c[0x0][0x220] ;
+        /*00a0*/                   IMAD.WIDE R10, R8, 0x4, R10 ;
+        /*00b0*/                   LDG.E R12, desc[UR4][R10.64] ;
+        /*00c0*/                   EXIT ;
+        /*00d0*/                   BRA 0xd0;
+)";
+}
+
+TEST(AddressAnalysis, ARowStartAWarpSharesKeepsTheRowDataAffine) {
+  const AccessPatterns p = analyse(csr_rows("SR_TID.Y"));
+  ASSERT_EQ(p.accesses.size(), 3u);
+  ASSERT_TRUE(p.accesses[1].address) << "col[start + lane]: affine in the loaded start";
+  const AddressPolynomial expected = {{1, {"param:0x218"}}, {4, {"tid.x"}}, {4, {"ld(param:0x210 + 4*tid.y)"}}};
+  EXPECT_EQ(sorted(*p.accesses[1].address), sorted(expected)) << format_address(p.accesses[1].address);
+  EXPECT_TRUE(p.accesses[1].address_from_loaded_data);
+  EXPECT_FALSE(is_gather(p.accesses[1]));
+  EXPECT_TRUE(is_gather(p.accesses[2])) << "x[col[..]]: each lane's own loaded index";
+  // The traffic model evaluates the start per lane: a 32-wide block's warp reads one row (4 sectors),
+  // a 16-wide block's warp two rows far apart (2 sectors each).
+  LaunchConfig l;
+  l.grid = {64, 1, 1};
+  l.block = {32, 4, 1};
+  const double loads = p.accesses.size() - 1.0;  // row_ptr (1 sector, the lanes' shared word) and col
+  EXPECT_DOUBLE_EQ(shape_traffic(p, l).load_sectors_per_request, (1 + 4) / loads);
+  l.block = {16, 8, 1};
+  EXPECT_DOUBLE_EQ(shape_traffic(p, l).load_sectors_per_request, (1 + 4) / loads);
+  l.block = {8, 16, 1};  // four rows of 8 lanes: one sector each
+  EXPECT_DOUBLE_EQ(shape_traffic(p, l).load_sectors_per_request, (1 + 4) / loads);
+
+  // A start each lane reads for itself (row_ptr[tid.x]) is data per lane: its row data is a gather.
+  const AccessPatterns lanes = analyse(csr_rows("SR_TID.X"));
+  ASSERT_EQ(lanes.accesses.size(), 3u);
+  EXPECT_FALSE(lanes.accesses[1].address);
+  EXPECT_TRUE(is_gather(lanes.accesses[1]));
+}
+
 // A pointer bumped on one path of the loop's body: the value joined after the branch may move by 0x80
 // or 0x180 in a trip, so the per-trip movement is unknown rather than the head's increment alone.
 const char* kLoopWithABranch = R"(

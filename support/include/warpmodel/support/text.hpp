@@ -29,4 +29,8 @@ std::vector<std::string> closest_names(std::string_view query, const std::vector
 // The whole file as bytes, or nothing when it cannot be opened (the caller says why in its own terms).
 std::optional<std::string> read_text_file(const std::filesystem::path& path);
 
+// The bytes of standard base64 text (RFC 4648: A-Z a-z 0-9 + /, '=' padding to a multiple of 4;
+// what Python's base64.b64encode writes), or nothing when `text` is not that.
+std::optional<std::string> base64_decode(std::string_view text);
+
 }  // namespace warpmodel::support
