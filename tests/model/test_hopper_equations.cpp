@@ -306,6 +306,8 @@ TEST(ArchitectureSpecs, GpcLayoutsAndTensorRates) {
   EXPECT_NEAR(108 * 1410e6 * 2048 / 1e12, 311.9, 0.1);
   for (const char* t : tensor_types()) EXPECT_TRUE(is_tensor_type(t));
   EXPECT_FALSE(is_tensor_type("fp32"));
+}
+
 // H.16a: the gathers' share of the load sectors is what the regular loads (SASS) leave of the
 // measured ones, at most the bound that takes every gather at 32 sectors.
 TEST(HopperEquations, GatherShareIsWhatTheRegularLoadsLeave) {

@@ -696,6 +696,8 @@ inline double t_cluster_sync(double barrier_waits, double barrier_latency, doubl
 inline double t_dsmem(double n, double remote_bytes_per_warp, double bytes_per_clock_per_sm) {
   if (!(remote_bytes_per_warp > 0) || !(bytes_per_clock_per_sm > 0)) return 0;
   return n * remote_bytes_per_warp / bytes_per_clock_per_sm;
+}
+
 // H.16a The gathers' share of the load sectors: the sectors the counters saw less those of the
 // regular loads, whose addresses the SASS gives (their sectors per request at this launch's shape),
 //   s = min(s_max, max(0, 1 - regular sectors / measured load sectors)),
