@@ -111,5 +111,6 @@ std::vector<RecordedLaunch> EmulatedFwi::record_and_replay(const std::vector<flo
 }
 
 int EmulatedFwi::launches() const { return impl_->runner.launches(); }
+long long EmulatedFwi::peak_bytes() const { return impl_->runner.peak_bytes(); }
 
 }  // namespace warpmodel::fwi::gpu

@@ -33,6 +33,7 @@ class EmulatedFwi {
   std::vector<RecordedLaunch> record_and_replay(const std::vector<float>& velocity,
                                                 const std::vector<std::vector<float>>& observed);
   int launches() const;  // kernels launched so far
+  long long peak_bytes() const;  // the most device memory its arrays held at once
 
  private:
   struct Impl;

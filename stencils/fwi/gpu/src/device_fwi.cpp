@@ -176,5 +176,6 @@ std::vector<RecordedLaunch> DeviceFwi::record_launches(const std::vector<float>&
 void DeviceFwi::replay(std::size_t i) { impl_->replays.at(i)(); }
 void DeviceFwi::synchronize() { impl_->backend.synchronize(); }
 int DeviceFwi::launches() const { return impl_->runner.launches(); }
+long long DeviceFwi::peak_bytes() const { return impl_->runner.peak_bytes(); }
 
 }  // namespace warpmodel::fwi::gpu

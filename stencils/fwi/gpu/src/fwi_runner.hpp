@@ -61,25 +61,28 @@ class FwiRunner {
     const int bw = v.block_x, bh = v.block_y;
     field_shape_ = {unsigned((nx_ + bw - 1) / bw), unsigned((nz_ + bh - 1) / bh), unsigned(bw), unsigned(bh), 0};
     // The model's arrays and the constants, once.
-    ax_ = b_.alloc(nx_), bx_ = b_.alloc(nx_), az_ = b_.alloc(nz_), bz_ = b_.alloc(nz_);
-    velocity_ = b_.alloc(frame_), w_ = b_.alloc(frame_);
-    gradient_ = b_.alloc(frame_), shot_gradient_ = b_.alloc(frame_);
-    scalars_ = b_.alloc(4);
-    partials_ = b_.alloc(kDotBlocks);
+    ax_ = allocate(nx_), bx_ = allocate(nx_), az_ = allocate(nz_), bz_ = allocate(nz_);
+    velocity_ = allocate(frame_), w_ = allocate(frame_);
+    gradient_ = allocate(frame_), shot_gradient_ = allocate(frame_);
+    scalars_ = allocate(4);
+    partials_ = allocate(kDotBlocks);
     std::vector<float> wavelet(static_cast<std::size_t>(nt_));
     for (int n = 0; n < nt_; ++n) wavelet[n] = static_cast<float>(source_sample(s, n));
-    wavelet_ = b_.alloc(nt_);
+    wavelet_ = allocate(nt_);
     b_.upload(wavelet_, wavelet.data(), wavelet.size());
   }
   ~FwiRunner() {
     release_work();
     for (float* p : {ax_, bx_, az_, bz_, velocity_, w_, gradient_, shot_gradient_, scalars_, partials_, wavelet_, observed_})
-      if (p) b_.release(p);
+      if (p) free(p);
   }
   FwiRunner(const FwiRunner&) = delete;
   FwiRunner& operator=(const FwiRunner&) = delete;
 
   int launches() const { return launches_; }
+  // Device memory held now and at most so far, bytes (the study's eq 4.1 counts the same arrays).
+  long long bytes_held() const { return held_; }
+  long long peak_bytes() const { return peak_; }
 
   // Every shot's gather at `velocity` (nx nz, m/s): [shot][n R + r], P^{n+1} at receiver r.
   std::vector<std::vector<float>> model_data(const std::vector<float>& velocity) {
@@ -244,7 +247,7 @@ class FwiRunner {
   void set_observed(const std::vector<std::vector<float>>& observed) {
     if (static_cast<int>(observed.size()) != shots()) throw std::invalid_argument("observed data does not match the shots");
     const std::size_t per_shot = static_cast<std::size_t>(nt_) * receivers_;
-    if (!observed_) observed_ = b_.alloc(per_shot * static_cast<std::size_t>(shots()));
+    if (!observed_) observed_ = allocate(per_shot * static_cast<std::size_t>(shots()));
     for (int shot = 0; shot < shots(); ++shot) {
       if (observed[shot].size() != per_shot) throw std::invalid_argument("an observed gather does not match nt and the receivers");
       b_.upload(observed_ + per_shot * shot, observed[shot].data(), per_shot);
@@ -254,19 +257,19 @@ class FwiRunner {
   void acquire_work() {
     if (work_.held) return;
     Work& w = work_;
-    w.p_film = b_.alloc(frame_ * (nt_ + 1));
+    w.p_film = allocate(frame_ * (nt_ + 1));
     if (v_.gradient_on_the_fly)
-      for (float*& q : w.q) q = b_.alloc(frame_);
+      for (float*& q : w.q) q = allocate(frame_);
     else
-      w.q_film = b_.alloc(frame_ * (nt_ + 3));
+      w.q_film = allocate(frame_ * (nt_ + 3));
     const int pairs = v_.fused ? 2 : 1;
     for (int k = 0; k < pairs; ++k) {
-      w.psi_x[k] = b_.alloc(frame_), w.psi_z[k] = b_.alloc(frame_);
-      w.mu_x[k] = b_.alloc(frame_), w.mu_z[k] = b_.alloc(frame_);
+      w.psi_x[k] = allocate(frame_), w.psi_z[k] = allocate(frame_);
+      w.mu_x[k] = allocate(frame_), w.mu_z[k] = allocate(frame_);
     }
-    for (int k = 0; k < 2; ++k) w.nu_x[k] = b_.alloc(frame_), w.nu_z[k] = b_.alloc(frame_);
-    w.zeta_x = b_.alloc(frame_), w.zeta_z = b_.alloc(frame_);
-    w.residual = b_.alloc(static_cast<long long>(nt_) * receivers_);
+    for (int k = 0; k < 2; ++k) w.nu_x[k] = allocate(frame_), w.nu_z[k] = allocate(frame_);
+    w.zeta_x = allocate(frame_), w.zeta_z = allocate(frame_);
+    w.residual = allocate(static_cast<long long>(nt_) * receivers_);
     w.held = true;
   }
   void release_work() {
@@ -276,7 +279,7 @@ class FwiRunner {
     for (float* p : {w.p_film, w.q_film, w.q[0], w.q[1], w.q[2], w.psi_x[0], w.psi_x[1], w.psi_z[0], w.psi_z[1],
                      w.zeta_x, w.zeta_z, w.nu_x[0], w.nu_x[1], w.nu_z[0], w.nu_z[1], w.mu_x[0], w.mu_x[1], w.mu_z[0],
                      w.mu_z[1], w.residual})
-      if (p) b_.release(p);
+      if (p) free(p);
     w = Work{};
   }
   // After an evaluation: the work arrays go unless the variant keeps them for the whole inversion.
@@ -442,6 +445,24 @@ class FwiRunner {
     return e;
   }
 
+  // Every allocation goes through these two: they keep the bytes held.
+  float* allocate(long long n) {
+    float* p = b_.alloc(n);
+    sizes_.push_back({p, n});
+    held_ += n * static_cast<long long>(sizeof(float));
+    peak_ = std::max(peak_, held_);
+    return p;
+  }
+  void free(float* p) {
+    for (auto it = sizes_.begin(); it != sizes_.end(); ++it)
+      if (it->first == p) {
+        held_ -= it->second * static_cast<long long>(sizeof(float));
+        sizes_.erase(it);
+        break;
+      }
+    b_.release(p);
+  }
+
   Backend& b_;
   Experiment s_;
   GpuVariantInfo v_;
@@ -457,6 +478,8 @@ class FwiRunner {
   bool recording_ = false, keep_work_ = false;
   std::vector<Recorded> recorded_;
   int launches_ = 0;
+  std::vector<std::pair<float*, long long>> sizes_;
+  long long held_ = 0, peak_ = 0;
 };
 
 }  // namespace warpmodel::fwi::gpu

@@ -41,6 +41,7 @@ class DeviceFwi {
   void replay(std::size_t i);
   void synchronize();
   int launches() const;  // kernels launched so far
+  long long peak_bytes() const;  // the most device memory its arrays held at once
 
  private:
   struct Impl;
