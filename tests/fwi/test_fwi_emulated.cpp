@@ -151,5 +151,18 @@ TEST(EmulatedFwi, RecordedLaunchesAreTheVariantsKernels) {
             "Prop_psi_ro_less_adjoint+p_fm acumulador_fm Paral_max_fm Grad_scal_fm New_model_fm");
 }
 
+// Phase 5 takes the film of q out: three buffers of q instead of nt + 3 frames.
+TEST(EmulatedFwi, GradientOnTheFlyHoldsOneFilmLess) {
+  const Case k;
+  const std::vector<ShotRecord> observed_ref = model_data(k.s, k.cpml, k.truth);
+  std::vector<std::vector<float>> observed;
+  for (const auto& r : observed_ref) observed.push_back(to_float(r.samples));
+  EmulatedFwi before(k.s, GpuVariant::reorganised), after(k.s, GpuVariant::gradient_on_the_fly);
+  before.misfit_and_gradient(to_float(k.start), observed, nullptr);
+  after.misfit_and_gradient(to_float(k.start), observed, nullptr);
+  const long long n = static_cast<long long>(k.s.grid.size()) * 4;
+  EXPECT_EQ(before.peak_bytes() - after.peak_bytes(), n * (k.s.time.nt + 3) - 3 * n);
+}
+
 }  // namespace
 }  // namespace warpmodel::fwi
