@@ -10,6 +10,8 @@
 #                         (app-example/predict.*) and its launches on the roofline (app-example/roofline.*), the
 #                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
 #                         the ADI tables and plot (adi.md/.csv, tridiagonal.md/.csv, adi_steps.png),
+#                         the FWI's phases beside the study's (fwi.md/.csv, scripts/fwi_report.py), the
+#                         stencils' energy beside seed 004 (energy.md/.csv, scripts/energy_report.py),
 #                         the external validation set's summary (external/summary.md from its
 #                         launches.csv and apps.csv, scripts/external_report.py --from),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
@@ -110,6 +112,26 @@ for dir in results/*/external; do
   if [ -f "$dir/launches.csv" ] && [ -f "$dir/apps.csv" ]; then
     python3 scripts/external_report.py --from "$dir" >/dev/null
     echo "regenerate: wrote $dir/summary.md"
+  fi
+done
+
+# The FWI's phases beside the study's (scripts/fwi_report.py) from the committed run-fwi and profile JSON
+# (results/<gpu>/fwi/), and the stencils' energy beside seed 004 (scripts/energy_report.py) from the
+# committed run-stencil --energy JSON (results/<gpu>/energy/).
+for dir in results/*/; do
+  dir=${dir%/}
+  if compgen -G "$dir/fwi/run-*.json" >/dev/null; then
+    args=()
+    for f in "$dir"/fwi/run-*.json; do args+=(--run "$f"); done
+    for f in "$dir"/fwi/profile-*.json; do [ -f "$f" ] && args+=(--profile "$f"); done
+    python3 scripts/fwi_report.py "${args[@]}" --device "$dir/device.json" --out "$dir" >/dev/null
+    echo "regenerate: wrote $dir/fwi.{md,csv}"
+  fi
+  if compgen -G "$dir/energy/stencil-*.json" >/dev/null; then
+    args=()
+    for f in "$dir"/energy/stencil-*.json; do args+=(--run "$f"); done
+    python3 scripts/energy_report.py "${args[@]}" --out "$dir" >/dev/null
+    echo "regenerate: wrote $dir/energy.{md,csv}"
   fi
 done
 
