@@ -26,6 +26,7 @@ enum class Method {
   departure,          // one cold load per warp, completion time over 1..32 warps
   bandwidth,          // CUDA events around whole launches: GB/s
   launch,             // CUDA events around empty launches: launch and block-dispatch overhead
+  energy,             // NVML's energy counter around repeated runs of another row's kernel (docs/energy.md)
 };
 
 // Which kernel of a family the row runs (the families with their own signatures).
@@ -48,8 +49,17 @@ struct SharedChase {};
 // The memory-pipe kernels (LSU, stores, atomics, local memory, barriers): one signature, launched
 // by symbol (gpu::run_timed); they write (start, end) %clock64 pairs per warp and repetition.
 struct TimedKernel {};
+// An energy row: runs the kernel of row `of` (an ALU throughput row or a bandwidth row) repeatedly
+// under NVML's energy counter and divides what it drew above the static power by what it counts.
+enum class EnergyCount { fp32_op, fp64_op, shared_byte, l2_byte, dram_byte };
+struct EnergyOf {
+  std::string of;      // the declaration whose kernel runs
+  EnergyCount counts;  // what one unit of its work is (an FP op per thread, a byte moved)
+};
 using KernelVariant = std::variant<std::monostate, ClockRead, AluKernel, StoreChain, CacheOp, BandwidthKind,
-                                   SharedChase, TimedKernel>;
+                                   SharedChase, TimedKernel, EnergyOf>;
+// "fp32_op", "dram_byte", ... (the names device.json's energy coefficients use: pj_per_<name>).
+const char* energy_count_name(EnergyCount c);
 
 // Where in the kernel the SASS check looks.
 enum class SassRegion {

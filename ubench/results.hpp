@@ -2,6 +2,8 @@
 // holding everything its writer prints. The raw series go along as CSV rows.
 #pragma once
 
+#include "energy_rows.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <optional>
@@ -165,6 +167,7 @@ struct Results {
   std::vector<DepartureFit> departure;
   std::vector<BandwidthResult> bandwidth;
   LaunchResult launch;
+  std::vector<EnergyRowResult> energy;  // the energy rows (absent without NVML's energy counter)
   std::vector<CsvRow> csv;
   std::vector<std::string> warnings;
 
