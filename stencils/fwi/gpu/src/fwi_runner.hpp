@@ -163,7 +163,7 @@ class FwiRunner {
     }
     out.velocity.resize(static_cast<std::size_t>(frame_));
     b_.download(out.velocity.data(), velocity_, out.velocity.size());
-    release_work();
+    if (!keep_work_) release_work();  // recorded launches (record_launches) keep pointing at it
     return out;
   }
 
