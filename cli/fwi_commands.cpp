@@ -408,7 +408,7 @@ int run_fwi_gpu(const RunFwiArgs& a, const fwi::Experiment& s, const std::vector
             *nvml, [&] { f.misfit_and_gradient(start_f, observed, nullptr); }, steps_per_evaluation,
             double(s.grid.size()), a.energy_samples);
         row["energy"] = e.json;
-        row["energy"]["region"] = "one gradient evaluation (every shot forward and back)";
+        row["energy"]["region"] = "one gradient evaluation (every shot forward and back; the model and the observed data uploaded first)";
         verdict += (verdict.empty() ? "" : "; ") + e.summary;
       }
       char speedup[32] = "-";
