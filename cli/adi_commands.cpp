@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -22,8 +23,7 @@
 #include "warpmodel/json_io.hpp"
 
 #ifdef WARPMODEL_HAVE_CUDA
-#include "device_query.hpp"
-#include "nvml.hpp"
+#include "gpu_run_support.hpp"
 #include "warpmodel/support/cuda.hpp"
 #include "warpmodel/adi/gpu_solver.hpp"
 #endif
@@ -40,6 +40,8 @@ struct RunAdiArgs {
   std::string solver = "cr-pcr";
   std::string precision = "double";
   bool check = false;
+  bool energy = false;
+  int energy_samples = 30;
   std::string output;
   std::string command;  // as given, for the JSON's provenance
 };
@@ -50,22 +52,6 @@ struct FieldCheck {
   double max_abs = 0, max_ref = 0;
   bool passed = false;
 };
-
-// Where a run's numbers came from, in the fields every measured record here carries (gpu, driver, cuda,
-// sm_clock_mhz, date, commit, command): the GPU the solver ran on (device 0, the runtime's current device),
-// NVML's driver string, the CUDA runtime version, that GPU's maximum SM clock, and the time the run ended.
-nlohmann::json run_provenance(const std::string& gpu_name, const std::string& command) {
-  const std::vector<ubench::GpuInfo> gpus = ubench::query_gpus();
-  const ubench::Nvml nvml;
-  const int runtime = gpus.front().runtime_version;  // e.g. 13000
-  return {{"gpu", gpu_name},
-          {"driver", nvml.driver_version().empty() ? std::to_string(gpus.front().driver_version) : nvml.driver_version()},
-          {"cuda", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10)},
-          {"sm_clock_mhz", gpus.front().sm_clock_mhz},
-          {"date", support::utc_now()},
-          {"commit", support::source_commit()},
-          {"command", command}};
-}
 
 std::vector<FieldCheck> check_against_cpu(const adi::State<double>& gpu, int steps, bool double_precision) {
   adi::State<double> ref = adi::make_hump_state(gpu.nx, gpu.ny);
@@ -123,8 +109,17 @@ int run_adi(const RunAdiArgs& a) {
     std::cerr << "warpmodel run-adi: " << e.what() << "\n";
     return kExitNoGpu;
   }
+  std::unique_ptr<energy::NvmlPower> nvml;
+  if (a.energy) {  // before anything runs: NVML must be there
+    nvml = nvml_for_current_device();
+    if (!nvml->available()) {
+      std::cerr << "warpmodel run-adi: --energy: " << nvml->why_unavailable() << "\n";
+      return kExitNoGpu;
+    }
+  }
   adi::TimedRun run;
   std::vector<FieldCheck> checks;
+  std::optional<EnergyReport> energy;
   double graph_step_seconds = 0;
   bool graph_same_state = false;
   try {
@@ -142,9 +137,20 @@ int run_adi(const RunAdiArgs& a) {
     const adi::State<double> graph_state = solver.download();
     graph_same_state = graph_state.zeta == final_state.zeta && graph_state.p == final_state.p &&
                        graph_state.q_old == final_state.q_old && graph_state.q_new == final_state.q_new;
+    if (nvml) {
+      // The energy of --steps steps through the graphs (the timed run above), from the initial state.
+      solver.upload(initial);
+      solver.capture_run_graphs();
+      energy = measure_region_energy(
+          *nvml, [&] { solver.run(a.steps); solver.synchronize(); }, a.steps,
+          double(config.n) * double(config.rows()), a.energy_samples);
+    }
   } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel run-adi: CUDA error: " << e.what() << "\n";
     return kExitInternal;
+  } catch (const std::runtime_error& e) {  // the energy counter stopped answering
+    std::cerr << "warpmodel run-adi: --energy: " << e.what() << "\n";
+    return kExitNoGpu;
   }
 
   const std::string label = adi::variant_label(config);
@@ -168,6 +174,7 @@ int run_adi(const RunAdiArgs& a) {
             << " us per step (mean over the " << a.steps << " steps), state only "
             << format_gbs(run.state_bytes, graph_step_seconds) << " GB/s; final state "
             << (graph_same_state ? "identical to the run above" : "DIFFERENT from the run above (FAILED)") << "\n";
+  if (energy) std::cout << energy->summary << " (" << config.n << " x " << config.rows() << " cells a step)\n";
   bool all_passed = graph_same_state;
   for (const auto& c : checks) {
     std::cout << "check " << c.field << ": max |gpu - cpu| = " << c.max_abs << " (field max " << c.max_ref << ") "
@@ -199,6 +206,7 @@ int run_adi(const RunAdiArgs& a) {
                               {"min_s", k.min_seconds},
                               {"effective_bytes", k.effective_bytes}});
     j["graph"] = {{"mean_step_s", graph_step_seconds}, {"same_final_state", graph_same_state}};
+    if (energy) j["energy"] = energy->json;
     for (const auto& c : checks)
       j["check"].push_back({{"field", c.field}, {"max_abs", c.max_abs}, {"max_ref", c.max_ref}, {"passed", c.passed}});
     try {
@@ -240,6 +248,11 @@ void add_adi_commands(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"pcr", "cr-pcr"}));
   c->add_option("--precision", args->precision, "double or single")->check(CLI::IsMember({"double", "single"}));
   c->add_flag("--check", args->check, "compare the final state with the CPU reference (slow for large sizes)");
+  c->add_flag("--energy", args->energy,
+              "also measure the energy of --steps steps through the graphs with NVML: J per step, points per joule, "
+              "mean W, efficiency, over --energy-samples readings with 95 % intervals (docs/energy.md)");
+  c->add_option("--energy-samples", args->energy_samples, "readings of the energy counter (default 30, as seed 004)")
+      ->check(integer_in(2, 10000));
   c->add_option("-o,--output", args->output, "also write the run as JSON to this file (written atomically)")
       ->check(path_name());
   c->callback([&action, args] {

@@ -193,6 +193,9 @@ int run_predict_app(const PredictAppOptions& o) {
               "\n";
       text += bullet + "reliable gain: above " + format_number(prediction.gain_threshold_pct, 3) + " % (" +
               prediction.gain_threshold_source + ")\n";
+      if (!prediction.energy_source.empty())
+        text += bullet + "predicted energy: E = P_static t + sum count_i e_i at the predicted time (docs/energy.md; " +
+                prediction.energy_source + ")\n";
       if (!prediction.gpu_warning.empty()) text += bullet + "WARNING: " + prediction.gpu_warning + "\n";
       text += bullet + "best block: the block shape `sweep` ranks first (grid re-derived from grid x block; the "
               "launch's work spread over each shape's warps), \"no reliable gain\" where its predicted gain is at or below the "

@@ -12,6 +12,7 @@
 #include "model_option.hpp"
 #include "options.hpp"
 #include "exit_codes.hpp"
+#include "warpmodel/energy.hpp"
 #include "warpmodel/intervals.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
@@ -110,7 +111,36 @@ std::string no_interval_reason(const Prediction& p) {
 
 // predict's lead: the time with its interval, what bounds it (hopper's bound; the MWP-CWP variants'
 // case), the three largest terms and the constants applied.
-std::string prediction_summary(const DeviceProfile& device, const Prediction& p, bool markdown) {
+// The launch's energy (energy.hpp E.1 at the predicted time) where the device profile has energy
+// coefficients: "0.0812 mJ (static 0.06 mJ at 60 W; fp32 0.01, l2 0.001, dram 0.01 mJ)".
+std::optional<EnergyPrediction> predicted_energy(const DeviceProfile& device, const KernelProfile& kernel, const Prediction& p) {
+  if (!device.energy) return std::nullopt;
+  return launch_energy(*device.energy, launch_counts(kernel, p.occupancy.total_warps, p.seconds));
+}
+
+std::string energy_text(const DeviceProfile& device, const EnergyPrediction& e) {
+  std::string text = format_number(e.joules * 1e3, 4) + " mJ (static " + format_number(e.static_joules * 1e3, 4) + " mJ at " +
+                     format_number(device.energy->static_w, 4) + " W";
+  std::string dynamic;
+  for (const auto& t : e.terms)
+    if (t.name != "static") dynamic += (dynamic.empty() ? "" : ", ") + t.name + " " + format_number(t.joules * 1e3, 4);
+  if (!dynamic.empty()) text += "; " + dynamic + " mJ";
+  if (!e.left_out.empty()) {
+    std::string names;
+    for (const auto& n : e.left_out) names += (names.empty() ? "" : ", ") + n;
+    text += "; no coefficient for " + names;
+  }
+  return text + ")";
+}
+
+nlohmann::json energy_json(const EnergyPrediction& e) {
+  nlohmann::json terms = nlohmann::json::object();
+  for (const auto& t : e.terms) terms[t.name] = t.joules;
+  return {{"joules", e.joules}, {"static_joules", e.static_joules}, {"dynamic_joules", e.dynamic_joules},
+          {"terms", terms}, {"left_out", e.left_out}, {"equation", "E = P_static t + sum_i count_i e_i (docs/energy.md)"}};
+}
+
+std::string prediction_summary(const DeviceProfile& device, const KernelProfile& kernel, const Prediction& p, bool markdown) {
   const std::string b = markdown ? "- " : "";
   std::string text = b + "model: " + std::string(to_string(p.variant)) + "\n";
   text += b + "time: " + format_number(p.seconds * 1e6, 6) + " us";
@@ -119,6 +149,7 @@ std::string prediction_summary(const DeviceProfile& device, const Prediction& p,
   else
     text += ", " + no_interval_reason(p);
   text += "\n" + b + "cycles: " + format_number(p.cycles) + "\n";
+  if (const auto e = predicted_energy(device, kernel, p)) text += b + "energy: " + energy_text(device, *e) + "\n";
   if (p.variant == ModelVariant::Hopper)
     text += b + "bound: " + (p.bound.empty() ? std::string("-") : p.bound) + "\n";
   else
@@ -202,6 +233,7 @@ int run_predict(const PredictOptions& o) {
       j["device"] = device.name;
       j["kernel"] = kernel.name;
       j["interval"] = interval_json(device, p);
+      if (const auto e = predicted_energy(device, kernel, p)) j["energy"] = energy_json(*e);
       nlohmann::json largest = nlohmann::json::array();
       for (const LargestTerm& t : largest_terms(p)) largest.push_back({{"term", t.key}, {"cycles", t.cycles}});
       j["largest_terms"] = largest;
@@ -224,7 +256,7 @@ int run_predict(const PredictOptions& o) {
   text += (markdown ? "- device: " : "device: ") + device.name + "\n" + (markdown ? "- kernel: " : "kernel: ") +
           kernel.name + "\n\n";
   for (std::size_t i = 0; i < predictions.size(); ++i)
-    text += (i ? "\n" : "") + prediction_summary(device, predictions[i], markdown);
+    text += (i ? "\n" : "") + prediction_summary(device, kernel, predictions[i], markdown);
   if (o.terms)
     text += "\n" + terms_table(device, predictions).render(table_format(format));
   else

@@ -470,7 +470,7 @@ void add_profile_commands(CLI::App& app, Action& action) {
       "profile", "collect hardware metrics per kernel launch with CUPTI's Range Profiler, of a built-in workload "
                  "(--kernel) or of any application (-- APP [ARGS...]), write PREFIX.json and PREFIX.csv (GPU subcommand)");
   prof->add_option("--kernel", p->kernel,
-                   "workload: copy, saxpy, barrier (built-in test kernels), stencil, adi, corpus (profiles/corpus)");
+                   "workload: copy, saxpy, barrier (built-in test kernels), stencil, adi, corpus (profiles/corpus), fwi");
   prof->add_option("app", p->app, "-- APP [ARGS...]: the application to run and profile (everything after --)")
       ->expected(-1);
   CLI::Option* regex = prof->add_option(
@@ -482,15 +482,18 @@ void add_profile_commands(CLI::App& app, Action& action) {
                             ->check(integer_at_least(0));
   prof->add_option("--size", p->size,
                    "problem size: elements (copy/saxpy/barrier), N or NXxNYxNZ (stencil), N or NXxNY (adi; NXxNY: fused), a size label or "
-                   "small/medium/large (corpus)");
+                   "small/medium/large (corpus), NXxNZ (fwi, default 210x68)");
   prof->add_option("--block", p->block, "block shape, e.g. 256 or 32x8");
   prof->add_option("--order", p->order, "stencil: spatial order(s): 8, a list 2,4,8 or all");
   prof->add_option("--variant", p->variant,
                    "stencil/adi/corpus: kernel variant(s), a list or all (stencil: naive, readonly, shared, intz, "
                    "intz-reg, intz-reg/cp-async; adi: thread-per-line, block-per-line/pcr, block-per-line/cr-pcr, partitioned, "
                    "partitioned/c16, fused, fused/c4, fused/c16; "
-                   "corpus: kernel names, profiles/corpus/README.md)");
-  prof->add_option("--kernel-name", p->adi_kernel, "adi: which kernel(s) (e.g. solve-x, or sweep-x for fused); default every kernel of a step");
+                   "corpus: kernel names, profiles/corpus/README.md; fwi: original, shared, fused, fused-cpml, dot-gpu, "
+                   "reorganised, gradient-on-the-fly, read-only, fast-math)");
+  prof->add_option("--kernel-name", p->adi_kernel,
+                   "adi, fwi: which kernel(s) (e.g. solve-x, or sweep-x for fused; Prop_psi_sh_less for fwi); default "
+                   "every kernel of a step (adi) or of a gradient evaluation (fwi)");
   prof->add_option("--precision", p->precision, "adi: single or double");
   prof->add_option("--copies", p->copies, "copy: launches of the kernel (default 1)")->check(integer_at_least(1));
   prof->add_option("--barriers", p->barriers, "barrier: __syncthreads per thread: 0, 1, 8 or 32 (default 32)")

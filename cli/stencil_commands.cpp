@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
 #include "options.hpp"
 #include "exit_codes.hpp"
 #include "warpmodel/json_io.hpp"
+#include "warpmodel/support/provenance.hpp"
 #include "warpmodel/stencils/acoustic.hpp"
 
 #ifdef WARPMODEL_HAVE_CUDA
@@ -19,6 +21,7 @@
 
 #include <filesystem>
 
+#include "gpu_run_support.hpp"
 #include "warpmodel/support/cuda.hpp"
 #include "warpmodel/stencils/gpu/propagator.hpp"
 #include "warpmodel/stencils/launch_plan.hpp"
@@ -47,6 +50,10 @@ struct RunStencilArgs {
   std::string trace;       // CSV path
   int snapshot_every = 0;
   std::string snapshot_dir = "snapshots";
+  bool energy = false;
+  int energy_samples = 30;
+  std::string output;   // JSON of the run
+  std::string command;  // as given, for the JSON's provenance
 };
 
 #ifdef WARPMODEL_HAVE_CUDA
@@ -115,6 +122,14 @@ int run(const RunStencilArgs& a) {
     std::cerr << "warpmodel run-stencil: " << e.what() << "\n";
     return kExitNoGpu;
   }
+  std::unique_ptr<energy::NvmlPower> nvml;
+  if (a.energy) {  // before anything runs: NVML must be there
+    nvml = nvml_for_current_device();
+    if (!nvml->available()) {
+      std::cerr << "warpmodel run-stencil: --energy: " << nvml->why_unavailable() << "\n";
+      return kExitNoGpu;
+    }
+  }
 
   try {
     st::gpu::DevicePropagator p(setup, velocity, launch);
@@ -161,6 +176,32 @@ int run(const RunStencilArgs& a) {
       std::cerr << "warpmodel run-stencil: the field is not finite\n";
       return kExitInternal;
     }
+    std::optional<EnergyReport> energy;
+    if (nvml) {
+      // --steps steps a region, as timed above (the field goes on from where the run left it).
+      energy = measure_region_energy(*nvml, [&] { p.run(a.steps); }, a.steps, double(setup.grid.size()),
+                                     a.energy_samples);
+      std::printf("%s\n", energy->summary.c_str());
+    }
+    if (!a.output.empty()) {
+      nlohmann::json j;
+      j["schema"] = "warpmodel.stencil-run/1";
+      j["command"] = a.command;
+      j["provenance"] = run_provenance(support::cuda::device_name(), a.command);
+      j["variant"] = a.variant;
+      j["order"] = setup.order;
+      j["size"] = {setup.grid.nx, setup.grid.ny, setup.grid.nz};
+      j["block"] = {g.block.x, g.block.y, g.block.z};
+      j["kernel"] = k.name;
+      j["steps"] = a.steps;
+      j["kernel_seconds"] = kernel_seconds;
+      j["seconds_per_step"] = kernel_seconds / a.steps;
+      j["points_per_second"] = points / kernel_seconds;
+      j["effective_gbs"] = points * st::effective_bytes_per_point() / kernel_seconds / 1e9;
+      if (energy) j["energy"] = energy->json;
+      write_file_atomically(a.output, j.dump(2) + "\n");
+      std::printf("wrote the run to %s\n", a.output.c_str());
+    }
     return kExitOk;
   } catch (const InputError& e) {
     std::cerr << "warpmodel run-stencil: " << e.what() << "\n";
@@ -171,6 +212,9 @@ int run(const RunStencilArgs& a) {
   } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel run-stencil: CUDA error: " << e.what() << "\n";
     return kExitInternal;
+  } catch (const std::runtime_error& e) {  // the energy counter stopped answering
+    std::cerr << "warpmodel run-stencil: --energy: " << e.what() << "\n";
+    return kExitNoGpu;
   }
 }
 #else
@@ -207,8 +251,16 @@ void add_stencil_commands(CLI::App& app, Action& action) {
   c->add_option("--snapshot-every", a->snapshot_every, "write the pressure every N steps as .vti (default 0: none)")
       ->check(integer_at_least(0));
   c->add_option("--snapshot-dir", a->snapshot_dir, "folder for snapshots (default snapshots)")->check(path_name());
+  c->add_flag("--energy", a->energy,
+              "also measure the energy of --steps steps with NVML: J per step, points per joule, mean W, efficiency, "
+              "over --energy-samples readings with 95 % intervals (docs/energy.md)");
+  c->add_option("--energy-samples", a->energy_samples, "readings of the energy counter (default 30, as seed 004)")
+      ->check(integer_in(2, 10000));
+  c->add_option("-o,--output", a->output, "write the run (and its energy) as JSON with its provenance")->check(path_name());
   c->callback([&action, a] {
+    a->command = support::this_process_command_line();
     action = [a] {
+      check_output(a->output, {});
       if (!a->trace.empty()) support::check_output_file("--trace", a->trace);  // before the GPU is touched
       if (a->snapshot_every > 0) support::check_output_folder("--snapshot-dir", a->snapshot_dir);
       return run(*a);

@@ -42,7 +42,7 @@ struct ValidateOptions {
   std::string from;     // analyse committed measurements
   std::string measure;  // measure on the GPU into this folder, then analyse
   bool quick = false;   // --measure: a few configurations only (a smoke run)
-  std::vector<std::string> families;  // --measure: which sweeps (stencil, adi, corpus); empty: all
+  std::vector<std::string> families;  // --measure: which sweeps (stencil, adi, fwi, corpus); empty: all
   std::string l2 = "cold";  // --measure: L2 flushed before every launch (cold) or as left (warm)
   std::string output;   // default: the measurements' folder
   std::vector<std::string> cross;  // other GPUs' folders: cross-GPU evaluation in both directions
@@ -771,17 +771,20 @@ int measure(ValidateOptions o) {
                            "stencil1d-tma-f32", "regpressure-spill-f32", "pointer-chase-u32"};
     plan.corpus_sizes = 1;
     plan.corpus_shapes = 2;
+    plan.fwi_sizes = {"210x68"};
+    plan.fwi_variants = {"original", "read-only"};
   }
   // --families: the others are not measured, and their cases are kept from the folder's file.
-  const std::vector<std::string> all_families = {"stencil", "adi", "corpus"};
+  const std::vector<std::string> all_families = {"stencil", "adi", "fwi", "corpus"};
   for (const auto& f : o.families)
     if (std::find(all_families.begin(), all_families.end(), f) == all_families.end())
-      throw InputError("--families: unknown family '" + f + "' (known: stencil, adi, corpus)");
+      throw InputError("--families: unknown family '" + f + "' (known: stencil, adi, fwi, corpus)");
   auto measured = [&](const std::string& f) {
     return o.families.empty() || std::find(o.families.begin(), o.families.end(), f) != o.families.end();
   };
   if (!measured("stencil")) plan.stencil_sizes.clear();
   if (!measured("adi")) plan.adi_sizes.clear();
+  if (!measured("fwi")) plan.fwi_sizes.clear();
   if (!measured("corpus")) plan.corpus = false;
   plan.cold_l2 = o.l2 == "cold";
   // Written xz-compressed (docs/results-layout.md: every number changes on a re-measure, so git
@@ -864,7 +867,7 @@ void add_validate_command(CLI::App& app, Action& action) {
       ->check(path_name());
   cmd->add_flag("--quick", o->quick, "with --measure: a few configurations only (a smoke run)");
   cmd->add_option("--families", o->families,
-                  "with --measure: only these sweeps (stencil, adi, corpus; comma-separated); the other families' cases "
+                  "with --measure: only these sweeps (stencil, adi, fwi, corpus; comma-separated); the other families' cases "
                   "are kept from the folder's validation-measurements.json")
       ->delimiter(',');
   cmd->add_option("--l2", o->l2,

@@ -122,6 +122,15 @@ def from_cupti_profile(doc):
                   date=p.get("date"), commit=p.get("commit"), command=p.get("command"))
 
 
+def from_run(doc):
+    """The JSON of a run command (run-fwi --variant, run-stencil -o, run-adi -o): its "provenance"."""
+    p = doc.get("provenance", {})
+    return record("measured", gpu=p.get("gpu"), driver=p.get("driver"), cuda=cuda_text(p.get("cuda")),
+                  sm_clock_mhz=mean_clock(p.get("sm_clock_mhz")),
+                  sm_clock_source="the runtime's maximum SM clock (the run's provenance); NVML's clocks in its energy.board",
+                  date=p.get("date"), commit=p.get("commit"), command=p.get("command"))
+
+
 def from_sweep(doc):
     p = doc.get("provenance", {})
     return record("measured", gpu=p.get("gpu"), driver=p.get("driver"), cuda=cuda_text(p.get("cuda")),
@@ -170,6 +179,9 @@ EMBEDDED = [
     ("app-example/profile.json", from_cupti_profile),
     ("external/profiles.json.xz", from_external_bundle),
     ("access-patterns.json*", from_access_patterns),
+    ("fwi/run-*.json", from_run),
+    ("fwi/profile-*.json", from_cupti_profile),
+    ("energy/*.json", from_run),
 ]
 # Files measured in the same run as another one (the twin's record is theirs too).
 TWINS = [
@@ -178,6 +190,7 @@ TWINS = [
     ("adi-dram-*.csv", "{stem}.json"),
     ("cupti-vs-ncu-runs/cupti-*.csv", "{stem}.json"),
     ("app-example/profile.csv", "app-example/profile.json"),
+    ("fwi/profile-*.csv", "{stem}.json"),
     ("app-example/profile.cubins/*", "app-example/profile.json"),
 ]
 
@@ -224,6 +237,11 @@ def derived_rules(folder):
          f"warpmodel roofline --profile {folder}/app-example/profile.json --device {folder}/device.json"),
         ("app-example/roofline.csv", ["app-example/profile.json", "device.json"],
          f"warpmodel roofline --profile {folder}/app-example/profile.json --device {folder}/device.json"),
+        ("fwi.md", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json --profile "
+         f"{folder}/fwi/profile-*.json --device {folder}/device.json --out {folder}"),
+        ("fwi.csv", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json --out {folder}"),
+        ("energy.md", ["energy"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
+        ("energy.csv", ["energy"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
         ("README.md", ["device.json"], f"scripts/gpu_report.py {folder}"),
     ]
 
@@ -398,7 +416,8 @@ def root_index(root):
 COLUMNS = ["gpu", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_commit", "measurement_command"]
 MARKER = "<!-- provenance: scripts/provenance_index.py -->"
 # Tables whose rows carry their measurement's provenance (a long series only on its first row).
-EMBED_CSV = ["validation.csv", "adi.csv", "tridiagonal.csv", "adi-dram-*.csv", "app-example/predict.csv"]
+EMBED_CSV = ["validation.csv", "adi.csv", "tridiagonal.csv", "adi-dram-*.csv", "app-example/predict.csv", "fwi.csv",
+             "energy.csv"]
 EMBED_CSV_FIRST_ROW = ["ubench.csv", "ubench.csv.xz"]
 EMBED_MD = ["app-example/predict.md"]
 

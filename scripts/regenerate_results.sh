@@ -12,6 +12,8 @@
 #                         (app-example/predict.*) and its launches on the roofline (app-example/roofline.*), the
 #                         stencil benchmarks' tables (stencils.md/.csv, scripts/stencil_report.py),
 #                         the ADI tables and plot (adi.md/.csv, tridiagonal.md/.csv, adi_steps.png),
+#                         the FWI's phases beside the study's (fwi.md/.csv, scripts/fwi_report.py), the
+#                         stencils' energy beside seed 004 (energy.md/.csv, scripts/energy_report.py),
 #                         and README.md, the one-page report of the GPU (scripts/gpu_report.py)
 #   results/compare-*     the GPUs' device profiles side by side (warpmodel compare-devices) and their plot
 #   provenance.json       in every folder: one record per output (scripts/provenance_index.py)
@@ -102,6 +104,26 @@ for dir in results/*/; do
   if [ -f "$dir/device.json" ] && grep -q '"measurements"' "$dir/device.json"; then
     python3 scripts/plot_roofline.py "$dir/device.json" >/dev/null
     echo "regenerate: wrote $dir/roofline.png"
+  fi
+done
+
+# The FWI's phases beside the study's (scripts/fwi_report.py) from the committed run-fwi and profile JSON
+# (results/<gpu>/fwi/), and the stencils' energy beside seed 004 (scripts/energy_report.py) from the
+# committed run-stencil --energy JSON (results/<gpu>/energy/).
+for dir in results/*/; do
+  dir=${dir%/}
+  if compgen -G "$dir/fwi/run-*.json" >/dev/null; then
+    args=()
+    for f in "$dir"/fwi/run-*.json; do args+=(--run "$f"); done
+    for f in "$dir"/fwi/profile-*.json; do [ -f "$f" ] && args+=(--profile "$f"); done
+    python3 scripts/fwi_report.py "${args[@]}" --device "$dir/device.json" --out "$dir" >/dev/null
+    echo "regenerate: wrote $dir/fwi.{md,csv}"
+  fi
+  if compgen -G "$dir/energy/stencil-*.json" >/dev/null; then
+    args=()
+    for f in "$dir"/energy/stencil-*.json; do args+=(--run "$f"); done
+    python3 scripts/energy_report.py "${args[@]}" --out "$dir" >/dev/null
+    echo "regenerate: wrote $dir/energy.{md,csv}"
   fi
 done
 

@@ -1,5 +1,8 @@
 #include "harness.hpp"
 
+#include "warpmodel/energy/meter.hpp"
+#include "warpmodel/energy/nvml.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -64,6 +67,7 @@ class Harness {
     const auto mid = nvml.sample();
     const double clock_for_spec = mid ? mid->sm_mhz : gpu_.sm_clock_mhz;
     for (const auto* d : plan_.of(Method::bandwidth)) run_bandwidth(*d, clock_for_spec);
+    run_energy();
     gpu::release_buffers();
     for (const auto* d : plan_.of(Method::launch)) run_launch(*d);
     run_units(nvml);
@@ -540,6 +544,51 @@ class Harness {
       fit.intercept_cycles = line.intercept;
       r_.departure.push_back(fit);
       r_.latency.push_back(series);
+    }
+  }
+
+  // --- energy per operation (registry.hpp Method::energy, energy_rows.hpp): NVML's counter around
+  // repeated runs of another row's kernel, the idle power just before each row ---
+  void run_energy() {
+    const auto rows = plan_.of(Method::energy);
+    if (rows.empty()) return;
+    energy::NvmlPower nvml(r_.pci_bus_id);
+    if (!nvml.available()) {
+      r_.warnings.push_back("energy rows not measured: " + nvml.why_unavailable());
+      return;
+    }
+    for (const auto* d : rows) {
+      const auto& of = std::get<EnergyOf>(d->variant);
+      const Declaration* target = find_declaration(of.of);
+      if (!target || !runnable(d->name)) continue;
+      log("energy " + d->name + " (the kernel of " + target->name + ")");
+      std::function<void()> region;
+      double count = 0;
+      if (const auto* alu = std::get_if<AluKernel>(&target->variant)) {
+        // 32 warps on every SM, 200 timed regions a launch: milliseconds of arithmetic per region.
+        constexpr int kWarps = 32, kRegions = 200;
+        const AluKernel k = *alu;
+        const int sms = gpu_.sm_count;
+        region = [k, sms] { gpu::run_alu(k, sms, kWarps, kRegions); };
+        count = double(sms) * kWarps * target->rate.per_warp * (kRegions + 1);  // the warm-up region runs too
+      } else if (const auto* kind = std::get_if<BandwidthKind>(&target->variant)) {
+        const BandwidthKind k = *kind;
+        const int sms = gpu_.sm_count;
+        const double bytes = gpu::run_bandwidth(k, sms, 1).bytes;
+        region = [k, sms] { gpu::run_bandwidth(k, sms, 1); };
+        count = 2 * bytes;  // a warm-up launch and a timed one
+      } else {
+        continue;
+      }
+      try {
+        const energy::EnergyResult e = energy::measure_energy(nvml, region);
+        r_.energy.push_back({d->name, target->name, energy_count_name(of.counts), sass_status(d->name), count,
+                             e.region_joules.mean, e.region_joules.half_width, e.region_seconds.mean,
+                             e.region_seconds.half_width, e.mean_watts.mean, e.idle_w, e.repetitions, e.samples});
+        csv(d->name, "joules_per_region", 0, 0, 0, std::nullopt, e.region_joules.mean, "J");
+      } catch (const std::runtime_error& e) {
+        r_.warnings.push_back("energy row " + d->name + " not measured: " + e.what());
+      }
     }
   }
 

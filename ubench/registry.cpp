@@ -570,6 +570,36 @@ std::vector<Declaration> build() {
   d.push_back(bandwidth_row("shared_read", "ubench_bw_shared", BandwidthKind::shared_read,
                             "ld.shared.v4.f32, 32 KiB per block", "LDS\\.128", 8));
 
+  // --- energy per operation: NVML's counter around the throughput and bandwidth kernels above ---
+  {
+    const struct {
+      const char* name;
+      const char* of;
+      EnergyCount counts;
+    } rows[] = {{"energy_fp32", "fp32_fma.throughput", EnergyCount::fp32_op},
+                {"energy_fp64", "fp64_fma.throughput", EnergyCount::fp64_op},
+                {"energy_shared", "shared_read", EnergyCount::shared_byte},
+                {"energy_l2", "l2_read", EnergyCount::l2_byte},
+                {"energy_dram", "dram_read", EnergyCount::dram_byte}};
+    for (const auto& row : rows) {
+      const Declaration* target = nullptr;
+      for (const auto& x : d)
+        if (x.name == row.of) target = &x;
+      Declaration e;
+      e.name = row.name;
+      e.group = "energy";
+      e.kernel = target ? target->kernel : "";
+      e.ptx = std::string("the kernel of ") + row.of;
+      e.method = Method::energy;
+      e.variant = EnergyOf{row.of, row.counts};
+      e.output = Output::special;
+      e.axes.note = std::string("NVML's total-energy counter around repeated runs of ") + row.of +
+                    "'s kernel (every SM), 30 readings; per " + energy_count_name(row.counts) +
+                    " above the static power";
+      d.push_back(e);
+    }
+  }
+
   // --- launch overhead: an empty kernel (nothing but EXIT) ---
   {
     Declaration l;
@@ -612,6 +642,17 @@ std::vector<Declaration> build() {
 }
 
 }  // namespace
+
+const char* energy_count_name(EnergyCount c) {
+  switch (c) {
+    case EnergyCount::fp32_op: return "fp32_op";
+    case EnergyCount::fp64_op: return "fp64_op";
+    case EnergyCount::shared_byte: return "shared_byte";
+    case EnergyCount::l2_byte: return "l2_byte";
+    case EnergyCount::dram_byte: return "dram_byte";
+  }
+  return "?";
+}
 
 const std::vector<Declaration>& declarations() {
   static const std::vector<Declaration> d = build();

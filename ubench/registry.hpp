@@ -31,6 +31,7 @@ enum class Method {
   unit_throughput,    // every SM (one block each, whole clusters): units per clock per SM (%clock64)
                       // and per second of the whole GPU (CUDA events around kUnitLaunches launches)
   library_gemm,       // the best cuBLASLt GEMM (FP16 in, FP32 accumulate), CUDA events: ops per second
+  energy,             // NVML's energy counter around repeated runs of another row's kernel (docs/energy.md)
 };
 
 // Which kernel of a family the row runs (the families with their own signatures).
@@ -56,8 +57,17 @@ struct TimedKernel {};
 // The Hopper-unit kernels (tensor cores, TMA, clusters, async copies): one signature, launched by
 // symbol (gpu::run_unit), in clusters where the row's axes say so.
 struct UnitKernel {};
+// An energy row: runs the kernel of row `of` (an ALU throughput row or a bandwidth row) repeatedly
+// under NVML's energy counter and divides what it drew above the static power by what it counts.
+enum class EnergyCount { fp32_op, fp64_op, shared_byte, l2_byte, dram_byte };
+struct EnergyOf {
+  std::string of;      // the declaration whose kernel runs
+  EnergyCount counts;  // what one unit of its work is (an FP op per thread, a byte moved)
+};
 using KernelVariant = std::variant<std::monostate, ClockRead, AluKernel, StoreChain, CacheOp, BandwidthKind,
-                                   SharedChase, TimedKernel, UnitKernel>;
+                                   SharedChase, TimedKernel, UnitKernel, EnergyOf>;
+// "fp32_op", "dram_byte", ... (the names device.json's energy coefficients use: pj_per_<name>).
+const char* energy_count_name(EnergyCount c);
 
 // Where in the kernel the SASS check looks.
 enum class SassRegion {

@@ -2,6 +2,8 @@
 // holding everything its writer prints. The raw series go along as CSV rows.
 #pragma once
 
+#include "energy_rows.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <optional>
@@ -216,6 +218,8 @@ struct Results {
   ClockReading units_clock_before, units_clock_after;  // NVML around the tensor stage
   std::vector<CsvRow> csv;       // the core stage's raw series (ubench.csv)
   std::vector<CsvRow> unit_csv;  // the tensor stage's (tensor.csv)
+  std::vector<EnergyRowResult> energy;  // the energy rows (absent without NVML's energy counter)
+  std::vector<CsvRow> csv;
   std::vector<std::string> warnings;
 
   const LatencySeries* find_latency(const std::string& name) const;

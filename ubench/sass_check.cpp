@@ -21,6 +21,20 @@ SassListing parse_sass(const std::string& text) {
 }
 
 SassVerdict check_declaration(const Declaration& d, const SassListing& listing) {
+  // An energy row runs another row's kernel: that row's check is its check.
+  if (const auto* e = std::get_if<EnergyOf>(&d.variant)) {
+    const Declaration* target = find_declaration(e->of);
+    if (!target) {
+      SassVerdict v;
+      v.benchmark = d.name;
+      v.reason = "runs the kernel of " + e->of + ", which is not declared";
+      return v;
+    }
+    SassVerdict v = check_declaration(*target, listing);
+    v.benchmark = d.name;
+    v.reason = "the kernel of " + e->of + ": " + v.reason;
+    return v;
+  }
   SassVerdict v;
   v.benchmark = d.name;
   v.expected = d.sass_count;

@@ -391,6 +391,33 @@ json core_document(const Results& r) {
          "of dynamic shared memory, so the w waves run one after another: the cost of one wave without the "
          "launch's fixed cost (the intercept)"}};
   }
+  if (!r.energy.empty()) {
+    json rows = json::object();
+    for (const auto& e : r.energy)
+      rows[e.name] = {{"of", e.of},
+                      {"counts", e.counts},
+                      {"count_per_region", e.count_per_region},
+                      {"joules_per_region", e.joules},
+                      {"joules_half_width", e.joules_half_width},
+                      {"seconds_per_region", e.seconds},
+                      {"seconds_half_width", e.seconds_half_width},
+                      {"watts", e.watts},
+                      {"idle_w", e.idle_w},
+                      {"repetitions_per_reading", e.repetitions},
+                      {"readings", e.readings},
+                      {"sass", e.sass}};
+    const EnergyCoefficients c = energy_coefficients(r.energy);
+    json coefficients = {{"static_w", c.static_w}};
+    for (const auto& [unit, pj] : c.pj_per) coefficients["pj_per_" + unit] = pj;
+    meas["energy"] = {{"rows", rows},
+                      {"coefficients", coefficients},
+                      {"notes", c.notes},
+                      {"method",
+                       "NVML's total-energy counter around repeated runs of each row's kernel (every SM), readings "
+                       "sized so that its 1 mJ resolution is at most 1 % of one, 95 % Student-t intervals; static_w: "
+                       "the board's power with no kernel running, mean over the rows' idle readings; pj_per_<unit> = "
+                       "(E - static_w t) / count per region, the DRAM byte beyond the L2 byte it also is (docs/energy.md)"}};
+  }
   json sass = json::object();
   for (const auto& v : r.verdicts)
     if (!is_tensor_stage(v.benchmark)) sass[v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
@@ -905,6 +932,20 @@ std::string write_markdown(const Results& r) {
        << "| one wave | " << fmt(l.wave_cycles, 1) << " ± " << fmt(l.wave_u, 1)
        << " cycles | slope with one block per SM forced (" << l.one_block_per_sm_shared_bytes
        << " B dynamic shared memory): the intercept (launch) left out |\n";
+  }
+  if (!r.energy.empty()) {
+    const EnergyCoefficients c = energy_coefficients(r.energy);
+    md << "\n## Energy per operation (NVML, docs/energy.md)\n\n| row | kernel of | unit | J per region | s per region | W "
+          "| idle W | pJ per unit above static |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& e : r.energy) {
+      const auto pj = c.pj_per.find(e.counts);
+      md << "| " << e.name << " | " << e.of << " | " << e.counts << " | " << fmt(e.joules, 4) << " ± "
+         << fmt(e.joules_half_width, 2) << " | " << fmt(e.seconds, 4) << " | " << fmt(e.watts, 4) << " | "
+         << fmt(e.idle_w, 4) << " | " << (pj == c.pj_per.end() ? std::string("-") : fmt(pj->second, 4)) << " |\n";
+    }
+    md << "\nStatic power (no kernel running, mean of the rows' idle readings): " << fmt(c.static_w, 4) << " W.";
+    for (const auto& n : c.notes) md << " " << n << ".";
+    md << "\n";
   }
   md << "\n## SASS check\n\n| benchmark | verdict | detail |\n|---|---|---|\n";
   if (!r.sass_checked) md << "| all | unchecked | " << r.sass_source << " |\n";

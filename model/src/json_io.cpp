@@ -416,6 +416,21 @@ DeviceProfile::HopperIntervals hopper_intervals_from(ObjectReader& iv, const std
   return out;
 }
 
+// "energy" (device_profile.hpp): the static power and the per-unit energies, each in its plausible range.
+DeviceProfile::EnergyCoefficients energy_from(ObjectReader& e) {
+  DeviceProfile::EnergyCoefficients out;
+  out.static_w = e.in_range("static_w", ranges::kPowerW);
+  out.pj_per_fp32_op = e.optional_in_range("pj_per_fp32_op", ranges::kEnergyPerUnitPj);
+  out.pj_per_fp64_op = e.optional_in_range("pj_per_fp64_op", ranges::kEnergyPerUnitPj);
+  out.pj_per_shared_byte = e.optional_in_range("pj_per_shared_byte", ranges::kEnergyPerUnitPj);
+  out.pj_per_l2_byte = e.optional_in_range("pj_per_l2_byte", ranges::kEnergyPerUnitPj);
+  out.pj_per_dram_byte = e.optional_in_range("pj_per_dram_byte", ranges::kEnergyPerUnitPj);
+  e.ignore("source");
+  if (e.has("source")) out.source = e.string("source");
+  e.finish();
+  return out;
+}
+
 }  // namespace
 
 DeviceProfile device_from_json(const json& j, const std::string& origin) {
@@ -493,6 +508,7 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     d.hopper_calibration = c;
   }
   if (auto iv = top.optional_object("hopper_intervals")) d.hopper_intervals = hopper_intervals_from(*iv, origin);
+  if (auto e = top.optional_object("energy")) d.energy = energy_from(*e);
 
   top.ignore("global_load_latency_by_warps");
   if (top.has("global_load_latency_by_warps"))
@@ -501,6 +517,13 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   top.ignore("measurements");  // free-form detail written by `characterize` (full tables, curves)
   top.finish();
   fill_rates_from_measurements(j, origin, d);
+  // characterize's energy rows, where the profile does not state its coefficients itself.
+  const json::json_pointer energy_at("/measurements/energy/coefficients");
+  if (!d.energy && j.contains(energy_at) && j.at(energy_at).is_object()) {
+    ObjectReader e(j.at(energy_at), origin, "measurements.energy.coefficients");
+    d.energy = energy_from(e);
+    d.energy->source = "characterize's energy rows (measurements.energy)";
+  }
   return d;
 }
 
@@ -927,6 +950,17 @@ json to_json(const DeviceProfile& d) {
   if (!atomics.empty()) out["atomic_ops_per_clock"] = atomics;
   if (const auto& c = d.hopper_calibration) out["hopper_calibration"] = to_json(*c);
   if (const auto& iv = d.hopper_intervals) out["hopper_intervals"] = to_json(*iv);
+  if (const auto& e = d.energy) {
+    json energy = {{"static_w", e->static_w}};
+    const std::pair<const char*, const std::optional<double>*> terms[] = {
+        {"pj_per_fp32_op", &e->pj_per_fp32_op},         {"pj_per_fp64_op", &e->pj_per_fp64_op},
+        {"pj_per_shared_byte", &e->pj_per_shared_byte}, {"pj_per_l2_byte", &e->pj_per_l2_byte},
+        {"pj_per_dram_byte", &e->pj_per_dram_byte}};
+    for (const auto& [key, value] : terms)
+      if (*value) energy[key] = **value;
+    if (!e->source.empty()) energy["source"] = e->source;
+    out["energy"] = energy;
+  }
   if (!d.provenance.empty()) out["provenance"] = d.provenance;
   return out;
 }

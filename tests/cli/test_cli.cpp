@@ -143,6 +143,31 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(run("no-such-command").exit_code, 2);
 }
 
+// predict shows the launch's energy (docs/energy.md, E.1) when the device profile has energy
+// coefficients, and nothing about energy when it has none.
+TEST(Cli, PredictShowsEnergyOnlyWithCoefficients) {
+  const CommandResult plain = run("predict --device " + kDevice + " --kernel " + kKernel + " --model thesis-2016");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("energy"), std::string::npos) << plain.out;
+  nlohmann::json device = nlohmann::json::parse(read_text_file(kDevice).value_or("{}"));
+  device["energy"] = {{"static_w", 60.0}, {"pj_per_fp32_op", 20.0}, {"pj_per_l2_byte", 5.0}, {"pj_per_dram_byte", 150.0}};
+  const std::string with_energy = write("energy-device.json", device.dump());
+  const CommandResult r = run("predict --device " + with_energy + " --kernel " + kKernel + " --model thesis-2016");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("energy: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" mJ at 60 W; l2 "), std::string::npos) << r.out;  // the K40 kernel counts no FP instructions
+  const CommandResult j = run("predict --device " + with_energy + " --kernel " + kKernel + " --model thesis-2016 --format json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json out = nlohmann::json::parse(j.out);
+  ASSERT_TRUE(out.contains("energy")) << j.out;
+  const double total = out["energy"]["joules"].get<double>();
+  double sum = 0;
+  for (const auto& [name, joules] : out["energy"]["terms"].items()) sum += joules.get<double>();
+  EXPECT_NEAR(sum, total, 1e-12 * total);  // E.1: the terms add up
+  // The static term is 60 W times the predicted time.
+  EXPECT_NEAR(out["energy"]["static_joules"].get<double>(), 60.0 * out["seconds"].get<double>(), 1e-9);
+}
+
 // Nesting deep enough to overflow a recursive parser's stack is refused before parsing
 // (100,000 '[' used to end in SIGSEGV), for the device, kernel and measurement readers alike.
 TEST(Cli, DeeplyNestedJsonIsOneLineAndExitTwo) {

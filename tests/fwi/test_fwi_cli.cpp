@@ -40,6 +40,12 @@ const std::string kSmall = "run-fwi --cpu --nx 60 --nz 40 --nt 250 --cpml 10 --s
 TEST(RunFwiCli, BadOptionsExitTwoWithOneLine) {
   const std::pair<const char*, const char*> cases[] = {
       {"run-fwi", "pass --cpu"},
+      {"run-fwi --cpu --variant all", "not both"},
+      {"run-fwi --variant tiled", "--variant 'tiled': expected all or original, shared"},
+      {"run-fwi --variant original,fast", "--variant 'fast'"},
+      {"run-fwi --cpu --energy", "--energy goes with --variant"},
+      {"run-fwi --variant all --nx 30", "fewer than 3 x 3 points"},
+      {"run-fwi --variant all --repetitions 0", "--repetitions: must be in [1, 1000] (got 0)"},
       {"run-fwi --cpu --dt 0.006", "breaks eq 2.12"},
       {"run-fwi --cpu --nx 30", "fewer than 3 x 3 points"},
       {"run-fwi --cpu --nx 60 --shots 30", "more shots than the 20 interior columns"},

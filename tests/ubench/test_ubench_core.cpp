@@ -603,4 +603,55 @@ TEST(Writers, TensorSectionsAndTheMerge) {
                         "| wgmma_sp | e5m2 |", "| load_2d |", "| 16 |"})
     EXPECT_NE(md.find(s), std::string::npos) << s;
   EXPECT_EQ(write_unit_csv(synthetic_tensor_results()).rfind("benchmark,series,warps", 0), 0u);
+// The energy rows run the kernels of declared throughput and bandwidth rows (so their SASS check is
+// those rows' check), one per unit device.json's energy coefficients name.
+TEST(Declarations, EnergyRowsRunDeclaredKernels) {
+  std::set<std::string> units;
+  for (const auto& d : declarations()) {
+    if (d.method != Method::energy) continue;
+    const auto* of = std::get_if<EnergyOf>(&d.variant);
+    ASSERT_NE(of, nullptr) << d.name;
+    const Declaration* target = find_declaration(of->of);
+    ASSERT_NE(target, nullptr) << d.name << " runs " << of->of;
+    EXPECT_EQ(d.kernel, target->kernel) << d.name;
+    EXPECT_TRUE(std::holds_alternative<BandwidthKind>(target->variant) ||
+                (std::holds_alternative<AluKernel>(target->variant) && std::get<AluKernel>(target->variant).throughput))
+        << d.name;
+    EXPECT_TRUE(units.insert(energy_count_name(of->counts)).second) << d.name;
+  }
+  EXPECT_EQ(units, (std::set<std::string>{"fp32_op", "fp64_op", "shared_byte", "l2_byte", "dram_byte"}));
+}
+
+// e = (E - P_static t) / count above the static power (the mean idle power); DRAM beyond L2; a row
+// that drew no more than the static power gives no coefficient, only a note.
+TEST(EnergyRows, CoefficientsAboveTheStaticPower) {
+  std::vector<EnergyRowResult> rows(4);
+  rows[0] = {"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 60, 10, 30};
+  rows[1] = {"energy_l2", "l2_read", "l2_byte", "valid", 1e10, 0.9, 0.01, 0.01, 0, 90, 70, 10, 30};
+  rows[2] = {"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 60, 10, 30};
+  rows[3] = {"energy_shared", "shared_read", "shared_byte", "valid", 1e9, 0.6, 0.01, 0.01, 0, 60, 70, 10, 30};
+  const EnergyCoefficients c = energy_coefficients(rows);
+  EXPECT_DOUBLE_EQ(c.static_w, 65.0);
+  EXPECT_NEAR(c.pj_per.at("fp32_op"), 35.0, 1e-9);    // (1.0 - 0.65) J / 1e10
+  EXPECT_NEAR(c.pj_per.at("l2_byte"), 25.0, 1e-9);    // (0.9 - 0.65) J / 1e10
+  EXPECT_NEAR(c.pj_per.at("dram_byte"), 60.0, 1e-9);  // (1.5 - 0.65) J / 1e10 - 25
+  EXPECT_EQ(c.pj_per.count("shared_byte"), 0u);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("shared_byte"), std::string::npos);
+  EXPECT_FALSE(energy_coefficients({}).measured);
+}
+
+TEST(Writers, EnergyRowsReachTheModel) {
+  Results r = synthetic_results();
+  r.energy.push_back({"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 65, 10, 30});
+  r.energy.push_back({"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 65, 10, 30});
+  const auto j = nlohmann::json::parse(write_device_json(r));
+  for (const char* p : {"/energy/rows/energy_fp32/joules_per_region", "/energy/coefficients/static_w",
+                        "/energy/coefficients/pj_per_fp32_op", "/energy/coefficients/pj_per_dram_byte"})
+    EXPECT_TRUE(j.at("measurements").contains(nlohmann::json::json_pointer(p))) << p;
+  const warpmodel::DeviceProfile device = warpmodel::device_from_json(j, "synthetic");
+  ASSERT_TRUE(device.energy);
+  EXPECT_DOUBLE_EQ(device.energy->static_w, 65.0);
+  EXPECT_NEAR(*device.energy->pj_per_dram_byte, 85.0, 1e-9);  // no L2 row: nothing to take out
+  EXPECT_NE(write_markdown(r).find("## Energy per operation"), std::string::npos);
 }

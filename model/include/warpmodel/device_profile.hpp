@@ -175,6 +175,19 @@ struct DeviceProfile {
   };
   std::optional<HopperIntervals> hopper_intervals;
 
+  // Energy per operation (`characterize`'s energy rows, docs/energy.md): the board's static power
+  // (no kernel running) and the energy above it per unit of work, as energy.hpp's launch_energy reads
+  // them. Absent on profiles without them (then no energy is predicted); a coefficient that was not
+  // measured is absent and its term is left out of the sum.
+  struct EnergyCoefficients {
+    double static_w = 0;
+    std::optional<double> pj_per_fp32_op, pj_per_fp64_op;       // per thread operation
+    std::optional<double> pj_per_shared_byte, pj_per_l2_byte;   // per byte moved
+    std::optional<double> pj_per_dram_byte;                     // per DRAM byte beyond the L2 byte it also is
+    std::string source;
+  };
+  std::optional<EnergyCoefficients> energy;
+
   // Free-form provenance (GPU, driver, CUDA, date, commit, command, source of each number).
   std::map<std::string, std::string> provenance;
 

@@ -65,6 +65,11 @@ inline constexpr PlausibleRange kCalibrationScale{0.001, 1000, ""};
 // prediction 101 times the measurement (committed: -0.30 to +0.33). The widening factor is
 // chosen on [0.5, 4]; the residual counts are launches.
 inline constexpr PlausibleRange kSignedError{-0.99, 100, ""};
+// Energy per operation (characterize's energy rows, docs/energy.md): a board's static power, from a
+// few watts to twice a 1000 W board and more; per operation or byte, femtojoules (a register add) to
+// a microjoule, far beyond any DRAM byte's tens of picojoules.
+inline constexpr PlausibleRange kPowerW{0.1, 5000, "W"};
+inline constexpr PlausibleRange kEnergyPerUnitPj{1e-4, 1e6, "pJ"};
 inline constexpr PlausibleRange kIntervalWiden{0.1, 10, ""};
 inline constexpr long long kMaxIntervalCases = 1000000000;
 inline constexpr long long kMaxIntervalBounds = 64;

@@ -13,6 +13,9 @@
 #ifdef WARPMODEL_HAVE_CORPUS_WORKLOAD
 #include "corpus_workload.hpp"
 #endif
+#ifdef WARPMODEL_HAVE_FWI_WORKLOAD
+#include "fwi_workload.hpp"
+#endif
 
 namespace warpmodel::cupti {
 
@@ -67,6 +70,9 @@ std::vector<std::string> workload_kinds() {
 #ifdef WARPMODEL_HAVE_CORPUS_WORKLOAD
   k.push_back("corpus");
 #endif
+#ifdef WARPMODEL_HAVE_FWI_WORKLOAD
+  k.push_back("fwi");
+#endif
   return k;
 }
 
@@ -97,6 +103,9 @@ std::unique_ptr<Workload> make_workload(const WorkloadRequest& r) {
 #endif
 #ifdef WARPMODEL_HAVE_CORPUS_WORKLOAD
   if (r.kernel == "corpus") return make_corpus_request_workload(r);
+#endif
+#ifdef WARPMODEL_HAVE_FWI_WORKLOAD
+  if (r.kernel == "fwi") return make_fwi_workload(r);
 #endif
   std::string known;
   for (const auto& k : workload_kinds()) known += (known.empty() ? "" : ", ") + k;

@@ -1,6 +1,8 @@
 // predict-app's computation and output (app_prediction.hpp).
 #include "warpmodel/sass/app_prediction.hpp"
 
+#include "warpmodel/energy.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -139,6 +141,7 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
     out.gain_threshold_source = "the model's resolution (the device profile has no shape-change errors)";
   }
   if (variant == ModelVariant::Hopper && device.hopper_intervals) out.interval_source = device.hopper_intervals->source;
+  if (device.energy) out.energy_source = device.energy->source.empty() ? "the device profile's energy" : device.energy->source;
   out.device = device.name;
   out.profile = counters.origin;
   out.sass = sass_origin;
@@ -253,6 +256,15 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
     }
     if (!measured.empty()) row.measured_us = support::median(measured);
     if (!predicted_us.empty()) row.predicted_us = support::median(predicted_us);
+    if (device.energy) {
+      std::vector<double> millijoules;
+      for (const auto* p : m)
+        if (p->prediction && p->profile)
+          millijoules.push_back(1e3 * launch_energy(*device.energy, launch_counts(*p->profile, p->prediction->occupancy.total_warps,
+                                                                                    p->prediction->seconds))
+                                          .joules);
+      if (!millijoules.empty()) row.predicted_energy_mj = support::median(millijoules);
+    }
     if (row.measured_us && row.predicted_us && *row.measured_us > 0)
       row.error_pct = 100.0 * (*row.predicted_us - *row.measured_us) / *row.measured_us;
     // Speed of light: each resource's median share over the row's launches.

@@ -149,6 +149,11 @@ Table app_prediction_table(const AppPrediction& p, TableFormat format) {
                                          r.reliable_gain ? (*r.reliable_gain ? "1" : "0") : "",
                                          raw(p.gain_threshold_pct)});
     }
+    // The predicted energy, last, where the device profile has energy coefficients.
+    if (!p.energy_source.empty()) {
+      t.headers.push_back("predicted_energy_mj");
+      for (std::size_t i = 0; i < p.rows.size(); ++i) t.rows[i].push_back(raw(p.rows[i].predicted_energy_mj));
+    }
     return t;
   }
   if (p.grouped)
@@ -163,6 +168,8 @@ Table app_prediction_table(const AppPrediction& p, TableFormat format) {
   const bool intervals = !p.interval_source.empty();
   const auto interval_at = std::find(t.headers.begin(), t.headers.end(), "predicted (us)") - t.headers.begin() + 1;
   if (intervals) t.headers.insert(t.headers.begin() + interval_at, "80 % interval (us)");
+  const bool energy = !p.energy_source.empty();
+  if (energy) t.headers.insert(t.headers.end() - 1, "predicted energy (mJ)");
   for (const auto& r : p.rows) {
     std::vector<std::string> row;
     if (p.grouped) row = {r.kernel, launches_cell(r, true)};
@@ -174,6 +181,7 @@ Table app_prediction_table(const AppPrediction& p, TableFormat format) {
                            r.not_recommended.empty() ? fixed(r.gain_pct, 1, " %") : "-",
                            alternative_cell(bound_removed(r))});
     for (const auto& w : r.what_ifs) row.push_back(alternative_cell(&w));
+    if (energy) row.push_back(fixed(r.predicted_energy_mj, 4));
     row.push_back(note_cell(r));
     if (intervals)
       row.insert(row.begin() + interval_at, r.predicted_low_us ? fixed(r.predicted_low_us, 2) + "-" +
@@ -218,6 +226,7 @@ json to_json(const AppPrediction& p) {
     row["interval_basis"] = r.interval_basis.empty() ? json(nullptr) : json(r.interval_basis);
     row["reliable_gain"] = r.reliable_gain ? json(*r.reliable_gain) : json(nullptr);
     row["gain_threshold_pct"] = p.gain_threshold_pct;
+    if (!p.energy_source.empty()) row["predicted_energy_mj"] = optional_number(r.predicted_energy_mj);
     rows.push_back(std::move(row));
   }
   return {{"model", p.model},   {"device", p.device}, {"profile", p.profile}, {"sass", p.sass},

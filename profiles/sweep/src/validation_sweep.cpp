@@ -15,6 +15,7 @@
 #include "warpmodel/corpus/corpus.hpp"
 #include "warpmodel/corpus/workload.hpp"
 #include "warpmodel/cupti/profiler.hpp"
+#include "warpmodel/cupti/workload_factory.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/tools.hpp"
@@ -22,6 +23,10 @@
 #include "warpmodel/stencils/gpu/propagator.hpp"
 #include "warpmodel/stencils/launch_plan.hpp"
 #include "warpmodel/support/cuda.hpp"
+#ifdef WARPMODEL_SWEEP_HAS_FWI
+#include "warpmodel/fwi/gpu/device_fwi.hpp"
+#include "warpmodel/fwi/inversion.hpp"
+#endif
 
 namespace warpmodel::sweep {
 namespace {
@@ -271,6 +276,57 @@ void adi_sweep(Context& cx) {
   }
 }
 
+// Each FWI variant's distinct kernels of one gradient evaluation (the step kernels at step nt / 2,
+// DeviceFwi::record_launches), at each size; a kernel several variants share (Residual, the update's)
+// is measured once per size. One variant's arrays alive at a time (two films at 2048 x 1024 are 10 GB).
+void fwi_sweep(Context& cx) {
+#ifdef WARPMODEL_SWEEP_HAS_FWI
+  for (const std::string& size_text : cx.plan.fwi_sizes) {
+    const std::vector<long long> size = cupti::parse_extent(size_text, "fwi size");
+    fwi::Experiment s;
+    s.grid = {static_cast<int>(size[0]), static_cast<int>(size[1]), 25.0};
+    s.acquisition = fwi::surface_acquisition(s.grid, s.cpml.width, 5, 2);
+    const std::vector<double> truth = fwi::layered_model(s.grid, s.cpml);
+    const std::vector<double> start = fwi::smoothed(s.grid, truth, 4);
+    const std::vector<float> truth_f(truth.begin(), truth.end()), start_f(start.begin(), start.end());
+    std::vector<std::vector<float>> observed;
+    std::vector<std::string> measured;
+    for (const std::string& name : cx.plan.fwi_variants) {
+      const auto v = fwi::parse_gpu_variant(name);
+      const std::string what = "fwi " + name + " " + size_text;
+      if (!v) {
+        cx.skipped.push_back(what + ": not a variant");
+        continue;
+      }
+      const fwi::GpuVariantInfo& info = fwi::gpu_variant_info(*v);
+      fwi::gpu::DeviceFwi f(s, *v);
+      if (observed.empty()) observed = f.model_data(truth_f);
+      const std::vector<fwi::gpu::RecordedLaunch> recorded = f.record_launches(start_f, observed);
+      std::vector<std::size_t> fresh;
+      std::vector<std::string> names;
+      std::vector<json> labels;
+      for (std::size_t i = 0; i < recorded.size(); ++i) {
+        if (std::find(measured.begin(), measured.end(), recorded[i].name) != measured.end()) continue;
+        measured.push_back(recorded[i].name);
+        fresh.push_back(i);
+        names.push_back(recorded[i].name);
+        labels.push_back({{"family", "fwi"},
+                          {"kernel", recorded[i].name},
+                          {"size", size_text},
+                          {"shape", "as launched by " + name + " (step kernels " + std::to_string(info.block_x) + "x" +
+                                        std::to_string(info.block_y) + ")"}});
+      }
+      if (fresh.empty()) continue;
+      LaunchWorkload w(what, names, [&](std::size_t i) { f.replay(fresh.at(i)); }, {});
+      measure(cx, w, labels);
+      cx.log(what + ": measured " + std::to_string(fresh.size()) + " kernels");
+    }
+  }
+#else
+  if (!cx.plan.fwi_sizes.empty()) cx.skipped.push_back("fwi: this build has no FWI GPU library");
+#endif
+}
+
 // Every corpus kernel x size x declared shape (profiles/corpus), one workload alive at a time. A
 // case whose outputs are wrong after profiling is not kept; it goes to `skipped` with the verdict,
 // as does one that cannot launch or fails on the device. Missing GPU or profiling permission
@@ -349,6 +405,7 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
       std::to_string(cx.metrics.collect.size()));
   stencil_sweep(cx);
   adi_sweep(cx);
+  fwi_sweep(cx);
   corpus_sweep(cx);
 
   SweepOutcome out;

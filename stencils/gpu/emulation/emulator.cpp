@@ -45,9 +45,17 @@ struct MBarrier {
 
 enum class State { ready, at_barrier, yielded, done };
 
+// Fiber stacks, kept between launches (allocating and clearing 64 KiB per thread and launch
+// dominated the emulation's time).
+constexpr std::size_t kStackBytes = 64 * 1024;
+std::vector<std::unique_ptr<char[]>>& stack_pool() {
+  thread_local std::vector<std::unique_ptr<char[]>> pool;
+  return pool;
+}
+
 struct Fiber {
   ucontext_t context{};
-  std::vector<char> stack;
+  char* stack = nullptr;
   ThreadView view;
   State state = State::ready;
   std::vector<Copy> open_group;
@@ -157,8 +165,8 @@ void run_block(BlockRun& r, const LaunchConfig& cfg, std::mt19937& rng) {
   }
   for (auto& f : r.fibers) {
     getcontext(&f.context);
-    f.context.uc_stack.ss_sp = f.stack.data();
-    f.context.uc_stack.ss_size = f.stack.size();
+    f.context.uc_stack.ss_sp = f.stack;
+    f.context.uc_stack.ss_size = kStackBytes;
     f.context.uc_link = &r.scheduler;
     makecontext(&f.context, fiber_main, 0);
   }
@@ -315,8 +323,11 @@ void launch(const LaunchConfig& cfg, const std::function<void()>& body) {
   r.body = &body;
   r.fibers_enabled = cfg.uses_barriers;
   r.fibers.resize(threads);
-  if (cfg.uses_barriers)
-    for (auto& f : r.fibers) f.stack.resize(64 * 1024);
+  if (cfg.uses_barriers) {
+    auto& pool = stack_pool();
+    while (pool.size() < threads) pool.push_back(std::unique_ptr<char[]>(new char[kStackBytes]));
+    for (std::size_t t = 0; t < threads; ++t) r.fibers[t].stack = pool[t].get();
+  }
   // 1024-byte aligned, like the start of a block's shared memory on the GPU.
   r.shared_bytes = cfg.shared_bytes;
   const std::size_t alloc = (std::max<std::size_t>(cfg.shared_bytes, 1) + 1023) / 1024 * 1024;

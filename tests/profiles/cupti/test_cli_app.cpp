@@ -507,6 +507,32 @@ TEST(PredictApp, WhatIfsAndTheBoundsMadeFree) {
   }
 }
 
+// With energy coefficients in the device profile every predicted launch gets its energy (docs/energy.md
+// E.1 at the predicted time); without them, no energy column and no key.
+TEST(PredictApp, EnergyOnlyWithTheDevicesCoefficients) {
+  const fs::path profile = WARPMODEL_SOURCE_DIR "/results/h200/app-example/profile.json";
+  TempDir t;
+  json device = read_json(kDevice);
+  ASSERT_FALSE(device.contains("energy"));
+  Output plain = run("predict-app --profile " + q(profile) + " --device " + q(kDevice) + " --format json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  for (const auto& row : json::parse(plain.out).at("rows")) EXPECT_FALSE(row.contains("predicted_energy_mj"));
+  device["energy"] = {{"static_w", 90.0}, {"pj_per_fp32_op", 2.0}, {"pj_per_l2_byte", 10.0}, {"pj_per_dram_byte", 60.0}};
+  const fs::path with_energy = t.path / "device-energy.json";
+  std::ofstream(with_energy) << device.dump();
+  const Output o = run("predict-app --profile " + q(profile) + " --device " + q(with_energy) + " --format json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const auto& row : json::parse(o.out).at("rows")) {
+    if (!row.at("predicted_us").is_number()) continue;
+    ASSERT_TRUE(row.at("predicted_energy_mj").is_number()) << row;
+    // At least the static power over the predicted time.
+    EXPECT_GE(row.at("predicted_energy_mj").get<double>(), 90.0 * row.at("predicted_us").get<double>() * 1e-3 * (1 - 1e-9));
+  }
+  const Output table = run("predict-app --profile " + q(profile) + " --device " + q(with_energy));
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("predicted energy (mJ)"), std::string::npos) << table.out;
+}
+
 TEST(Roofline, TheCommittedExampleApplication) {
   const fs::path profile = WARPMODEL_SOURCE_DIR "/results/h200/app-example/profile.json";
   TempDir t;

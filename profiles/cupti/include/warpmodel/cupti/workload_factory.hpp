@@ -11,7 +11,7 @@
 namespace warpmodel::cupti {
 
 struct WorkloadRequest {
-  std::string kernel;      // copy, saxpy, barrier, stencil, adi, corpus
+  std::string kernel;      // copy, saxpy, barrier, stencil, adi, corpus, fwi
   std::string size;        // copy/saxpy/barrier: elements; stencil: N or NXxNYxNZ; adi: N (N x N grid);
                            // corpus: a size label of each kernel, or small, medium, large
   std::string block;       // "256" or "32x8" ("" = the family's default)
@@ -19,7 +19,7 @@ struct WorkloadRequest {
   int barriers = 32;       // barrier: __syncthreads per thread (0, 1, 8, 32)
   std::string order;       // stencil: spatial order, a list "2,4" or "all" ("" = the family's default)
   std::string variant;     // stencil / adi variant, corpus kernel: a list or "all" ("" = default)
-  std::string adi_kernel;  // adi: which kernel (e.g. solve-x; "" = every kernel of one step)
+  std::string adi_kernel;  // adi, fwi: which kernel (e.g. solve-x, Prop_psi_sh; "" = every kernel)
   std::string precision;   // adi: single or double ("" = default)
 };
 

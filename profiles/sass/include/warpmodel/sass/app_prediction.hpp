@@ -55,6 +55,9 @@ struct AppPredictionRow {
   };
   std::vector<Alternative> what_ifs;        // --what-if, in the order given
   std::vector<Alternative> bound_removed;   // each hopper bound made free (removable_bounds order)
+  // The predicted energy of the launch (energy.hpp E.1 at the predicted time; a group: the median),
+  // where the device profile has energy coefficients.
+  std::optional<double> predicted_energy_mj;
 };
 
 // What predict_application does beyond predicting (all optional).
@@ -77,6 +80,7 @@ struct AppPrediction {
   std::string profile_gpu, device_gpu;  // the GPU names compared (guardrails.hpp)
   std::string gpu_warning;              // when they differ, once per table
   std::vector<std::string> what_ifs;    // the --what-if texts, in order
+  std::string energy_source;            // the device's energy coefficients' source ("": no energy column)
 };
 
 // One row per launch, or per (kernel, grid, block, registers, shared memory) with `group`, in

@@ -1,4 +1,4 @@
-// The measurement half of `warpmodel validate`: runs the stencil, ADI and corpus kernels
+// The measurement half of `warpmodel validate`: runs the stencil, ADI, FWI and corpus kernels
 // over the validation configurations on the GPU and records, per launch, the kernel duration
 // (CUPTI Activity API), the SM clock, sm__cycles_elapsed and the kernel profile the model reads
 // (static SASS analysis of this binary merged with the CUPTI `model` counters, profiles/sass
@@ -31,6 +31,12 @@ struct SweepPlan {
   std::vector<std::string> adi_variants{"thread-per-line", "block-per-line/pcr", "block-per-line/cr-pcr", "fused",
                                         "fused-cluster"};
   std::vector<std::string> adi_precisions{"double", "single"};
+  // FWI (stencils/fwi): every distinct kernel of a gradient evaluation of each variant, at each size
+  // NXxNZ (the study's, and one that fills the GPU); a kernel that several variants share is
+  // measured once per size. Measured when the build has the FWI's GPU library.
+  std::vector<std::string> fwi_sizes{"210x68", "2048x1024"};
+  std::vector<std::string> fwi_variants{"original",    "shared",              "fused",     "fused-cpml", "dot-gpu",
+                                        "reorganised", "gradient-on-the-fly", "read-only", "fast-math"};
   // Corpus (profiles/corpus), after the stencils and ADI: every kernel x size x declared shape.
   bool corpus = true;
   std::vector<std::string> corpus_kernels;  // empty: all

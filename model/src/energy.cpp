@@ -1,0 +1,43 @@
+#include "warpmodel/energy.hpp"
+
+namespace warpmodel {
+
+EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const LaunchCounts& c) {
+  EnergyPrediction p;
+  p.static_joules = e.static_w * c.seconds;  // E.1, first term
+  p.terms.push_back({"static", p.static_joules});
+  const struct {
+    const char* name;
+    double count;
+    const std::optional<double>& pj;
+  } units[] = {{"fp32", c.fp32_ops, e.pj_per_fp32_op},       {"fp64", c.fp64_ops, e.pj_per_fp64_op},
+               {"shared", c.shared_bytes, e.pj_per_shared_byte}, {"l2", c.l2_bytes, e.pj_per_l2_byte},
+               {"dram", c.dram_bytes, e.pj_per_dram_byte}};
+  for (const auto& u : units) {
+    if (u.count <= 0) continue;
+    if (!u.pj) {
+      p.left_out.emplace_back(u.name);
+      continue;
+    }
+    const double joules = u.count * *u.pj * 1e-12;  // E.1, sum_i count_i e_i
+    p.terms.push_back({u.name, joules});
+    p.dynamic_joules += joules;
+  }
+  p.joules = p.static_joules + p.dynamic_joules;
+  return p;
+}
+
+LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds) {
+  constexpr double kLanes = 32, kWordBytes = 4, kSectorBytes = 32;
+  LaunchCounts c;
+  c.seconds = seconds;
+  c.fp32_ops = k.fp_inst_per_warp * kLanes * warps;
+  c.shared_bytes = k.shared_inst_per_warp * kLanes * kWordBytes * warps;
+  const double l2_per_warp =
+      k.l2_bytes_per_warp ? *k.l2_bytes_per_warp : k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
+  c.l2_bytes = l2_per_warp * warps;
+  c.dram_bytes = (k.dram_bytes_per_warp ? *k.dram_bytes_per_warp : l2_per_warp * k.l2_miss_ratio) * warps;
+  return c;
+}
+
+}  // namespace warpmodel

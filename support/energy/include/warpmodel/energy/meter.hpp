@@ -1,0 +1,95 @@
+// The energy of a timed region, as seed 004 measures it (NVML, 30 runs, a 95 % Student-t interval):
+// the board's total-energy counter read around repetitions of the region, a power trace sampled by a
+// background thread, and the idle power measured first and reported apart. Plain C++: the source of
+// energy and power is an interface (NVML on a GPU, nvml.hpp; a stand-in in the tests).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "warpmodel/energy/student_t.hpp"
+
+namespace warpmodel::energy {
+
+// Where energy and power come from.
+class PowerSource {
+ public:
+  virtual ~PowerSource() = default;
+  // The board's energy counter (J since the driver loaded); nullopt when it cannot be read.
+  virtual std::optional<double> total_energy_j() = 0;
+  // The board's power draw now (W).
+  virtual std::optional<double> power_w() = 0;
+  // The counter's resolution: NVML counts millijoules.
+  virtual double counter_resolution_j() const { return 1e-3; }
+};
+
+struct PowerSample {
+  double seconds = 0;  // since the measurement started
+  double watts = 0;
+};
+
+struct EnergyOptions {
+  int samples = 30;                  // readings of the counter (seed 004: 30 runs)
+  double level = 0.95;               // the confidence level of the intervals
+  double idle_seconds = 1.0;         // power sampled with nothing running, first
+  double resolution_share = 0.01;    // the counter's resolution at most this share of a reading
+  double min_sample_seconds = 0.05;  // and a reading at least this long (the counter's update interval)
+  double sampling_period_s = 0.01;   // the power trace's period
+  long long max_repetitions = 1000000;
+};
+
+// How many repetitions of a region that takes `region_seconds` and `region_joules` make one reading:
+// the fewest with resolution <= share x reading and duration >= min_sample_seconds (at least 1).
+// measure_energy grows the repetitions until a reading meets this with the counter's quantisation
+// counted (resolution / share + 2 counts), so a region far below the resolution is sized right.
+long long repetitions_for(double region_seconds, double region_joules, double resolution_j, const EnergyOptions& o);
+
+struct EnergyResult {
+  int samples = 0;
+  long long repetitions = 0;      // regions per reading
+  double idle_w = 0;              // mean power before the region ran (apart: not subtracted below)
+  std::vector<double> seconds;    // per region, one per reading
+  std::vector<double> joules;     // per region, one per reading (counter difference / repetitions)
+  std::vector<double> sampled_watts;  // per reading: the power trace's mean over it (0: no sample fell in it)
+  Interval region_seconds, region_joules, mean_watts;  // mean_watts: joules / seconds per reading
+  Interval trace_watts;           // the power trace over the readings (its samples' mean and interval)
+  std::vector<PowerSample> trace;  // the whole trace, idle part included
+  double counter_resolution_j = 0;
+  double smallest_reading_j = 0;  // the least counter difference of a reading
+};
+
+// Measures `region`, which must wait for its own GPU work before it returns. Throws
+// std::runtime_error when the source cannot read the counter. `clock` gives seconds (steady).
+EnergyResult measure_energy(PowerSource& source, const std::function<void()>& region, const EnergyOptions& options = {},
+                            const std::function<double()>& clock = {});
+
+// Per unit of work: a region does `steps` steps of `points` points each.
+struct EnergyPerWork {
+  Interval joules_per_step;
+  Interval points_per_joule;
+  Interval efficiency;  // performance over average power (seed 004): points per second per watt
+  Interval mean_watts;
+};
+EnergyPerWork per_work(const EnergyResult& r, double steps, double points_per_step, double level = 0.95);
+
+// The board's state, read (never changed): power limit and clocks, for the provenance.
+struct BoardState {
+  std::string name, driver;
+  std::optional<double> power_limit_w;
+  std::optional<double> sm_clock_mhz, memory_clock_mhz;
+};
+
+// The one writer of an energy measurement in the commands' JSON (docs/energy.md): the readings,
+// the intervals, the per-work figures, the idle power, the board, and the trace (at most
+// `max_trace_points`, evenly thinned).
+nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const BoardState& board,
+                           std::size_t max_trace_points = 400);
+
+// One line for the terminal: "energy: 1.234 mJ per step (+- 0.5 %), 5.6 Gpoints/J, 310 W mean (idle 70 W), ...".
+std::string energy_summary(const EnergyResult& r, const EnergyPerWork& w);
+
+}  // namespace warpmodel::energy

@@ -1,0 +1,214 @@
+#include "warpmodel/energy/meter.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace warpmodel::energy {
+
+long long repetitions_for(double region_seconds, double region_joules, double resolution_j, const EnergyOptions& o) {
+  // A region below the counter's resolution is priced at the resolution: at least 1 / share repetitions.
+  const double joules = region_joules > 0 ? region_joules : resolution_j;
+  double reps = std::ceil(resolution_j / o.resolution_share / joules);
+  if (region_seconds > 0) reps = std::max(reps, std::ceil(o.min_sample_seconds / region_seconds));
+  reps = std::max(reps, 1.0);
+  return static_cast<long long>(std::min(reps, static_cast<double>(o.max_repetitions)));
+}
+
+namespace {
+
+// The background thread that samples the power until it is destroyed.
+class Sampler {
+ public:
+  Sampler(PowerSource& source, double period_s, std::function<double()> clock)
+      : source_(source), period_(period_s), clock_(std::move(clock)) {
+    thread_ = std::thread([this] {
+      while (!stop_.load()) {
+        const std::optional<double> w = source_.power_w();
+        const double t = clock_();
+        if (w) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          trace_.push_back({t, *w});
+        }
+        std::this_thread::sleep_for(std::chrono::duration<double>(period_));
+      }
+    });
+  }
+  ~Sampler() { stop(); }
+  void stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  std::vector<PowerSample> trace() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return trace_;
+  }
+
+ private:
+  PowerSource& source_;
+  double period_;
+  std::function<double()> clock_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::vector<PowerSample> trace_;
+  std::thread thread_;
+};
+
+double mean_between(const std::vector<PowerSample>& trace, double from, double to, int* count = nullptr) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& s : trace)
+    if (s.seconds >= from && s.seconds <= to) sum += s.watts, ++n;
+  if (count) *count = n;
+  return n ? sum / n : 0.0;
+}
+
+}  // namespace
+
+EnergyResult measure_energy(PowerSource& source, const std::function<void()>& region, const EnergyOptions& o,
+                            const std::function<double()>& clock_in) {
+  if (o.samples < 2) throw std::invalid_argument("measure_energy: at least 2 samples");
+  const auto origin = std::chrono::steady_clock::now();
+  const std::function<double()> clock =
+      clock_in ? clock_in : [origin] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count(); };
+  const auto counter = [&] {
+    const std::optional<double> e = source.total_energy_j();
+    if (!e) throw std::runtime_error("the board's total-energy counter cannot be read");
+    return *e;
+  };
+  counter();  // refuse before anything runs
+  EnergyResult r;
+  r.counter_resolution_j = source.counter_resolution_j();
+  Sampler sampler(source, o.sampling_period_s, clock);
+  // Idle: nothing of ours runs.
+  const double idle_from = clock();
+  std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_seconds));
+  int idle_count = 0;
+  r.idle_w = mean_between(sampler.trace(), idle_from, clock(), &idle_count);
+  if (idle_count == 0)
+    if (const auto w = source.power_w()) r.idle_w = *w;
+  // Size the readings: more repetitions until one reading lasts min_sample_seconds and moves the
+  // counter by resolution / share plus two counts (its quantisation at either end), so that every
+  // reading keeps the resolution within the share.
+  const double needed_j = r.counter_resolution_j / o.resolution_share + 2 * r.counter_resolution_j;
+  long long reps = 1;
+  double e0 = 0, t0 = 0, t1 = 0, e1 = 0;
+  for (;;) {
+    e0 = counter(), t0 = clock();
+    for (long long k = 0; k < reps; ++k) region();
+    t1 = clock(), e1 = counter();
+    const double diff = e1 - e0, duration = t1 - t0;
+    if ((diff >= needed_j && duration >= o.min_sample_seconds) || reps >= o.max_repetitions) break;
+    double grow = 100.0;  // nothing counted yet
+    if (diff > 0) grow = 1.05 * needed_j / diff;
+    if (duration > 0 && o.min_sample_seconds > 0) grow = std::max(grow, 1.05 * o.min_sample_seconds / duration);
+    reps = std::min(o.max_repetitions, std::max(2 * reps, static_cast<long long>(std::ceil(reps * grow))));
+  }
+  r.repetitions = reps;
+  // The readings.
+  std::vector<std::pair<double, double>> windows;
+  r.smallest_reading_j = INFINITY;
+  for (int s = 0; s < o.samples; ++s) {
+    e0 = counter(), t0 = clock();
+    for (long long k = 0; k < r.repetitions; ++k) region();
+    t1 = clock(), e1 = counter();
+    r.joules.push_back((e1 - e0) / double(r.repetitions));
+    r.seconds.push_back((t1 - t0) / double(r.repetitions));
+    r.smallest_reading_j = std::min(r.smallest_reading_j, e1 - e0);
+    windows.emplace_back(t0, t1);
+  }
+  sampler.stop();
+  r.trace = sampler.trace();
+  r.samples = o.samples;
+  std::vector<double> watts, trace_watts;
+  for (std::size_t k = 0; k < r.joules.size(); ++k) {
+    watts.push_back(r.seconds[k] > 0 ? r.joules[k] / r.seconds[k] : 0.0);
+    r.sampled_watts.push_back(mean_between(r.trace, windows[k].first, windows[k].second));
+  }
+  for (const auto& p : r.trace)
+    if (p.seconds >= windows.front().first && p.seconds <= windows.back().second) trace_watts.push_back(p.watts);
+  r.region_seconds = confidence_interval(r.seconds, o.level);
+  r.region_joules = confidence_interval(r.joules, o.level);
+  r.mean_watts = confidence_interval(watts, o.level);
+  r.trace_watts = confidence_interval(trace_watts, o.level);
+  return r;
+}
+
+EnergyPerWork per_work(const EnergyResult& r, double steps, double points_per_step, double level) {
+  if (!(steps > 0) || !(points_per_step > 0)) throw std::invalid_argument("per_work: steps and points must be > 0");
+  std::vector<double> jps, ppj, efficiency, watts;
+  for (std::size_t k = 0; k < r.joules.size(); ++k) {
+    jps.push_back(r.joules[k] / steps);
+    ppj.push_back(r.joules[k] > 0 ? steps * points_per_step / r.joules[k] : 0.0);
+    // Performance over the average power (seed 004): the sampled power where the trace has it.
+    const double w = r.sampled_watts[k] > 0 ? r.sampled_watts[k] : (r.seconds[k] > 0 ? r.joules[k] / r.seconds[k] : 0.0);
+    efficiency.push_back(w > 0 && r.seconds[k] > 0 ? steps * points_per_step / r.seconds[k] / w : 0.0);
+    watts.push_back(w);
+  }
+  return {confidence_interval(jps, level), confidence_interval(ppj, level), confidence_interval(efficiency, level),
+          confidence_interval(watts, level)};
+}
+
+namespace {
+nlohmann::json interval_json(const Interval& i) {
+  return {{"mean", i.mean}, {"half_width", i.half_width}, {"n", i.n}, {"level", i.level}, {"t", i.t}};
+}
+std::string relative(const Interval& i) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g %%", i.mean != 0 ? 100.0 * i.half_width / std::fabs(i.mean) : 0.0);
+  return text;
+}
+}  // namespace
+
+nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const BoardState& board,
+                           std::size_t max_trace_points) {
+  nlohmann::json j;
+  j["method"] =
+      "NVML total-energy counter (nvmlDeviceGetTotalEnergyConsumption) read around each reading of repeated regions; "
+      "power (nvmlDeviceGetPowerUsage) sampled by a background thread; idle power measured first, not subtracted; "
+      "intervals: Student t at the level given, n - 1 degrees of freedom";
+  j["readings"] = r.samples;
+  j["repetitions_per_reading"] = r.repetitions;
+  j["counter_resolution_j"] = r.counter_resolution_j;
+  j["smallest_reading_j"] = r.smallest_reading_j;
+  j["resolution_share_of_smallest_reading"] = r.smallest_reading_j > 0 ? r.counter_resolution_j / r.smallest_reading_j : 0.0;
+  j["idle_w"] = r.idle_w;
+  j["region_seconds"] = interval_json(r.region_seconds);
+  j["region_joules"] = interval_json(r.region_joules);
+  j["mean_watts_counter"] = interval_json(r.mean_watts);
+  j["mean_watts_sampled"] = interval_json(r.trace_watts);
+  j["joules_per_step"] = interval_json(w.joules_per_step);
+  j["points_per_joule"] = interval_json(w.points_per_joule);
+  j["efficiency_points_per_s_per_w"] = interval_json(w.efficiency);
+  nlohmann::json readings = nlohmann::json::array();
+  for (std::size_t k = 0; k < r.joules.size(); ++k)
+    readings.push_back({{"seconds", r.seconds[k]}, {"joules", r.joules[k]}, {"sampled_watts", r.sampled_watts[k]}});
+  j["per_reading"] = readings;
+  nlohmann::json b = {{"name", board.name}, {"driver", board.driver}};
+  b["power_limit_w"] = board.power_limit_w ? nlohmann::json(*board.power_limit_w) : nlohmann::json(nullptr);
+  b["sm_clock_mhz"] = board.sm_clock_mhz ? nlohmann::json(*board.sm_clock_mhz) : nlohmann::json(nullptr);
+  b["memory_clock_mhz"] = board.memory_clock_mhz ? nlohmann::json(*board.memory_clock_mhz) : nlohmann::json(nullptr);
+  j["board"] = b;
+  nlohmann::json trace = nlohmann::json::array();
+  const std::size_t stride = std::max<std::size_t>(1, (r.trace.size() + max_trace_points - 1) / std::max<std::size_t>(max_trace_points, 1));
+  for (std::size_t k = 0; k < r.trace.size(); k += stride) trace.push_back({r.trace[k].seconds, r.trace[k].watts});
+  j["trace_seconds_watts"] = trace;
+  return j;
+}
+
+std::string energy_summary(const EnergyResult& r, const EnergyPerWork& w) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "energy: %.4g J per step (+- %s), %.4g points/J, %.4g points/s/W, %.1f W mean (+- %s; idle %.1f W "
+                "apart), %d readings of %lld regions, 95 %% Student-t intervals",
+                w.joules_per_step.mean, relative(w.joules_per_step).c_str(), w.points_per_joule.mean, w.efficiency.mean,
+                w.mean_watts.mean, relative(w.mean_watts).c_str(), r.idle_w, r.samples, r.repetitions);
+  return text;
+}
+
+}  // namespace warpmodel::energy

@@ -1,0 +1,147 @@
+// warpmodel_energy (support/energy): Student's t against tabulated quantiles, the 95 % interval, the
+// choice of repetitions (the counter's 1 mJ at most 1 % of a reading), the measurement with a
+// stand-in counter and power reading, the per-work figures and the JSON; NVML without a driver.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <mutex>
+
+#include "warpmodel/energy/meter.hpp"
+#include "warpmodel/energy/nvml.hpp"
+#include "warpmodel/energy/student_t.hpp"
+
+namespace warpmodel::energy {
+namespace {
+
+TEST(StudentT, QuantilesMatchTheTables) {
+  // Two-sided 95 % (p = 0.975) and other levels, from the standard tables (8 to 9 digits).
+  const struct {
+    double p, dof, t;
+  } table[] = {{0.975, 1, 12.70620474}, {0.975, 2, 4.30265273}, {0.975, 5, 2.570581836}, {0.975, 10, 2.228138852},
+               {0.975, 29, 2.045229642}, {0.975, 30, 2.042272456}, {0.975, 100, 1.983971519},
+               {0.95, 5, 2.015048373},  {0.995, 10, 3.169272667}, {0.9, 3, 1.637744354},  {0.975, 1e7, 1.959964}};
+  for (const auto& row : table)
+    EXPECT_NEAR(student_t_quantile(row.p, row.dof), row.t, 2e-6 * row.t) << "p " << row.p << ", dof " << row.dof;
+}
+
+TEST(StudentT, SymmetricAndTheCdfInvertsIt) {
+  EXPECT_DOUBLE_EQ(student_t_quantile(0.5, 7), 0.0);
+  EXPECT_NEAR(student_t_quantile(0.025, 29), -2.045229642, 1e-8);
+  for (double dof : {1.0, 3.0, 29.0, 250.0})
+    for (double p : {0.01, 0.2, 0.6, 0.95, 0.999}) EXPECT_NEAR(student_t_cdf(student_t_quantile(p, dof), dof), p, 1e-10);
+  EXPECT_NEAR(incomplete_beta(2, 3, 0.4), 0.5248, 1e-12);  // sum over j = 2..4 of C(4, j) 0.4^j 0.6^(4 - j)
+  EXPECT_THROW(student_t_quantile(1.0, 5), std::invalid_argument);
+  EXPECT_THROW(student_t_quantile(0.5, 0), std::invalid_argument);
+}
+
+TEST(StudentT, ConfidenceIntervalOfASample) {
+  const std::vector<double> x = {9.8, 10.2, 10.0, 9.9, 10.1};  // mean 10, s = 0.158114
+  const Interval i = confidence_interval(x);
+  EXPECT_DOUBLE_EQ(i.mean, 10.0);
+  EXPECT_EQ(i.n, 5);
+  EXPECT_NEAR(i.t, 2.776445105, 1e-7);
+  EXPECT_NEAR(i.half_width, 2.776445105 * 0.158113883 / std::sqrt(5.0), 1e-8);
+  EXPECT_EQ(confidence_interval({3.0}).half_width, 0.0);
+}
+
+TEST(Energy, RepetitionsKeepTheResolutionUnderOnePercent) {
+  EnergyOptions o;
+  o.min_sample_seconds = 0;
+  EXPECT_EQ(repetitions_for(1e-3, 0.2, 1e-3, o), 1);        // 200 mJ: 1 mJ is 0.5 %
+  EXPECT_EQ(repetitions_for(1e-3, 0.05, 1e-3, o), 2);       // 50 mJ: two make 100 mJ
+  EXPECT_EQ(repetitions_for(1e-5, 2.5e-4, 1e-3, o), 400);   // 0.25 mJ
+  EXPECT_EQ(repetitions_for(1e-5, 0.0, 1e-3, o), 100);      // below the resolution: priced at 1 mJ
+  o.min_sample_seconds = 0.05;
+  EXPECT_EQ(repetitions_for(1e-4, 1.0, 1e-3, o), 500);      // the duration decides
+}
+
+// A board whose counter counts whole millijoules, idle at 70 W and at 250 W while a region runs.
+class StandIn : public PowerSource {
+ public:
+  std::optional<double> total_energy_j() override {
+    std::lock_guard<std::mutex> lock(m);
+    return std::floor(joules * 1000.0) / 1000.0;
+  }
+  std::optional<double> power_w() override { return running.load() ? 250.0 : 70.0; }
+  void region() {
+    running.store(true);
+    {
+      std::lock_guard<std::mutex> lock(m);
+      joules += 2.5e-4;  // 0.25 mJ per region: a quarter of the counter's resolution
+      seconds += 1e-6;
+    }
+    running.store(false);
+  }
+  double now() {
+    std::lock_guard<std::mutex> lock(m);
+    return seconds;
+  }
+  std::mutex m;
+  double joules = 1234.5678, seconds = 0;
+  std::atomic<bool> running{false};
+};
+
+TEST(Energy, MeasuresARegionBelowTheCounterResolution) {
+  StandIn board;
+  EnergyOptions o;
+  o.idle_seconds = 0.05;
+  o.min_sample_seconds = 0;
+  o.sampling_period_s = 0.001;
+  const EnergyResult r = measure_energy(board, [&] { board.region(); }, o, [&] { return board.now(); });
+  EXPECT_EQ(r.samples, 30);
+  EXPECT_GE(r.repetitions, 408);  // 0.25 mJ each: 100 mJ and two counts of quantisation
+  EXPECT_LE(r.repetitions, 2000);
+  EXPECT_GE(r.smallest_reading_j, 0.1);
+  EXPECT_NEAR(r.region_joules.mean, 2.5e-4, 0.01 * 2.5e-4);
+  EXPECT_NEAR(r.region_seconds.mean, 1e-6, 1e-9);
+  EXPECT_NEAR(r.mean_watts.mean, 250.0, 2.5);
+  EXPECT_DOUBLE_EQ(r.idle_w, 70.0);
+  const EnergyPerWork w = per_work(r, 10, 1000);  // a region: 10 steps of 1000 points
+  EXPECT_NEAR(w.joules_per_step.mean, 2.5e-5, 0.01 * 2.5e-5);
+  EXPECT_NEAR(w.points_per_joule.mean, 1e4 / 2.5e-4, 0.01 * 1e4 / 2.5e-4);
+  const nlohmann::json j = energy_json(r, w, BoardState{"stand-in", "0", 300.0, 1980.0, 2619.0});
+  for (const char* key : {"idle_w", "joules_per_step", "points_per_joule", "efficiency_points_per_s_per_w",
+                          "mean_watts_counter", "repetitions_per_reading", "trace_seconds_watts", "board"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_LE(j["resolution_share_of_smallest_reading"].get<double>(), 0.01);
+  EXPECT_EQ(j["board"]["power_limit_w"], 300.0);
+  EXPECT_NE(energy_summary(r, w).find("points/J"), std::string::npos);
+}
+
+TEST(Energy, EfficiencyIsPerformanceOverTheSampledPower) {
+  EnergyResult r;
+  r.samples = 3;
+  r.joules = {2.0, 2.0, 2.0};
+  r.seconds = {0.01, 0.01, 0.01};
+  r.sampled_watts = {100.0, 0.0, 400.0};  // the middle reading has no sample: the counter's 200 W
+  const EnergyPerWork w = per_work(r, 4, 100);
+  EXPECT_NEAR(w.efficiency.mean, (40000.0 / 100 + 40000.0 / 200 + 40000.0 / 400) / 3, 1e-9);
+  EXPECT_NEAR(w.points_per_joule.mean, 200.0, 1e-12);
+  EXPECT_NEAR(w.joules_per_step.mean, 0.5, 1e-12);
+}
+
+TEST(Energy, CounterThatCannotBeReadIsRefusedBeforeTheRegionRuns) {
+  struct Broken : PowerSource {
+    std::optional<double> total_energy_j() override { return std::nullopt; }
+    std::optional<double> power_w() override { return std::nullopt; }
+  } broken;
+  bool ran = false;
+  EXPECT_THROW(measure_energy(broken, [&] { ran = true; }), std::runtime_error);
+  EXPECT_FALSE(ran);
+}
+
+// Without the driver's library NVML says why in one line; with it (a GPU machine) the counter reads.
+TEST(Energy, NvmlSaysWhyItIsUnavailable) {
+  NvmlPower nvml;
+  if (nvml.available()) {
+    EXPECT_TRUE(nvml.total_energy_j().has_value());
+  } else {
+    EXPECT_NE(nvml.why_unavailable().find("NVML"), std::string::npos) << nvml.why_unavailable();
+    EXPECT_EQ(nvml.why_unavailable().find('\n'), std::string::npos);
+    EXPECT_FALSE(nvml.total_energy_j().has_value());
+  }
+}
+
+}  // namespace
+}  // namespace warpmodel::energy

@@ -1,0 +1,116 @@
+// The launch energy (model/include/warpmodel/energy.hpp): equation E.1 on numbers worked by hand, the
+// counts of E.2 from a kernel profile, and device.json's "energy" (top level, or characterize's
+// measurements.energy.coefficients), its range checks and its round trip.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "warpmodel/energy.hpp"
+#include "warpmodel/json_io.hpp"
+
+namespace warpmodel {
+namespace {
+
+DeviceProfile::EnergyCoefficients coefficients() {
+  DeviceProfile::EnergyCoefficients e;
+  e.static_w = 60;
+  e.pj_per_fp32_op = 10;
+  e.pj_per_l2_byte = 5;
+  e.pj_per_dram_byte = 100;
+  return e;
+}
+
+TEST(LaunchEnergy, StaticPowerTimesTimePlusCountsTimesEnergies) {
+  LaunchCounts c;
+  c.seconds = 1e-3;
+  c.fp32_ops = 1e9;
+  c.l2_bytes = 2e8;
+  c.dram_bytes = 1e8;
+  const EnergyPrediction p = launch_energy(coefficients(), c);
+  // 60 W x 1 ms = 60 mJ; 1e9 x 10 pJ = 10 mJ; 2e8 x 5 pJ = 1 mJ; 1e8 x 100 pJ = 10 mJ.
+  EXPECT_NEAR(p.static_joules, 0.060, 1e-15);
+  EXPECT_NEAR(p.dynamic_joules, 0.021, 1e-15);
+  EXPECT_NEAR(p.joules, 0.081, 1e-15);
+  ASSERT_EQ(p.terms.size(), 4u);
+  EXPECT_EQ(p.terms[0].name, "static");
+  EXPECT_EQ(p.terms[3].name, "dram");
+  EXPECT_TRUE(p.left_out.empty());
+}
+
+TEST(LaunchEnergy, ACountWithoutACoefficientIsNamedNotPriced) {
+  LaunchCounts c;
+  c.seconds = 1e-3;
+  c.fp64_ops = 1e9;      // no pj_per_fp64_op
+  c.shared_bytes = 1e6;  // no pj_per_shared_byte
+  const EnergyPrediction p = launch_energy(coefficients(), c);
+  EXPECT_DOUBLE_EQ(p.joules, p.static_joules);
+  EXPECT_EQ(p.left_out, (std::vector<std::string>{"fp64", "shared"}));
+}
+
+TEST(LaunchEnergy, CountsFromTheKernelProfile) {
+  KernelProfile k;
+  k.fp_inst_per_warp = 10;
+  k.shared_inst_per_warp = 2;
+  k.mem_inst_per_warp = 3;
+  k.transactions_per_request = 4;
+  k.l2_miss_ratio = 0.5;
+  LaunchCounts c = launch_counts(k, 1000, 2e-3);
+  EXPECT_DOUBLE_EQ(c.seconds, 2e-3);
+  EXPECT_DOUBLE_EQ(c.fp32_ops, 10 * 32 * 1000.0);
+  EXPECT_DOUBLE_EQ(c.shared_bytes, 2 * 32 * 4 * 1000.0);
+  EXPECT_DOUBLE_EQ(c.l2_bytes, 3 * 4 * 32 * 1000.0);    // derived from the requests
+  EXPECT_DOUBLE_EQ(c.dram_bytes, 3 * 4 * 32 * 500.0);   // and the miss ratio
+  k.l2_bytes_per_warp = 1000;
+  k.dram_bytes_per_warp = 300;
+  c = launch_counts(k, 1000, 2e-3);
+  EXPECT_DOUBLE_EQ(c.l2_bytes, 1e6);  // measured traffic wins
+  EXPECT_DOUBLE_EQ(c.dram_bytes, 3e5);
+}
+
+nlohmann::json device_document() {
+  return {{"schema", "warpmodel.device/1"},
+          {"name", "test"},
+          {"hardware",
+           {{"compute_capability", "9.0"}, {"sm_count", 132}, {"sm_clock_mhz", 1980}, {"simd_width", 128},
+            {"mem_peak_bandwidth_gbs", 3350}}},
+          {"latency_cycles",
+           {{"fp", 4}, {"l1_hit", 40}, {"l2_hit", 260}, {"dram", 600}, {"departure_delay_coalesced", 4}}}};
+}
+
+TEST(DeviceEnergy, ReadFromTheProfileOrFromCharacterizesRows) {
+  nlohmann::json j = device_document();
+  EXPECT_FALSE(device_from_json(j, "t").energy.has_value());  // absent: no energy predicted
+  j["measurements"] = {{"energy", {{"coefficients", {{"static_w", 75.0}, {"pj_per_fp32_op", 1.5}, {"pj_per_dram_byte", 40.0}}}}}};
+  DeviceProfile d = device_from_json(j, "t");
+  ASSERT_TRUE(d.energy);
+  EXPECT_EQ(d.energy->static_w, 75.0);
+  EXPECT_EQ(d.energy->pj_per_fp32_op, 1.5);
+  EXPECT_FALSE(d.energy->pj_per_l2_byte);
+  EXPECT_NE(d.energy->source.find("characterize"), std::string::npos);
+  // The top level wins, and the profile writes it back the same.
+  j["energy"] = {{"static_w", 80.0}, {"pj_per_l2_byte", 4.0}, {"source", "hand"}};
+  d = device_from_json(j, "t");
+  EXPECT_EQ(d.energy->static_w, 80.0);
+  EXPECT_EQ(d.energy->pj_per_l2_byte, 4.0);
+  const DeviceProfile again = device_from_json(to_json(d), "t");
+  ASSERT_TRUE(again.energy);
+  EXPECT_EQ(again.energy->static_w, 80.0);
+  EXPECT_EQ(again.energy->pj_per_l2_byte, 4.0);
+  EXPECT_EQ(again.energy->source, "hand");
+}
+
+TEST(DeviceEnergy, ImplausibleValuesAreRefusedByName) {
+  nlohmann::json j = device_document();
+  j["energy"] = {{"static_w", 75.0}, {"pj_per_dram_byte", -3.0}};
+  try {
+    device_from_json(j, "dev.json");
+    FAIL() << "a negative energy was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("pj_per_dram_byte"), std::string::npos) << e.what();
+  }
+  j["energy"] = {{"static_w", 75.0}, {"pj_per_flop", 3.0}};
+  EXPECT_THROW(device_from_json(j, "dev.json"), InputError);  // unknown key
+}
+
+}  // namespace
+}  // namespace warpmodel

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""results.energy_report: scripts/energy_report.py on hand-written run-stencil JSON.
+
+Without a run it shows seed 004's gains and says nothing is measured; with runs the gain of intz-reg's
+efficiency over each base variant is computed from the JSON (150 over 100: +50.0 %), with the range the
+intervals allow, beside seed 004's; a base not measured says so; bad input exits 2 with one line.
+usage: test_energy_report.py REPO
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def stencil_run(variant, efficiency):
+    i = lambda m, h: {"mean": m, "half_width": h, "n": 30, "level": 0.95, "t": 2.045}
+    return {"schema": "warpmodel.stencil-run/1", "variant": variant, "order": 8, "size": [512, 512, 512],
+            "provenance": {"gpu": "Test GPU", "driver": "1.0"},
+            "energy": {"joules_per_step": i(0.5, 0.01), "points_per_joule": i(2.7e8, 1e6), "mean_watts_counter": i(300.0, 2.0),
+                       "efficiency_points_per_s_per_w": i(efficiency, 1.0), "idle_w": 70.0,
+                       "board": {"power_limit_w": 700.0}}}
+
+
+def run(repo, args):
+    return subprocess.run([sys.executable, os.path.join(repo, "scripts", "energy_report.py")] + args,
+                          capture_output=True, text=True)
+
+
+def main():
+    repo = sys.argv[1]
+    failures = []
+    r = run(repo, [])
+    if r.returncode != 0 or "No measurement yet" not in r.stdout or "+54.11 %" not in r.stdout:
+        failures.append(f"no run: {r.returncode} {r.stdout[:300]} {r.stderr}")
+    with tempfile.TemporaryDirectory() as tmp:
+        args = []
+        for v, e in (("naive", 100.0), ("shared", 120.0), ("intz-reg", 150.0)):
+            path = os.path.join(tmp, f"{v}.json")
+            with open(path, "w") as f:
+                json.dump(stencil_run(v, e), f)
+            args += ["--run", path]
+        r = run(repo, args + ["--out", tmp])
+        if r.returncode != 0:
+            failures.append(f"with runs: exit {r.returncode}: {r.stderr}")
+        else:
+            page = open(os.path.join(tmp, "energy.md")).read()
+            for expected in ("+50.0 %", "+25.0 %", "+34.30 %", "| readonly | +44.53 % | not measured |", "## Order 8",
+                             "700.0 W", "idle W"):
+                if expected not in page:
+                    failures.append(f"energy.md lacks {expected!r}")
+            if len(open(os.path.join(tmp, "energy.csv")).read().splitlines()) != 4:
+                failures.append("energy.csv: expected a header and three rows")
+        bad = stencil_run("naive", 1.0)
+        del bad["energy"]
+        path = os.path.join(tmp, "bad.json")
+        with open(path, "w") as f:
+            json.dump(bad, f)
+        r = run(repo, ["--run", path])
+        if r.returncode != 2 or "without --energy" not in r.stderr or r.stderr.count("\n") != 1:
+            failures.append(f"no energy: expected exit 2 and one line, got {r.returncode}: {r.stderr}")
+    for f in failures:
+        print("FAIL:", f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
