@@ -219,7 +219,6 @@ struct Results {
   std::vector<CsvRow> csv;       // the core stage's raw series (ubench.csv)
   std::vector<CsvRow> unit_csv;  // the tensor stage's (tensor.csv)
   std::vector<EnergyRowResult> energy;  // the energy rows (absent without NVML's energy counter)
-  std::vector<CsvRow> csv;
   std::vector<std::string> warnings;
 
   const LatencySeries* find_latency(const std::string& name) const;
