@@ -603,6 +603,8 @@ TEST(Writers, TensorSectionsAndTheMerge) {
                         "| wgmma_sp | e5m2 |", "| load_2d |", "| 16 |"})
     EXPECT_NE(md.find(s), std::string::npos) << s;
   EXPECT_EQ(write_unit_csv(synthetic_tensor_results()).rfind("benchmark,series,warps", 0), 0u);
+}
+
 // The energy rows run the kernels of declared throughput and bandwidth rows (so their SASS check is
 // those rows' check), one per unit device.json's energy coefficients name.
 TEST(Declarations, EnergyRowsRunDeclaredKernels) {
