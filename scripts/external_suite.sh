@@ -20,15 +20,15 @@
 # the timeout (log .logs/NAME.run.log), then `predict-app --format csv` into .work/NAME/predict.csv (a
 # first look; the committed tables are predicted again below); the stages' exit codes and times go to
 # .work/NAME/status.txt. A failure is recorded and the next application goes on. Then
-# scripts/external_bundle.py keeps every application's status, profile.json and the cubins holding its
-# launched kernels in OUT_DIR/profiles.json.xz (merged into an existing one: a run split over several
-# calls or machines adds to it), `provenance_index.py record` records that file with the run in
+# scripts/external_bundle.py keeps every application's status and profile.json in OUT_DIR/profiles.json.xz
+# and the cubins holding its launched kernels in OUT_DIR/cubins.json.xz (merged into existing ones: a run
+# split over several calls or machines adds to them), `provenance_index.py record` records them with the run in
 # results/<gpu>/provenance.json, and, where the folder has the corpus sweep, `warpmodel validate --from
 # results/<gpu>` predicts every application and writes OUT_DIR/launches.csv, apps.csv and summary.md
-# (scripts/regenerate_results.sh does the same without a GPU). The run record (OUT_DIR/.logs/run.json)
+# (scripts/regenerate_results.sh does the same without a GPU). The run record (OUT_DIR/.logs/run-DATE.json)
 # holds the GPU's name, UUID and driver and its SM clock (at rest, and the maximum) as nvidia-smi
 # reports them when the call starts, CUDA and nvcc, the commit, the command and both suites'
-# repositories and commits. .work and .logs are not committed: copy OUT_DIR/profiles.json.xz back.
+# repositories and commits. .work and .logs are not committed: copy OUT_DIR/profiles.json.xz and cubins.json.xz back.
 # WARPMODEL_GIT_COMMIT names the commit where the copy has no .git.
 set -uo pipefail
 usage() { sed -n '6,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -183,7 +183,8 @@ while IFS=$'\t' read -r name suite folder build run app_half popts; do
 done <<<"$selected"
 
 # --- tables and provenance ------------------------------------------------------------------------
-run_record=$out/.logs/run.json
+# One record per call (run-DATE.json): a run split over several calls on one machine keeps each call's.
+run_record=$out/.logs/run-$date_utc.json
 hec_commit=$(sed -n 's/^#   hecbench .* commit \([0-9a-f]*\).*/\1/p' "$list")
 rod_commit=$(sed -n 's/^#   rodinia .* commit \([0-9a-f]*\).*/\1/p' "$list")
 cmdline="scripts/external_suite.sh $(basename "$src") $(basename "$list") ${out#"$repo"/}${options:+ $options}"
@@ -214,12 +215,14 @@ json.dump({"date": date, "commit": commit, "cuda": cuda, "nvcc": nvcc, "command"
                       {"suite": "rodinia", "repository": "https://github.com/yuhc/gpu-rodinia", "commit": rod}]},
           open(path, "w"), indent=1)
 EOF
+runs=()
+for r in "$out"/.logs/run-*.json; do [ -f "$r" ] && runs+=(--run "$r"); done
 python3 "$repo/scripts/external_bundle.py" --work "$out/.work" --logs "$out/.logs" --list "$list" \
-  --out "$out/profiles.json.xz" --run "$run_record" || exit 1
+  --out "$out/profiles.json.xz" "${runs[@]}" || exit 1
 gpu_folder=$(dirname "$out")
 if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
   python3 "$repo/scripts/provenance_index.py" record "$gpu_folder" --stage external \
-    --outputs external/profiles.json.xz --command "$cmdline" --run "$run_record" || exit 1
+    --outputs external/profiles.json.xz,external/cubins.json.xz --command "$cmdline" --run "$run_record" || exit 1
   if ls "$gpu_folder"/validation-measurements.json* >/dev/null 2>&1; then
     # As scripts/regenerate_results.sh runs it (from the repository root, every other GPU folder with a
     # sweep for the cross-GPU rows), so that the tables it writes are the ones a regeneration writes.
@@ -231,9 +234,9 @@ if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
     done
     (cd "$repo" && "$bin" validate --from "${gpu_folder#"$repo"/}" ${cross[@]+"${cross[@]}"} >/dev/null) || exit 1
     python3 "$repo/scripts/provenance_index.py" index "$(dirname "$gpu_folder")" >/dev/null || exit 1
-    echo "external_suite: wrote $out/profiles.json.xz, launches.csv, apps.csv, summary.md ($(( $(date +%s) - start_all )) s)"
+    echo "external_suite: wrote $out/profiles.json.xz, cubins.json.xz, launches.csv, apps.csv, summary.md ($(( $(date +%s) - start_all )) s)"
     exit 0
   fi
 fi
-echo "external_suite: wrote $out/profiles.json.xz ($(( $(date +%s) - start_all )) s); no corpus sweep beside" \
+echo "external_suite: wrote $out/profiles.json.xz, cubins.json.xz ($(( $(date +%s) - start_all )) s); no corpus sweep beside" \
      "device.json: \`warpmodel validate --from\` writes the tables once the GPU's folder has one"
