@@ -4,7 +4,7 @@
 # predicted with `warpmodel predict-app`, as a user would (docs/validation.md, "External validation set").
 #
 #   scripts/external_suite.sh SRC_DIR LIST_FILE OUT_DIR [--only NAME,...] [--half development|held-out]
-#                             [--build-only] [--jobs N] [--timeout S] [--skip-done]
+#                             [--build-only] [--jobs N] [--timeout S] [--skip-done] [--budget S]
 #
 #   SRC_DIR    the exported folders (.external/: hecbench/src/<app>-cuda, rodinia/cuda/<app>)
 #   LIST_FILE  scripts/external_suite.list (name, suite, folder, build, run, half, profile_options)
@@ -14,6 +14,8 @@
 #   --build-only  build and stop (no GPU needed); --jobs N: parallel builds (default 1)
 #   --timeout  seconds for one application's `profile` run (default 120)
 #   --skip-done   leave an application whose work folder already holds its predictions
+#   --budget   start no application's profile after S seconds of the call (the files are still
+#              written; the rest are "not run" until a later call with --skip-done)
 #
 # Per application: the build (in its folder, log OUT_DIR/.logs/NAME.build.log), then, one at a time,
 # `warpmodel profile -o OUT_DIR/.work/NAME/profile [profile_options] -- bash -c RUN` in its folder under
@@ -31,7 +33,7 @@
 # repositories and commits. .work and .logs are not committed: copy OUT_DIR/profiles.json.xz and cubins.json.xz back.
 # WARPMODEL_GIT_COMMIT names the commit where the copy has no .git.
 set -uo pipefail
-usage() { sed -n '6,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 3 ] || usage
 src=$(cd "$1" 2>/dev/null && pwd) || { echo "external_suite: SRC_DIR $1 is not a folder" >&2; exit 2; }
@@ -41,7 +43,7 @@ list=$(cd "$(dirname "$list")" && pwd)/$(basename "$list")
 out=${3%/}
 shift 3
 options="$*"
-only="" half="" build_only=0 jobs=1 timeout_s=120 skip_done=0
+only="" half="" build_only=0 jobs=1 timeout_s=120 skip_done=0 budget_s=0
 while [ $# -gt 0 ]; do
   case $1 in
     --only) only=${2:?--only needs NAME,...}; shift 2 ;;
@@ -50,12 +52,14 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=${2:?--jobs needs N}; shift 2 ;;
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --skip-done) skip_done=1; shift ;;
+    --budget) budget_s=${2:?--budget needs seconds}; shift 2 ;;
     *) echo "external_suite: unknown option $1" >&2; usage ;;
   esac
 done
 case $half in ""|development|held-out) ;; *) echo "external_suite: --half is development or held-out, not $half" >&2; exit 2 ;; esac
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "external_suite: --jobs needs a positive integer, not $jobs" >&2; exit 2; }
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || { echo "external_suite: --timeout needs seconds, not $timeout_s" >&2; exit 2; }
+[[ $budget_s =~ ^[0-9]+$ ]] || { echo "external_suite: --budget needs seconds, not $budget_s" >&2; exit 2; }
 
 mkdir -p "$out/.work" "$out/.logs" || exit 1
 out=$(cd "$out" && pwd)
@@ -141,10 +145,16 @@ wait
 commit=${WARPMODEL_GIT_COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 i=0
+not_run_reason=""
 while IFS=$'\t' read -r name suite folder build run app_half popts; do
   i=$((i + 1))
   work=$out/.work/$name status=$out/.work/$name/status.txt log=$out/.logs/$name.run.log
   done_already "$name" && { echo "$(stamp) [$i/$count] $name: done earlier (--skip-done)"; continue; }
+  if [ "$budget_s" -gt 0 ] && [ $(( $(date +%s) - start_all )) -ge "$budget_s" ]; then
+    not_run_reason="the call's time budget (--budget $budget_s) ran out before it: run again with --skip-done"
+    echo "$(stamp) [$i/$count] $name: not run (--budget $budget_s s spent)"
+    continue
+  fi
   if [ "$(awk -F'\t' '$1 == "build_exit" { print $2 }' "$status" 2>/dev/null)" != 0 ]; then
     echo "$(stamp) [$i/$count] $name: not run (build failed)"
     continue
@@ -188,9 +198,9 @@ run_record=$out/.logs/run-$date_utc.json
 hec_commit=$(sed -n 's/^#   hecbench .* commit \([0-9a-f]*\).*/\1/p' "$list")
 rod_commit=$(sed -n 's/^#   rodinia .* commit \([0-9a-f]*\).*/\1/p' "$list")
 cmdline="scripts/external_suite.sh $(basename "$src") $(basename "$list") ${out#"$repo"/}${options:+ $options}"
-python3 - "$run_record" "$date_utc" "$commit" "$cmdline" "$hec_commit" "$rod_commit" "$smi" <<'EOF'
+python3 - "$run_record" "$date_utc" "$commit" "$cmdline" "$hec_commit" "$rod_commit" "$smi" "$not_run_reason" <<'EOF'
 import json, subprocess, sys
-path, date, commit, command, hec, rod, smi = sys.argv[1:]
+path, date, commit, command, hec, rod, smi, not_run_reason = sys.argv[1:]
 try:
     cuda = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split("release ")[1].split(",")[0]
 except (OSError, IndexError):
@@ -211,6 +221,7 @@ except (OSError, IndexError):
 json.dump({"date": date, "commit": commit, "cuda": cuda, "nvcc": nvcc, "command": command, "stage": "external",
            "gpu": text(0), "gpu_uuid": text(1), "driver": text(2), "sm_clock_mhz": mhz(3), "sm_clock_max_mhz": mhz(4),
            "sm_clock_source": "nvidia-smi when the call started (before any application ran)",
+           **({"not_run_reason": not_run_reason} if not_run_reason else {}),
            "suites": [{"suite": "hecbench", "repository": "https://github.com/zjin-lcf/HeCBench", "commit": hec},
                       {"suite": "rodinia", "repository": "https://github.com/yuhc/gpu-rodinia", "commit": rod}]},
           open(path, "w"), indent=1)
