@@ -13,7 +13,7 @@
 #              applications' earlier entries)
 #   --build-only  build and stop (no GPU needed); --jobs N: parallel builds (default 1)
 #   --timeout  seconds for one application's `profile` run (default 120)
-#   --skip-done   leave an application whose work folder already holds its predictions
+#   --skip-done   leave an application that ran in an earlier call (its status.txt has a run exit)
 #   --budget   start no application's profile after S seconds of the call (the files are still
 #              written; the rest are "not run" until a later call with --skip-done)
 #
@@ -105,7 +105,8 @@ setkey() {  # setkey FILE KEY VALUE: one "key<TAB>value" line per key
   { [ -f "$file" ] && grep -v "^$key"$'\t' "$file"; printf '%s\t%s\n' "$key" "$value"; } >"$file.tmp"
   mv "$file.tmp" "$file"
 }
-done_already() { [ $skip_done -eq 1 ] && [ -s "$out/.work/$1/predict.csv" ]; }
+# Ran in an earlier call, whatever came of it (a timeout is not run again on every call).
+done_already() { [ $skip_done -eq 1 ] && grep -q "^run_exit"$'\t' "$out/.work/$1/status.txt" 2>/dev/null; }
 
 # --- build (CPU; --jobs in parallel) ---------------------------------------------------------------
 build_one() {
