@@ -431,7 +431,11 @@ int analyse(const ValidateOptions& o) {
     fitted.hopper_calibration->fitted_on += " by `warpmodel validate`";
     if (intervals.any) fitted.hopper_intervals = intervals.stored;
     else fitted.hopper_intervals.reset();
-    external_bundle = sass::external_bundle_from_json(read_json_file(external_path), external_path.string());
+    const fs::path cubins_path = dir / "external" / "cubins.json.xz";
+    std::error_code missing;
+    external_bundle = sass::external_bundle_from_json(
+        read_json_file(external_path), external_path.string(),
+        fs::exists(cubins_path, missing) ? read_json_file(cubins_path) : nlohmann::json(nullptr), cubins_path.string());
     support::progress("validate", "external set: " + std::to_string(external_bundle->apps.size()) +
                                       " applications of " + external_path.string());
     external = sass::predict_external_set(*external_bundle, fitted, ModelVariant::Hopper);

@@ -1,26 +1,30 @@
 #!/usr/bin/env python3
-"""The measurements of the external validation set in one committed file: results/<gpu>/external/
-profiles.json.xz (schema warpmodel.external-profiles/1). This script is its only writer; `warpmodel
-validate --from results/<gpu>` reads it and writes the tables (docs/validation.md, "External
-validation set").
+"""The measurements of the external validation set in two committed files: results/<gpu>/external/
+profiles.json.xz (schema warpmodel.external-profiles/1) and, beside it, cubins.json.xz
+(warpmodel.external-cubins/1). This script is their only writer; `warpmodel validate --from
+results/<gpu>` reads them and writes the tables (docs/validation.md, "External validation set").
 
   external_bundle.py --work OUT_DIR/.work --list scripts/external_suite.list --out OUT_DIR/profiles.json.xz
-                     [--logs OUT_DIR/.logs] [--run RUN.json]
+                     [--logs OUT_DIR/.logs] [--run RUN.json ...]
                      [--rebuilt SRC_DIR --check-device DEVICE.json [--warpmodel BIN]]
 
-Per application of the list, one entry: its list line (suite, half, folder, build, run, profile_options),
-its status.txt (build and run exit codes, seconds, reasons, run date), the compiler lines of its build log
-(OUT_DIR/.logs/NAME.build.log), its profile.json whole (counters, durations, the profile's own provenance)
-and, base64, the cubins of its profile.cubins folder that hold a launched kernel (the SASS predict-app
-reads). An application with a work folder gets a fresh entry; one without keeps its entry of the existing
-file (a run split over several calls, or over several machines); one in neither is "not run". The run
-record (--run, scripts/external_suite.sh's OUT_DIR/.logs/run.json) joins the file's runs. An application
-that ran and whose profile.json is missing is kept with "profile": null and why.
+Per application of the list, one entry of profiles.json.xz: its list line (suite, half, folder, build, run,
+profile_options), its status.txt (build and run exit codes, seconds, reasons, run date), the compiler lines
+of its build log (OUT_DIR/.logs/NAME.build.log), its profile.json whole (counters, durations, the profile's
+own provenance) and the names and sizes of the cubins of its profile.cubins folder that hold a launched
+kernel; those cubins themselves (the SASS predict-app reads), base64, in cubins.json.xz (kept apart: they
+are most of the bytes). An application with a work folder gets a fresh entry; one without keeps its entry
+of the existing files (a run split over several calls, or over several machines); one in neither is "not
+run". The run records (--run, repeatable: scripts/external_suite.sh's OUT_DIR/.logs/run-DATE.json) join
+the file's runs; a run no application's status dates any more is dropped. An application that ran and
+whose profile.json is missing is kept with "profile": null and why.
 
 --rebuilt SRC_DIR: where a profile's cubins folder is missing, the cubins come from the application's
 binary rebuilt in SRC_DIR/<folder> (the run line's program) with `cuobjdump -xelf all`; with
 --check-device, `warpmodel predict-app` on them must reproduce every prediction of the work folder's
-predict.csv (the run's own, with that device profile), else nothing is written. The entry says so.
+predict.csv (the run's own, with that device profile, so --warpmodel must predict as the run's program
+did: the same model), else nothing is written. The entry says so. An existing file of the first layout
+(each entry's cubins inside it) is read as well and written in this one.
 
 Bad input: one line on stderr naming the file and what was expected, exit 2, nothing written.
 """
@@ -39,6 +43,7 @@ import sys
 import tempfile
 
 SCHEMA = "warpmodel.external-profiles/1"
+CUBINS_SCHEMA = "warpmodel.external-cubins/1"
 HALVES = ("development", "held-out")
 REPOSITORIES = {"hecbench": "https://github.com/zjin-lcf/HeCBench", "rodinia": "https://github.com/yuhc/gpu-rodinia"}
 LIST_COLUMNS = ["name", "suite", "folder", "build", "run", "half", "profile_options"]
@@ -250,10 +255,14 @@ def fresh_entry(app, work, logs, args):
     return entry
 
 
-def merge_runs(runs, record):
-    if record is None:
-        return runs
-    return [r for r in runs if r.get("date") != record.get("date")] + [record]
+def merge_runs(runs, records):
+    for record in records:
+        runs = [r for r in runs if r.get("date") != record.get("date")] + [record]
+    return runs
+
+
+def cubins_path(out):
+    return os.path.join(os.path.dirname(out), "cubins.json.xz")
 
 
 def provenance_of(runs, suites, apps):
@@ -283,10 +292,22 @@ def bundle(args):
         doc = read_json(args.out, f"a {SCHEMA} document")
         if doc.get("schema") != SCHEMA or not isinstance(doc.get("applications"), list):
             raise InputError(f"{args.out}: expected a {SCHEMA} document with \"applications\"")
-        earlier = {e.get("app"): e for e in doc["applications"] if isinstance(e, dict)}
+        kept = {}
+        if os.path.exists(cubins_path(args.out)):
+            cubin_doc = read_json(cubins_path(args.out), f"a {CUBINS_SCHEMA} document")
+            if cubin_doc.get("schema") != CUBINS_SCHEMA or not isinstance(cubin_doc.get("applications"), dict):
+                raise InputError(f"{cubins_path(args.out)}: expected a {CUBINS_SCHEMA} document with \"applications\"")
+            kept = cubin_doc["applications"]
+        for e in doc["applications"]:
+            if not isinstance(e, dict):
+                continue
+            if isinstance(e.get("cubins"), dict):  # the first layout: the cubins inside the entry
+                earlier[e.get("app")] = dict(e)
+                continue
+            files = {c.get("file") for c in e.get("cubins", []) if isinstance(c, dict)}
+            earlier[e.get("app")] = dict(e, cubins={f: b for f, b in kept.get(e.get("app"), {}).items() if f in files})
         runs = [r for r in doc.get("runs", []) if isinstance(r, dict)]
-    record = read_json(args.run, "the run record") if args.run else None
-    runs = merge_runs(runs, record)
+    runs = merge_runs(runs, [read_json(r, "the run record") for r in args.run or []])
     entries, fresh = [], 0
     for app in apps:
         if os.path.exists(os.path.join(args.work, app["name"], "status.txt")):
@@ -303,17 +324,30 @@ def bundle(args):
     # is no one's provenance any more).
     dates = {e.get("status", {}).get("run_date") for e in entries}
     runs = [r for r in runs if r.get("date") in dates]
+    provenance = provenance_of(runs, suites, apps)
+    cubins = {e["app"]: e["cubins"] for e in entries if e.get("cubins")}
+    for e in entries:  # the profiles' file names each cubin and its size; the bytes are in cubins.json.xz
+        e["cubins"] = [{"file": f, "bytes": len(base64.b64decode(b))} for f, b in sorted(e.get("cubins", {}).items())]
     doc = {"schema": SCHEMA,
            "note": "the external validation set's measurements: per application its list line, status, build "
-                   "commands, warpmodel profile's profile.json and the cubins holding its launched kernels "
-                   "(base64); written by scripts/external_bundle.py, read by `warpmodel validate --from`",
+                   "commands, warpmodel profile's profile.json and the cubins holding its launched kernels (their "
+                   "bytes in cubins.json.xz beside it); written by scripts/external_bundle.py, read by "
+                   "`warpmodel validate --from`",
            "list": os.path.basename(args.list), "suites": suites, "runs": runs,
-           "provenance": provenance_of(runs, suites, apps), "applications": entries}
+           "provenance": provenance, "applications": entries}
+    cubin_doc = {"schema": CUBINS_SCHEMA,
+                 "note": "the cubins holding each application's launched kernels, base64, as profiles.json.xz beside "
+                         "it names them; written by scripts/external_bundle.py",
+                 "provenance": provenance, "applications": cubins}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    write_xz(args.out, json.dumps(doc, indent=None, separators=(",", ":"), sort_keys=False) + "\n")
+    text = json.dumps(doc, indent=None, separators=(",", ":"), sort_keys=False) + "\n"
+    cubin_text = json.dumps(cubin_doc, indent=None, separators=(",", ":"), sort_keys=False) + "\n"
+    write_xz(cubins_path(args.out), cubin_text)
+    write_xz(args.out, text)
     profiled = sum(1 for e in entries if e.get("profile"))
     print(f"external_bundle: {len(entries)} applications ({fresh} from {args.work}, {profiled} with a profile) -> "
-          f"{args.out} ({os.path.getsize(args.out)} bytes)")
+          f"{args.out} ({os.path.getsize(args.out)} bytes), {cubins_path(args.out)} "
+          f"({os.path.getsize(cubins_path(args.out))} bytes)")
 
 
 def main(argv):
@@ -322,7 +356,8 @@ def main(argv):
     ap.add_argument("--list", required=True, help="scripts/external_suite.list")
     ap.add_argument("--out", required=True, help="the bundle: OUT_DIR/profiles.json.xz (merged into when it exists)")
     ap.add_argument("--logs", help="OUT_DIR/.logs: NAME.build.log gives each application's compiler lines")
-    ap.add_argument("--run", help="the run record (scripts/external_suite.sh's OUT_DIR/.logs/run.json)")
+    ap.add_argument("--run", action="append",
+                    help="a run record (scripts/external_suite.sh's OUT_DIR/.logs/run-DATE.json); repeatable")
     ap.add_argument("--rebuilt", help="SRC_DIR with the applications rebuilt: cubins where a profile kept none")
     ap.add_argument("--check-device", help="with --rebuilt: the device profile the run predicted with")
     ap.add_argument("--warpmodel", default=os.environ.get("WARPMODEL_BIN", "build/cli/warpmodel"),

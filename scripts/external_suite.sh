@@ -4,7 +4,7 @@
 # predicted with `warpmodel predict-app`, as a user would (docs/validation.md, "External validation set").
 #
 #   scripts/external_suite.sh SRC_DIR LIST_FILE OUT_DIR [--only NAME,...] [--half development|held-out]
-#                             [--build-only] [--jobs N] [--timeout S] [--skip-done]
+#                             [--build-only] [--jobs N] [--timeout S] [--skip-done] [--budget S]
 #
 #   SRC_DIR    the exported folders (.external/: hecbench/src/<app>-cuda, rodinia/cuda/<app>)
 #   LIST_FILE  scripts/external_suite.list (name, suite, folder, build, run, half, profile_options)
@@ -13,25 +13,27 @@
 #              applications' earlier entries)
 #   --build-only  build and stop (no GPU needed); --jobs N: parallel builds (default 1)
 #   --timeout  seconds for one application's `profile` run (default 120)
-#   --skip-done   leave an application whose work folder already holds its predictions
+#   --skip-done   leave an application that ran in an earlier call (its status.txt has a run exit)
+#   --budget   start no application's profile after S seconds of the call (the files are still
+#              written; the rest are "not run" until a later call with --skip-done)
 #
 # Per application: the build (in its folder, log OUT_DIR/.logs/NAME.build.log), then, one at a time,
 # `warpmodel profile -o OUT_DIR/.work/NAME/profile [profile_options] -- bash -c RUN` in its folder under
 # the timeout (log .logs/NAME.run.log), then `predict-app --format csv` into .work/NAME/predict.csv (a
 # first look; the committed tables are predicted again below); the stages' exit codes and times go to
 # .work/NAME/status.txt. A failure is recorded and the next application goes on. Then
-# scripts/external_bundle.py keeps every application's status, profile.json and the cubins holding its
-# launched kernels in OUT_DIR/profiles.json.xz (merged into an existing one: a run split over several
-# calls or machines adds to it), `provenance_index.py record` records that file with the run in
+# scripts/external_bundle.py keeps every application's status and profile.json in OUT_DIR/profiles.json.xz
+# and the cubins holding its launched kernels in OUT_DIR/cubins.json.xz (merged into existing ones: a run
+# split over several calls or machines adds to them), `provenance_index.py record` records them with the run in
 # results/<gpu>/provenance.json, and, where the folder has the corpus sweep, `warpmodel validate --from
 # results/<gpu>` predicts every application and writes OUT_DIR/launches.csv, apps.csv and summary.md
-# (scripts/regenerate_results.sh does the same without a GPU). The run record (OUT_DIR/.logs/run.json)
+# (scripts/regenerate_results.sh does the same without a GPU). The run record (OUT_DIR/.logs/run-DATE.json)
 # holds the GPU's name, UUID and driver and its SM clock (at rest, and the maximum) as nvidia-smi
 # reports them when the call starts, CUDA and nvcc, the commit, the command and both suites'
-# repositories and commits. .work and .logs are not committed: copy OUT_DIR/profiles.json.xz back.
+# repositories and commits. .work and .logs are not committed: copy OUT_DIR/profiles.json.xz and cubins.json.xz back.
 # WARPMODEL_GIT_COMMIT names the commit where the copy has no .git.
 set -uo pipefail
-usage() { sed -n '6,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 3 ] || usage
 src=$(cd "$1" 2>/dev/null && pwd) || { echo "external_suite: SRC_DIR $1 is not a folder" >&2; exit 2; }
@@ -41,7 +43,7 @@ list=$(cd "$(dirname "$list")" && pwd)/$(basename "$list")
 out=${3%/}
 shift 3
 options="$*"
-only="" half="" build_only=0 jobs=1 timeout_s=120 skip_done=0
+only="" half="" build_only=0 jobs=1 timeout_s=120 skip_done=0 budget_s=0
 while [ $# -gt 0 ]; do
   case $1 in
     --only) only=${2:?--only needs NAME,...}; shift 2 ;;
@@ -50,12 +52,14 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=${2:?--jobs needs N}; shift 2 ;;
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --skip-done) skip_done=1; shift ;;
+    --budget) budget_s=${2:?--budget needs seconds}; shift 2 ;;
     *) echo "external_suite: unknown option $1" >&2; usage ;;
   esac
 done
 case $half in ""|development|held-out) ;; *) echo "external_suite: --half is development or held-out, not $half" >&2; exit 2 ;; esac
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "external_suite: --jobs needs a positive integer, not $jobs" >&2; exit 2; }
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || { echo "external_suite: --timeout needs seconds, not $timeout_s" >&2; exit 2; }
+[[ $budget_s =~ ^[0-9]+$ ]] || { echo "external_suite: --budget needs seconds, not $budget_s" >&2; exit 2; }
 
 mkdir -p "$out/.work" "$out/.logs" || exit 1
 out=$(cd "$out" && pwd)
@@ -101,7 +105,8 @@ setkey() {  # setkey FILE KEY VALUE: one "key<TAB>value" line per key
   { [ -f "$file" ] && grep -v "^$key"$'\t' "$file"; printf '%s\t%s\n' "$key" "$value"; } >"$file.tmp"
   mv "$file.tmp" "$file"
 }
-done_already() { [ $skip_done -eq 1 ] && [ -s "$out/.work/$1/predict.csv" ]; }
+# Ran in an earlier call, whatever came of it (a timeout is not run again on every call).
+done_already() { [ $skip_done -eq 1 ] && grep -q "^run_exit"$'\t' "$out/.work/$1/status.txt" 2>/dev/null; }
 
 # --- build (CPU; --jobs in parallel) ---------------------------------------------------------------
 build_one() {
@@ -141,10 +146,16 @@ wait
 commit=${WARPMODEL_GIT_COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 i=0
+not_run_reason=""
 while IFS=$'\t' read -r name suite folder build run app_half popts; do
   i=$((i + 1))
   work=$out/.work/$name status=$out/.work/$name/status.txt log=$out/.logs/$name.run.log
   done_already "$name" && { echo "$(stamp) [$i/$count] $name: done earlier (--skip-done)"; continue; }
+  if [ "$budget_s" -gt 0 ] && [ $(( $(date +%s) - start_all )) -ge "$budget_s" ]; then
+    not_run_reason="the call's time budget (--budget $budget_s) ran out before it: run again with --skip-done"
+    echo "$(stamp) [$i/$count] $name: not run (--budget $budget_s s spent)"
+    continue
+  fi
   if [ "$(awk -F'\t' '$1 == "build_exit" { print $2 }' "$status" 2>/dev/null)" != 0 ]; then
     echo "$(stamp) [$i/$count] $name: not run (build failed)"
     continue
@@ -183,13 +194,14 @@ while IFS=$'\t' read -r name suite folder build run app_half popts; do
 done <<<"$selected"
 
 # --- tables and provenance ------------------------------------------------------------------------
-run_record=$out/.logs/run.json
+# One record per call (run-DATE.json): a run split over several calls on one machine keeps each call's.
+run_record=$out/.logs/run-$date_utc.json
 hec_commit=$(sed -n 's/^#   hecbench .* commit \([0-9a-f]*\).*/\1/p' "$list")
 rod_commit=$(sed -n 's/^#   rodinia .* commit \([0-9a-f]*\).*/\1/p' "$list")
 cmdline="scripts/external_suite.sh $(basename "$src") $(basename "$list") ${out#"$repo"/}${options:+ $options}"
-python3 - "$run_record" "$date_utc" "$commit" "$cmdline" "$hec_commit" "$rod_commit" "$smi" <<'EOF'
+python3 - "$run_record" "$date_utc" "$commit" "$cmdline" "$hec_commit" "$rod_commit" "$smi" "$not_run_reason" <<'EOF'
 import json, subprocess, sys
-path, date, commit, command, hec, rod, smi = sys.argv[1:]
+path, date, commit, command, hec, rod, smi, not_run_reason = sys.argv[1:]
 try:
     cuda = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split("release ")[1].split(",")[0]
 except (OSError, IndexError):
@@ -210,16 +222,19 @@ except (OSError, IndexError):
 json.dump({"date": date, "commit": commit, "cuda": cuda, "nvcc": nvcc, "command": command, "stage": "external",
            "gpu": text(0), "gpu_uuid": text(1), "driver": text(2), "sm_clock_mhz": mhz(3), "sm_clock_max_mhz": mhz(4),
            "sm_clock_source": "nvidia-smi when the call started (before any application ran)",
+           **({"not_run_reason": not_run_reason} if not_run_reason else {}),
            "suites": [{"suite": "hecbench", "repository": "https://github.com/zjin-lcf/HeCBench", "commit": hec},
                       {"suite": "rodinia", "repository": "https://github.com/yuhc/gpu-rodinia", "commit": rod}]},
           open(path, "w"), indent=1)
 EOF
+runs=()
+for r in "$out"/.logs/run-*.json; do [ -f "$r" ] && runs+=(--run "$r"); done
 python3 "$repo/scripts/external_bundle.py" --work "$out/.work" --logs "$out/.logs" --list "$list" \
-  --out "$out/profiles.json.xz" --run "$run_record" || exit 1
+  --out "$out/profiles.json.xz" "${runs[@]}" || exit 1
 gpu_folder=$(dirname "$out")
 if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
   python3 "$repo/scripts/provenance_index.py" record "$gpu_folder" --stage external \
-    --outputs external/profiles.json.xz --command "$cmdline" --run "$run_record" || exit 1
+    --outputs external/profiles.json.xz,external/cubins.json.xz --command "$cmdline" --run "$run_record" || exit 1
   if ls "$gpu_folder"/validation-measurements.json* >/dev/null 2>&1; then
     # As scripts/regenerate_results.sh runs it (from the repository root, every other GPU folder with a
     # sweep for the cross-GPU rows), so that the tables it writes are the ones a regeneration writes.
@@ -231,9 +246,9 @@ if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
     done
     (cd "$repo" && "$bin" validate --from "${gpu_folder#"$repo"/}" ${cross[@]+"${cross[@]}"} >/dev/null) || exit 1
     python3 "$repo/scripts/provenance_index.py" index "$(dirname "$gpu_folder")" >/dev/null || exit 1
-    echo "external_suite: wrote $out/profiles.json.xz, launches.csv, apps.csv, summary.md ($(( $(date +%s) - start_all )) s)"
+    echo "external_suite: wrote $out/profiles.json.xz, cubins.json.xz, launches.csv, apps.csv, summary.md ($(( $(date +%s) - start_all )) s)"
     exit 0
   fi
 fi
-echo "external_suite: wrote $out/profiles.json.xz ($(( $(date +%s) - start_all )) s); no corpus sweep beside" \
+echo "external_suite: wrote $out/profiles.json.xz, cubins.json.xz ($(( $(date +%s) - start_all )) s); no corpus sweep beside" \
      "device.json: \`warpmodel validate --from\` writes the tables once the GPU's folder has one"

@@ -139,8 +139,8 @@ def from_sweep(doc):
 
 
 def from_external_bundle(doc):
-    """external/profiles.json.xz (scripts/external_bundle.py): its runs' GPU, driver, CUDA, dates, commits
-    and commands, both suites' repositories and commits, and the build lines."""
+    """external/profiles.json.xz and cubins.json.xz (scripts/external_bundle.py): their runs' GPU, driver,
+    CUDA, dates, commits and commands, both suites' repositories and commits, and the build lines."""
     p = doc.get("provenance", {})
     rec = record("measured", gpu=p.get("gpu"), gpu_uuid=p.get("gpu_uuid"), driver=p.get("driver"),
                  cuda=cuda_text(p.get("cuda")), sm_clock_mhz=p.get("sm_clock_mhz"),
@@ -150,9 +150,10 @@ def from_external_bundle(doc):
     rec["suites"] = p.get("suites")
     rec["build_lines"] = p.get("build_lines")
     apps = doc.get("applications", [])
-    rec["applications"] = {"listed": len(apps), "profiled": sum(1 for a in apps if a.get("profile")),
-                           "sass_rebuilt": sorted(a.get("app") for a in apps
-                                                  if a.get("profile") and str(a.get("sass", "")).startswith("rebuilt"))}
+    if isinstance(apps, list):  # profiles.json.xz (cubins.json.xz maps each application to its cubins)
+        rec["applications"] = {"listed": len(apps), "profiled": sum(1 for a in apps if a.get("profile")),
+                               "sass_rebuilt": sorted(a.get("app") for a in apps
+                                                      if a.get("profile") and str(a.get("sass", "")).startswith("rebuilt"))}
     return rec
 
 
@@ -178,6 +179,7 @@ EMBEDDED = [
     ("cupti-vs-ncu-runs/cupti-*.json", from_cupti_profile),
     ("app-example/profile.json", from_cupti_profile),
     ("external/profiles.json.xz", from_external_bundle),
+    ("external/cubins.json.xz", from_external_bundle),
     ("access-patterns.json*", from_access_patterns),
     ("fwi/run-*.json", from_run),
     ("fwi/profile-*.json", from_cupti_profile),
@@ -204,10 +206,12 @@ def derived_rules(folder):
         ("validation.json", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz",
                              "external/profiles.json.xz"],
          f"warpmodel validate --from {folder}"),
-        ("external/launches.csv", ["external/profiles.json.xz", "device.json"],
+        ("external/launches.csv", ["external/profiles.json.xz", "external/cubins.json.xz", "device.json"],
          f"warpmodel validate --from {folder} (the external set predicted with the fitted device.json)"),
-        ("external/apps.csv", ["external/profiles.json.xz"], f"warpmodel validate --from {folder}"),
-        ("external/summary.md", ["external/profiles.json.xz", "device.json"], f"warpmodel validate --from {folder}"),
+        ("external/apps.csv", ["external/profiles.json.xz", "external/cubins.json.xz"],
+         f"warpmodel validate --from {folder}"),
+        ("external/summary.md", ["external/profiles.json.xz", "external/cubins.json.xz", "device.json"],
+         f"warpmodel validate --from {folder}"),
         ("validation.csv", ["validation-measurements.json.xz", "device.json", "access-patterns.json.xz"],
          f"warpmodel validate --from {folder}"),
         ("validation.tex", ["validation-measurements.json.xz", "device.json"], f"warpmodel validate --from {folder}"),

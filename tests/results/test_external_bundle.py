@@ -2,14 +2,16 @@
 """results.external_bundle: scripts/external_bundle.py on a hand-made work folder, and the committed files.
 
 Four applications over both halves: one profiled with its cubins (only the cubin holding a launched
-kernel is kept, base64), one whose profile.json did not come back (kept with "profile": null and why),
+kernel is kept: named with its size in profiles.json.xz, its bytes in cubins.json.xz beside it, base64),
+one whose profile.json did not come back (kept with "profile": null and why),
 one that did not build, one never run. A second call with one application's work folder gone keeps its
 entry from the existing file and prunes the runs no status dates any more. --rebuilt takes cubins from a
 rebuilt binary (a stand-in cuobjdump) and --check-device refuses them when predict-app on them (a
 stand-in warpmodel) does not reproduce the run's predict.csv. Bad input: exit 2, one line, nothing
 written. The committed scripts/external_suite.list still holds the split its header's rule gives, and
-every committed results/<gpu>/external/profiles.json.xz keeps each application in its listed half, holds
-cubins for every profile, and stays well under 1 MB.
+every committed results/<gpu>/external/profiles.json.xz keeps each application in its listed half, names
+cubins for every profile that cubins.json.xz holds at their sizes, and stays well under 1 MB (with the
+cubins, under the 2 MiB a re-measure may add).
 usage: test_external_bundle.py REPO
 """
 import base64
@@ -24,6 +26,7 @@ import tempfile
 
 LIST_HEADER = "name\tsuite\tfolder\tbuild\trun\thalf\tprofile_options"
 MAX_BUNDLE_BYTES = 1 << 20
+MAX_RUN_BYTES = 2 << 20  # what a re-measure may add (docs/results-layout.md)
 
 
 def run(script, *args, env=None):
@@ -80,9 +83,18 @@ def check_committed(repo, failures):
             continue
         if os.path.getsize(bundle) > MAX_BUNDLE_BYTES:
             failures.append(f"{bundle}: {os.path.getsize(bundle)} bytes, more than 1 MiB")
+        both = os.path.getsize(bundle) + os.path.getsize(os.path.join(results, gpu, "external", "cubins.json.xz"))
+        if both > MAX_RUN_BYTES:
+            failures.append(f"{bundle} and cubins.json.xz: {both} bytes, more than a re-measure's 2 MiB")
         doc = load(bundle)
         if doc.get("schema") != "warpmodel.external-profiles/1":
             failures.append(f"{bundle}: schema {doc.get('schema')}")
+        cubins = load(os.path.join(results, gpu, "external", "cubins.json.xz")).get("applications", {})
+        for e in doc.get("applications", []):
+            for c in e.get("cubins", []):
+                data = cubins.get(e.get("app"), {}).get(c.get("file"))
+                if data is None or len(base64.b64decode(data)) != c.get("bytes"):
+                    failures.append(f"{bundle}: {e.get('app')}'s {c.get('file')} not in cubins.json.xz at {c.get('bytes')} bytes")
         names = [e.get("app") for e in doc.get("applications", [])]
         if sorted(names) != sorted(half):
             failures.append(f"{bundle}: applications differ from the list's")
@@ -140,18 +152,24 @@ def main():
         write(record, json.dumps({"date": "2026-03-04T05:00:00Z", "commit": "abc1234", "gpu": "NVIDIA H100 80GB HBM3",
                                   "driver": "580.1", "cuda": "13.0", "command": "scripts/external_suite.sh ...",
                                   "suites": []}))
-        r = run(script, "--work", work, "--logs", logs, "--list", lst, "--out", out, "--run", record)
+        unused = os.path.join(tmp, "run-unused.json")  # a run no status dates: dropped
+        write(unused, json.dumps({"date": "2026-03-01T00:00:00Z", "commit": "0000000"}))
+        r = run(script, "--work", work, "--logs", logs, "--list", lst, "--out", out, "--run", record, "--run", unused)
         if r.returncode != 0:
             failures.append(f"first call: exit {r.returncode}: {r.stderr.strip()}")
             doc = {"applications": []}
         else:
             doc = load(out)
+        cubin_file = os.path.join(tmp, "external", "cubins.json.xz")
+        cubin_doc = load(cubin_file) if os.path.exists(cubin_file) else {}
         apps = {e["app"]: e for e in doc["applications"]}
         if [e["app"] for e in doc["applications"]] != ["alpha", "beta", "gamma", "delta"]:
             failures.append(f"applications in order {[e['app'] for e in doc['applications']]}, want the list's")
         a = apps.get("alpha", {})
-        if sorted(a.get("cubins", {})) != ["1.cubin"] or base64.b64decode(a["cubins"]["1.cubin"]) != cubin_alpha:
-            failures.append(f"alpha's cubins {sorted(a.get('cubins', {}))}, want 1.cubin alone, its bytes unchanged")
+        kept = cubin_doc.get("applications", {}).get("alpha", {})
+        if a.get("cubins") != [{"file": "1.cubin", "bytes": len(cubin_alpha)}] or sorted(kept) != ["1.cubin"] or \
+                base64.b64decode(kept["1.cubin"]) != cubin_alpha or cubin_doc.get("schema") != "warpmodel.external-cubins/1":
+            failures.append(f"alpha's cubins {a.get('cubins')} / {sorted(kept)}, want 1.cubin alone, its bytes unchanged")
         if a.get("build_commands") != ["nvcc -arch=sm_90 -O3 -c main.cu -o main.o", "nvcc -arch=sm_90 main.o -o main"]:
             failures.append(f"alpha's build commands {a.get('build_commands')}")
         if (a.get("half"), a.get("status", {}).get("run_exit"), a.get("profile", {}).get("launches", [{}])[0].get("kernel")) != \
@@ -168,6 +186,9 @@ def main():
         if prov.get("commit") != "abc1234" or {"build": "make ARCH=sm_90", "applications": ["alpha", "gamma", "delta"]} \
                 not in prov.get("build_lines", []):
             failures.append(f"provenance {prov}")
+        if [x.get("date") for x in doc.get("runs", [])] != ["2026-03-04T05:00:00Z"]:
+            failures.append(f"runs after the first call {[x.get('date') for x in doc.get('runs', [])]}: the one no "
+                            "status dates should be dropped")
 
         # A later call: alpha's work folder gone (kept from the file), beta run again with a new run record;
         # the first run is still alpha's, so both runs stay.
@@ -176,8 +197,10 @@ def main():
         write(record, json.dumps({"date": "2026-03-05T00:00:00Z", "commit": "def5678", "gpu": "NVIDIA H100 80GB HBM3"}))
         r = run(script, "--work", work, "--list", lst, "--out", out, "--run", record)
         doc2 = load(out) if r.returncode == 0 else {"applications": [], "runs": []}
-        if r.returncode != 0 or {e["app"]: e for e in doc2["applications"]}.get("alpha") != a:
-            failures.append(f"second call: alpha's entry not kept from the file (exit {r.returncode}: {r.stderr.strip()})")
+        if r.returncode != 0 or {e["app"]: e for e in doc2["applications"]}.get("alpha") != a or \
+                load(cubin_file).get("applications", {}).get("alpha") != kept:
+            failures.append(f"second call: alpha's entry or cubins not kept from the files (exit {r.returncode}: "
+                            f"{r.stderr.strip()})")
         if [x.get("date") for x in doc2.get("runs", [])] != ["2026-03-04T05:00:00Z", "2026-03-05T00:00:00Z"]:
             failures.append(f"runs after the second call {[x.get('date') for x in doc2.get('runs', [])]}")
         # alpha run again too: no status dates the first run any more.
@@ -213,12 +236,13 @@ def main():
         write(os.path.join(work, "alpha", "predict.csv"), "kernel,predicted_us\nalpha,1.5\n")
         r = run(script, *rebuilt, env=env)
         alpha = {e["app"]: e for e in load(out)["applications"]}.get("alpha", {}) if r.returncode == 0 else {}
-        if r.returncode != 0 or sorted(alpha.get("cubins", {})) != ["main.1.sm_90.cubin"] or \
+        if r.returncode != 0 or [c["file"] for c in alpha.get("cubins", [])] != ["main.1.sm_90.cubin"] or \
+                sorted(load(cubin_file)["applications"].get("alpha", {})) != ["main.1.sm_90.cubin"] or \
                 not alpha.get("sass", "").startswith("rebuilt") or "reproduces all 1 predictions" not in alpha.get("sass", ""):
             failures.append(f"--rebuilt: exit {r.returncode} {r.stderr.strip()!r}; sass {alpha.get('sass')!r}")
 
         # Bad input: exit 2, one line, nothing written.
-        before = open(out, "rb").read()
+        before, cubins_before = open(out, "rb").read(), open(cubin_file, "rb").read()
         badlist = os.path.join(tmp, "bad.list")
         write(badlist, LIST_HEADER + "\nx\tnosuch\tf\tb\tr\tdevelopment\t-\n")
         cases = [["--work", work, "--list", os.path.join(tmp, "missing.list"), "--out", out],
@@ -233,8 +257,8 @@ def main():
             r = run(script, *args)
             if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1:
                 failures.append(f"{args[-2:]}: exit {r.returncode}, stderr {r.stderr.strip()!r}; want exit 2 and one line")
-            if open(out, "rb").read() != before:
-                failures.append(f"{args[-2:]}: changed the file on bad input")
+            if open(out, "rb").read() != before or open(cubin_file, "rb").read() != cubins_before:
+                failures.append(f"{args[-2:]}: changed the files on bad input")
     for f in failures:
         print("FAIL:", f)
     if not failures:

@@ -2,7 +2,7 @@
 """results.external_regenerate: the committed external tables are what `warpmodel validate --from` writes
 from the committed measurements (external/profiles.json.xz, the corpus sweep, device.json).
 
-For every results/<gpu>/external/profiles.json.xz: the GPU folder's inputs are copied to a temporary
+For every results/<gpu>/external/profiles.json.xz (with cubins.json.xz): the GPU folder's inputs are copied to a temporary
 folder, `validate --from` runs there, and its external/launches.csv, apps.csv and summary.md must equal
 the committed ones byte for byte; every launch row sits in its application's half of
 scripts/external_suite.list, and a row of an application the file holds no profile of is an error. The
@@ -19,7 +19,8 @@ import subprocess
 import sys
 import tempfile
 
-INPUTS = ["device.json", "validation-measurements.json.xz", "access-patterns.json.xz", "external/profiles.json.xz"]
+INPUTS = ["device.json", "validation-measurements.json.xz", "access-patterns.json.xz", "external/profiles.json.xz",
+          "external/cubins.json.xz"]
 TABLES = ["launches.csv", "apps.csv", "summary.md"]
 
 

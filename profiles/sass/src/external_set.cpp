@@ -130,7 +130,13 @@ bool has_status(const ExternalApp& app, const std::string& key) { return app.sta
 
 }  // namespace
 
-ExternalBundle external_bundle_from_json(const json& j, const std::string& origin) {
+ExternalBundle external_bundle_from_json(const json& j, const std::string& origin, const json& cubins,
+                                         const std::string& cubins_origin) {
+  const bool have_cubins = !cubins.is_null();
+  if (have_cubins && (!cubins.is_object() || !cubins.contains("schema") || cubins["schema"] != kExternalCubinsSchema ||
+                      !cubins.contains("applications") || !cubins["applications"].is_object()))
+    throw InputError(cubins_origin + ": expected a " + std::string(kExternalCubinsSchema) +
+                     " document with \"applications\" (written by scripts/external_bundle.py beside " + origin + ")");
   if (!j.is_object() || !j.contains("schema") || j["schema"] != kExternalProfilesSchema)
     throw InputError(origin + ": expected a " + std::string(kExternalProfilesSchema) +
                      " document (field 'schema'; written by scripts/external_bundle.py)");
@@ -174,13 +180,33 @@ ExternalBundle external_bundle_from_json(const json& j, const std::string& origi
       app.profile = a["profile"];
     }
     if (a.contains("cubins")) {
-      if (!a["cubins"].is_object()) throw InputError(named + ": field 'cubins': expected an object (file name -> base64)");
-      for (const auto& [file, data] : a["cubins"].items()) {
-        const std::optional<std::string> bytes = data.is_string() ? support::base64_decode(data.get<std::string>()) : std::nullopt;
-        if (!bytes) throw InputError(named + ": field 'cubins." + file + "': expected base64 text");
+      if (!a["cubins"].is_array())
+        throw InputError(named + ": field 'cubins': expected an array of {\"file\", \"bytes\"}");
+      for (std::size_t c = 0; c < a["cubins"].size(); ++c) {
+        const json& entry = a["cubins"][c];
+        const std::string field = named + ": cubins[" + std::to_string(c) + "]";
+        if (!entry.is_object() || !entry.contains("bytes") || !entry["bytes"].is_number_integer() ||
+            entry["bytes"].get<long long>() < 0)
+          throw InputError(field + ": expected {\"file\": NAME, \"bytes\": SIZE}");
+        const std::string file = text_field(entry, "file", field);
         if (file.empty() || file.find('/') != std::string::npos || file.find("..") != std::string::npos ||
             fs::path(file).extension() != ".cubin")
-          throw InputError(named + ": field 'cubins': '" + file + "' is not a plain .cubin file name");
+          throw InputError(field + ": '" + file + "' is not a plain .cubin file name");
+        const json* data = nullptr;
+        if (have_cubins && cubins["applications"].contains(app.name) && cubins["applications"][app.name].is_object() &&
+            cubins["applications"][app.name].contains(file))
+          data = &cubins["applications"][app.name][file];
+        if (!data)
+          throw InputError((have_cubins ? cubins_origin : origin + " (no cubins.json.xz beside it)") + ": no cubin " +
+                           file + " of application " + app.name + ", which " + origin + " names");
+        const std::optional<std::string> bytes =
+            data->is_string() ? support::base64_decode(data->get<std::string>()) : std::nullopt;
+        if (!bytes)
+          throw InputError(cubins_origin + ": field 'applications." + app.name + "." + file + "': expected base64 text");
+        if (static_cast<long long>(bytes->size()) != entry["bytes"].get<long long>())
+          throw InputError(cubins_origin + ": cubin " + file + " of application " + app.name + " holds " +
+                           std::to_string(bytes->size()) + " bytes, " + origin + " says " +
+                           std::to_string(entry["bytes"].get<long long>()) + " (files from different runs?)");
         app.cubins[file] = *bytes;
       }
     }

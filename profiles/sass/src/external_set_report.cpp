@@ -197,8 +197,8 @@ std::string external_summary_markdown(const ExternalSet& set) {
   std::ostringstream md;
   md << "# External validation set: measured against predicted\n\n"
      << "Public CUDA applications nobody here wrote, each built from its own sources and run once under "
-        "`warpmodel profile -- APP` (`scripts/external_suite.sh`); their profiles and cubins are kept in "
-        "`profiles.json.xz`, and `warpmodel validate --from` predicts every launch with the current `"
+        "`warpmodel profile -- APP` (`scripts/external_suite.sh`); their profiles are kept in `profiles.json.xz` "
+        "and their cubins in `cubins.json.xz`, and `warpmodel validate --from` predicts every launch with the current `"
      << set.model << "` model and this GPU's `device.json` (its constants fitted on the project's corpus only), as "
         "`predict-app` does for a user (docs/validation.md, \"External validation set\"). The halves were fixed in "
         "`scripts/external_suite.list` before any model term saw these applications; the held-out half is scored, "
@@ -284,7 +284,7 @@ std::string external_summary_markdown(const ExternalSet& set) {
         "per application: its build and run lines, where its SASS came from (`sass`) and the suite's repository and "
         "commit in apps.csv\n"
      << "- predicted by `warpmodel validate --from` with the " << set.model << " model and " << set.device
-     << "'s device.json, from profiles.json.xz\n";
+     << "'s device.json, from profiles.json.xz and cubins.json.xz\n";
   return md.str();
 }
 
@@ -295,6 +295,7 @@ std::string external_validation_section(const ExternalSet& set) {
   md << "## External validation set (" << set.model << ")\n\n"
      << "Public CUDA applications (" << set.apps.size() << " listed, " << scored
      << " scored) profiled once with `profile -- APP` on this GPU and predicted here from `external/profiles.json.xz` "
+        "and `cubins.json.xz` "
         "with the constants above (fitted on the project's corpus only); the development half may guide model "
         "terms, the held-out half is only scored. Per launch and per application: `external/summary.md`, "
         "`external/launches.csv`, `external/apps.csv`. + over-predicted, - under-predicted.\n\n"

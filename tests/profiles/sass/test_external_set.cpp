@@ -45,8 +45,14 @@ std::string base64(const std::string& bytes) {
 json app_entry(const std::string& name, const std::string& half, json status) {
   return {{"app", name},       {"suite", "hecbench"},     {"half", half}, {"folder", "hecbench/src/" + name + "-cuda"},
           {"build", "make"},   {"run", "./main 3"},       {"profile_options", "-"}, {"status", std::move(status)},
-          {"profile", nullptr}, {"cubins", json::object()}, {"sass", nullptr}};
+          {"profile", nullptr}, {"cubins", json::array()}, {"sass", nullptr}};
 }
+
+// profiles.json.xz and cubins.json.xz as scripts/external_bundle.py writes them.
+struct BundleFiles {
+  json profiles, cubins;
+  ExternalBundle read() const { return external_bundle_from_json(profiles, "p.json.xz", cubins, "c.json.xz"); }
+};
 
 json ok_status() {
   return {{"build_exit", "0"}, {"run_exit", "0"}, {"run_date", "2026-03-04T05:06:07Z"}, {"run_reason", ""}};
@@ -54,13 +60,17 @@ json ok_status() {
 
 // A bundle of four applications: the example application (profile and cubins), one whose profile was
 // not kept, one that did not build, one built and never run.
-json example_bundle() {
+BundleFiles example_bundle() {
   json example = app_entry("example", "development", ok_status());
   json profile = read_json_file(kExample / "profile.json");
   profile["provenance"]["command"] = "warpmodel profile -o /home/gpu/repo/results/x/external/.work/example/profile -- ./main";
   example["profile"] = profile;
-  for (const auto& entry : fs::directory_iterator(kExample / "profile.cubins"))
-    example["cubins"][entry.path().filename().string()] = base64(*support::read_text_file(entry.path()));
+  json cubins = {{"schema", kExternalCubinsSchema}, {"applications", {{"example", json::object()}}}};
+  for (const auto& entry : fs::directory_iterator(kExample / "profile.cubins")) {
+    const std::string bytes = *support::read_text_file(entry.path());
+    example["cubins"].push_back({{"file", entry.path().filename().string()}, {"bytes", bytes.size()}});
+    cubins["applications"]["example"][entry.path().filename().string()] = base64(bytes);
+  }
   example["sass"] = "the cubins `warpmodel profile` kept";
   json gone = app_entry("gone", "held-out", ok_status());
   gone["profile_missing"] = "not kept";
@@ -70,7 +80,7 @@ json example_bundle() {
                  {"applications",
                   {example, gone, app_entry("broken", "held-out", {{"build_exit", "2"}, {"build_reason", "error: x"}}),
                    app_entry("idle", "development", {{"build_exit", "0"}})}}};
-  return bundle;
+  return {bundle, cubins};
 }
 
 }  // namespace
@@ -101,35 +111,44 @@ TEST(ExternalSet, AccuracyOverDistinctLaunches) {
 }
 
 TEST(ExternalSet, BundleReadFieldByField) {
-  const json good = example_bundle();
-  EXPECT_EQ(external_bundle_from_json(good, "b.json.xz").apps.size(), 4u);
-  auto refused = [&](const std::function<void(json&)>& change, const std::string& field) {
-    json j = good;
-    change(j);
+  const BundleFiles good = example_bundle();
+  EXPECT_EQ(good.read().apps.size(), 4u);
+  EXPECT_EQ(good.read().apps[0].cubins.size(), 3u);
+  auto refused = [&](const std::function<void(BundleFiles&)>& change, const std::string& file, const std::string& field) {
+    BundleFiles b = good;
+    change(b);
     try {
-      external_bundle_from_json(j, "b.json.xz");
+      b.read();
       ADD_FAILURE() << "accepted a bundle with a bad " << field;
     } catch (const InputError& e) {
       const std::string what = e.what();
-      EXPECT_NE(what.find("b.json.xz"), std::string::npos) << what;
+      EXPECT_NE(what.find(file), std::string::npos) << what;
       EXPECT_NE(what.find(field), std::string::npos) << what;
     }
   };
-  refused([](json& j) { j["schema"] = "warpmodel.profile/1"; }, "schema");
-  refused([](json& j) { j.erase("applications"); }, "applications");
-  refused([](json& j) { j["applications"][1]["half"] = "test"; }, "half");
-  refused([](json& j) { j["applications"][0]["cubins"]["0.cubin"] = "not base64!"; }, "cubins.0.cubin");
-  refused([](json& j) { j["applications"][0]["cubins"]["../0.cubin"] = "Zg=="; }, "../0.cubin");
-  refused([](json& j) { j["applications"][0]["profile"] = "profile.json"; }, "profile");
-  refused([](json& j) { j["applications"][2]["status"]["build_exit"] = 2; }, "status.build_exit");
-  refused([](json& j) { j["applications"][3]["app"] = "gone"; }, "listed twice");
-  refused([](json& j) { j["applications"][3].erase("run"); }, "run");
+  refused([](BundleFiles& b) { b.profiles["schema"] = "warpmodel.profile/1"; }, "p.json.xz", "schema");
+  refused([](BundleFiles& b) { b.profiles.erase("applications"); }, "p.json.xz", "applications");
+  refused([](BundleFiles& b) { b.profiles["applications"][1]["half"] = "test"; }, "p.json.xz", "half");
+  refused([](BundleFiles& b) { b.cubins["applications"]["example"]["0.cubin"] = "not base64!"; }, "c.json.xz",
+          "applications.example.0.cubin");
+  refused([](BundleFiles& b) { b.cubins["applications"]["example"]["0.cubin"] = "Zg=="; }, "c.json.xz",
+          "different runs");
+  refused([](BundleFiles& b) { b.cubins["applications"]["example"].erase("1.cubin"); }, "c.json.xz", "no cubin 1.cubin");
+  refused([](BundleFiles& b) { b.cubins = nullptr; }, "no cubins.json.xz", "1.cubin");
+  refused([](BundleFiles& b) { b.cubins["schema"] = "x"; }, "c.json.xz", "warpmodel.external-cubins/1");
+  refused([](BundleFiles& b) { b.profiles["applications"][0]["cubins"][0]["file"] = "../0.cubin"; }, "p.json.xz",
+          "../0.cubin");
+  refused([](BundleFiles& b) { b.profiles["applications"][0]["profile"] = "profile.json"; }, "p.json.xz", "profile");
+  refused([](BundleFiles& b) { b.profiles["applications"][2]["status"]["build_exit"] = 2; }, "p.json.xz",
+          "status.build_exit");
+  refused([](BundleFiles& b) { b.profiles["applications"][3]["app"] = "gone"; }, "p.json.xz", "listed twice");
+  refused([](BundleFiles& b) { b.profiles["applications"][3].erase("run"); }, "p.json.xz", "run");
 }
 
 TEST(ExternalSet, EveryApplicationPredictedAsPredictAppPredictsIt) {
   if (!find_cuobjdump()) GTEST_SKIP() << "cuobjdump not found (pip package nvidia-cuda-cuobjdump)";
   const DeviceProfile device = load_device_profile(fs::path(WARPMODEL_RESULTS) / "h200" / "device.json");
-  const ExternalBundle bundle = external_bundle_from_json(example_bundle(), "b.json.xz");
+  const ExternalBundle bundle = example_bundle().read();
   const ExternalSet set = predict_external_set(bundle, device, ModelVariant::Hopper);
 
   ASSERT_EQ(set.apps.size(), 4u);
@@ -201,10 +220,12 @@ TEST(ExternalSet, EveryApplicationPredictedAsPredictAppPredictsIt) {
 
 TEST(ExternalSet, AnApplicationWhoseCubinsCannotBeAnalysedIsPredictFailed) {
   if (!find_cuobjdump()) GTEST_SKIP() << "cuobjdump not found (pip package nvidia-cuda-cuobjdump)";
-  json j = example_bundle();
+  BundleFiles files = example_bundle();
   // A "cubin" that is not one: the SASS analysis fails, the application is not scored, the others are.
-  j["applications"][0]["cubins"] = json{{"0.cubin", base64("not an ELF file")}};
-  const ExternalBundle bundle = external_bundle_from_json(j, "b.json.xz");
+  files.profiles["applications"][0]["cubins"] = json::array();
+  files.profiles["applications"][0]["cubins"].push_back(json{{"file", "0.cubin"}, {"bytes", 15}});
+  files.cubins["applications"]["example"] = {{"0.cubin", base64("not an ELF file")}};
+  const ExternalBundle bundle = files.read();
   const ExternalSet set =
       predict_external_set(bundle, load_device_profile(fs::path(WARPMODEL_RESULTS) / "h200" / "device.json"),
                            ModelVariant::Hopper);

@@ -1,7 +1,8 @@
 // The external validation set (docs/validation.md, "External validation set"): public CUDA
-// applications measured once on a GPU with `warpmodel profile -- APP`, kept in one file per GPU
-// (results/<gpu>/external/profiles.json.xz, schema warpmodel.external-profiles/1, written by
-// scripts/external_bundle.py: per application its list line, status, profile and cubins), and
+// applications measured once on a GPU with `warpmodel profile -- APP`, kept in two files per GPU
+// (results/<gpu>/external/profiles.json.xz, schema warpmodel.external-profiles/1: per application its
+// list line, status, profile and the names of its cubins; cubins.json.xz beside it,
+// warpmodel.external-cubins/1: those cubins; both written by scripts/external_bundle.py), and
 // predicted here with the current model, as `predict-app` predicts a user's application.
 // `warpmodel validate --from DIR` writes the tables (external_set_report.cpp).
 //
@@ -25,6 +26,7 @@
 namespace warpmodel::sass {
 
 inline constexpr const char* kExternalProfilesSchema = "warpmodel.external-profiles/1";
+inline constexpr const char* kExternalCubinsSchema = "warpmodel.external-cubins/1";
 // Launches measured below this are reported apart (launch overheads dominate them).
 inline constexpr double kExternalShortLaunchUs = 20.0;
 
@@ -51,9 +53,12 @@ struct ExternalBundle {
   nlohmann::json last_run = nlohmann::json::object();
 };
 
-// Throws InputError naming `origin` and the field when the document is not a
-// warpmodel.external-profiles/1 file (the halves checked, the cubins valid base64).
-ExternalBundle external_bundle_from_json(const nlohmann::json& j, const std::string& origin);
+// Throws InputError naming the file and the field when `profiles` is not a warpmodel.external-profiles/1
+// document or `cubins` not the warpmodel.external-cubins/1 document beside it (the halves checked; every
+// cubin an application names there, valid base64 of the size it gives). `cubins` may be null when no
+// application names a cubin.
+ExternalBundle external_bundle_from_json(const nlohmann::json& profiles, const std::string& origin,
+                                         const nlohmann::json& cubins = nullptr, const std::string& cubins_origin = "");
 
 // The provenance columns of a launch row, in order (launches.csv).
 inline const std::vector<std::string> kExternalProvenanceColumns = {
