@@ -808,7 +808,8 @@ TEST(Intervals, SweepPrintsEachShapesInterval) {
   EXPECT_NE(csv.out.find(",bound,cycles,time_us,time_low_us,time_high_us,"), std::string::npos) << csv.out;
   const CommandResult json = run(args + " --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  for (const auto& e : nlohmann::json::parse(json.out)["ranked"]) {
+  const auto parsed = nlohmann::json::parse(json.out);  // kept: a range-for over a temporary's member dangles
+  for (const auto& e : parsed["ranked"]) {
     const double us = e["prediction"]["seconds"].get<double>() * 1e6;
     EXPECT_LE(e["interval"]["low_us"].get<double>(), us);
     EXPECT_GE(e["interval"]["high_us"].get<double>(), us);
