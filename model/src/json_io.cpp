@@ -10,6 +10,7 @@
 #include "warpmodel/support/xz.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <cerrno>
 #include <cstdio>
@@ -332,13 +333,23 @@ void fill_rates_from_measurements(const json& top, const std::string& origin, De
        ranges::kAtomicOpsPerClock);
   fill(d.same_address_atomic_f32_ops_per_clock, "/throughput/global_atomic_same_address_f32/ops_per_clk",
        ranges::kAtomicOpsPerClock);
-  fill(d.cluster_barrier_latency_cycles, "/latency/cluster_barrier/warps_1/mean_cycles", ranges::kLatencyCycles);
-  fill(d.dsmem_latency_cycles, "/latency/dsmem_load/warps_1/mean_cycles", ranges::kLatencyCycles);
-  for (const char* type : tensor_types()) {
+  // The tensor stage (characterize --only tensor, ubench/writers.cpp): the cluster rows at the smallest
+  // cluster (2 blocks: one SM-to-SM round trip, what H.18b prices per wait), the default (release)
+  // barrier arrive as cooperative_groups' cluster.sync() issues it.
+  fill(d.cluster_barrier_latency_cycles, "/cluster/barrier/cluster_2/latency_cycles", ranges::kLatencyCycles);
+  fill(d.dsmem_latency_cycles, "/cluster/dsmem_load/cluster_2/latency_cycles", ranges::kLatencyCycles);
+  fill(d.dsmem_bandwidth_gbs, "/cluster/dsmem_read/cluster_2/gbs", ranges::kMeasuredBandwidthGbs);
+  // H.17's rate per input type: the faster of the warpgroup MMA and mma.sync rows (the tensor pipe's
+  // rate is what its best instruction reaches); FP8 from e4m3 (e5m2 runs at the same rate), no FP64 row.
+  static constexpr std::pair<const char*, const char*> kTensorRows[] = {
+      {"fp16", "f16"}, {"bf16", "bf16"}, {"tf32", "tf32"}, {"fp8", "e4m3"}, {"int8", "s8"}};
+  for (const auto& [type, row] : kTensorRows) {
     if (d.tensor_flops_per_clock_per_sm.count(type)) continue;
-    std::optional<double> rate;
-    fill(rate, "/throughput/tensor_" + std::string(type) + "/flops_per_clk_per_sm", ranges::kTensorFlopsPerClockPerSm);
-    if (rate) d.tensor_flops_per_clock_per_sm[type] = *rate;
+    std::optional<double> wgmma, mma_sync;
+    fill(wgmma, "/tensor_cores/wgmma/" + std::string(row) + "/ops_per_clk_per_sm", ranges::kTensorFlopsPerClockPerSm);
+    fill(mma_sync, "/tensor_cores/mma_sync/" + std::string(row) + "/ops_per_clk_per_sm",
+         ranges::kTensorFlopsPerClockPerSm);
+    if (wgmma || mma_sync) d.tensor_flops_per_clock_per_sm[type] = std::max(wgmma.value_or(0), mma_sync.value_or(0));
   }
 }
 

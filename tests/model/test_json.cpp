@@ -87,12 +87,17 @@ TEST(Json, TensorAndClusterFields) {
 
   // characterize's measurement block: the tensor rates, the cluster latencies and DSMEM bandwidth.
   json m = to_json(round_trip_base());
-  m["measurements"] = {{"throughput", {{"tensor_bf16", {{"flops_per_clk_per_sm", 4000}}}}},
-                       {"latency", {{"cluster_barrier", {{"warps_1", {{"mean_cycles", 390}}}}},
-                                    {"dsmem_load", {{"warps_1", {{"mean_cycles", 205}}}}}}},
-                       {"bandwidth", {{"dsmem", {{"gbs", 3000}}}}}};
+  // (the layout ubench/writers.cpp writes: measurements.tensor_cores.<op>.<type>, measurements.cluster)
+  m["measurements"] = {
+      {"tensor_cores", {{"wgmma", {{"bf16", {{"ops_per_clk_per_sm", 4000}}}}},
+                        {"mma_sync", {{"bf16", {{"ops_per_clk_per_sm", 2000}}}, {"s8", {{"ops_per_clk_per_sm", 7000}}}}}}},
+      {"cluster", {{"barrier", {{"cluster_2", {{"latency_cycles", 390}}}, {"cluster_16", {{"latency_cycles", 900}}}}},
+                   {"dsmem_load", {{"cluster_2", {{"latency_cycles", 205}}}}},
+                   {"dsmem_read", {{"cluster_2", {{"gbs", 3000}}}}}}}};
   const DeviceProfile from_measurements = device_from_json(m, "m.json");
-  EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.at("bf16"), 4000);
+  EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.at("bf16"), 4000) << "the faster of wgmma and mma.sync";
+  EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.at("int8"), 7000);
+  EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.count("fp16"), 0u);
   EXPECT_EQ(*from_measurements.cluster_barrier_latency_cycles, 390);
   EXPECT_EQ(*from_measurements.dsmem_latency_cycles, 205);
   EXPECT_EQ(*from_measurements.dsmem_bandwidth_gbs, 3000);
