@@ -13,40 +13,29 @@ outputs (one precision and size each); the DRAM bytes of a step are the sum over
 import argparse
 import csv
 import io
-import json
 import os
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_io import write_atomically  # noqa: E402
+import report_io  # noqa: E402
+
+PROGRAM = "adi_report.py"
+
+
+def fail(msg):
+    report_io.fail(PROGRAM, msg)
+
+
+def load(path):
+    return report_io.load(PROGRAM, path)
+
 
 TARGET_FRACTION = 0.60  # the bandwidth target: a double step at 2048^2 at >= 60 % of the D2D copy bandwidth
 # The step targets (H200, 2048^2 double, median step): <= 250 us (aim 150 us), state-only traffic >= 28 % of copy.
 STEP_TARGET_US, STEP_AIM_US, STATE_TARGET_FRACTION = 250.0, 150.0, 0.28
 STAGED = ("thread-per-line", "block-per-line", "partitioned")  # the variants before the fused ones
 FUSED_HEADLINES = ("fused", "fused-cluster")  # the fused variants, each judged against the step targets
-
-
-def fail(msg):
-    print(f"adi_report.py: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        fail(f"{path}: cannot read ({e.strerror})")
-    except json.JSONDecodeError as e:
-        fail(f"{path}: not valid JSON ({e})")
-
-
-def write_atomically(path, text):
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def csv_text(header, rows):

@@ -15,44 +15,27 @@ cp.async; the paper's int.z.reg was built on each base version in turn, ours is 
 import argparse
 import csv
 import io
-import json
 import os
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_io import md_table, write_atomically  # noqa: E402
+import report_io  # noqa: E402
+
+PROGRAM = "energy_report.py"
+
+
+def fail(msg):
+    report_io.fail(PROGRAM, msg)
+
+
+def load(path):
+    return report_io.load(PROGRAM, path)
+
 
 # Seed 004, sections 5.1-5.3: energy-efficiency gains of int.z.reg, percent (performance gains in brackets).
 SEED_GAINS = [("naive", 34.30, 34.31), ("shared", 54.11, 54.46), ("readonly", 44.53, 44.65)]
 VARIANTS = ["naive", "readonly", "shared", "intz", "intz-reg"]
-
-
-def fail(msg):
-    print(f"energy_report.py: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        fail(f"{path}: cannot read ({e.strerror})")
-    except json.JSONDecodeError as e:
-        fail(f"{path}: not valid JSON ({e})")
-
-
-def write_atomically(path, text):
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out) + "\n"
 
 
 def pm(i, digits=4):

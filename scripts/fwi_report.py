@@ -12,11 +12,24 @@ only: no number here is typed in, each comes from the JSON named in the page.
 import argparse
 import csv
 import io
-import json
 import os
 import re
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_io import md_table, write_atomically  # noqa: E402
+import report_io  # noqa: E402
+
+PROGRAM = "fwi_report.py"
+
+
+def fail(msg):
+    report_io.fail(PROGRAM, msg)
+
+
+def load(path):
+    return report_io.load(PROGRAM, path)
+
 
 # Table 28 of the study (GTX 970, the whole FWI, 300 iterations): (variant, phase, seconds, speedup,
 # GPU utilisation). The same numbers are in stencils/fwi/src/gpu_variants.cpp, which run-fwi writes
@@ -33,36 +46,6 @@ STUDY = [
     ("fast-math", "phase 6 + fast math", 15.150, 3.300, 44.5),
 ]
 MEMORY_BOUND_SHARE = 0.6  # at or above this share of the DRAM roof a phase is called memory-bound
-
-
-def fail(msg):
-    print(f"fwi_report.py: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as e:
-        fail(f"{path}: cannot read ({e.strerror})")
-    except json.JSONDecodeError as e:
-        fail(f"{path}: not valid JSON ({e})")
-
-
-def write_atomically(path, text):
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out) + "\n"
 
 
 def fmt(x, digits=4):

@@ -1,0 +1,38 @@
+"""What the report scripts share: one-line refusals, reading JSON, writing a file atomically, tables.
+
+Used by adi_report.py, fwi_report.py and energy_report.py (each passes its own name for the messages).
+"""
+import json
+import os
+import sys
+import tempfile
+
+
+def fail(program, msg):
+    print(f"{program}: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(program, path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        fail(program, f"{path}: cannot read ({e.strerror})")
+    except json.JSONDecodeError as e:
+        fail(program, f"{path}: not valid JSON ({e})")
+
+
+def write_atomically(path, text):
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
