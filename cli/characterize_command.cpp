@@ -1,10 +1,11 @@
 // `warpmodel characterize`: measure the GPU with the declared microbenchmarks and write
-// results/<gpu>/device.json, ubench.csv.xz and ubench.md (the core stage) and tensor.csv.xz and
-// tensor.md (the tensor stage: tensor cores, TMA, clusters, async copies, the library GEMM)
-// (docs/microbenchmarks.md). --only STAGE[,STAGE] measures those stages alone: the tensor stage
-// alone adds its sections to the folder's device.json (which must exist), the core stage keeps the
-// tensor sections it finds there. No GPU: one line, exit 3. Unknown --device: the list of devices,
-// exit 2. Unwritable output folder, or --only tensor without a device profile there: one line,
+// results/<gpu>/device.json, ubench.csv.xz and ubench.md (the core stage), tensor.csv.xz and
+// tensor.md (the tensor stage: tensor cores, TMA, clusters, async copies, the library GEMM) and
+// energy-per-op.md (the energy stage) (docs/microbenchmarks.md). --only STAGE[,STAGE] measures those
+// stages alone: the tensor or energy stage alone adds its sections to the folder's device.json
+// (which must exist), the core stage keeps the sections of the others it finds there. No GPU: one
+// line, exit 3. Unknown --device: the list of devices, exit 2. Unwritable output folder, or
+// --only tensor/energy without a device profile there: one line,
 // exit 2, checked before measuring; every file is written atomically.
 #include <unistd.h>
 
@@ -109,7 +110,8 @@ int run_characterize(const CharacterizeArgs& a) {
     }
   }
   if (!core && base.empty()) {
-    std::cerr << "warpmodel characterize: --only tensor adds to " << device_path.string()
+    std::cerr << "warpmodel characterize: --only " << (has(a.only, ubench::kStageTensor) ? "tensor" : "energy")
+              << " adds to " << device_path.string()
               << ", which is missing or not a device profile; run `warpmodel characterize --output " << dir.string()
               << "` first (or without --only)\n";
     return kExitBadInput;
@@ -148,6 +150,10 @@ int run_characterize(const CharacterizeArgs& a) {
       write_file_atomically(dir / "tensor.md", out.tensor_markdown);
       written.insert(written.end(), {"tensor.csv.xz", "tensor.md"});
     }
+    if (has(out.stages, ubench::kStageEnergy)) {
+      write_file_atomically(dir / "energy-per-op.md", out.energy_markdown);
+      written.push_back("energy-per-op.md");
+    }
     write_file_atomically(dir / "device.json", out.device_json);
   } catch (const InputError& e) {
     std::cerr << "warpmodel characterize: " << e.what() << "\n";
@@ -179,9 +185,10 @@ void add_characterize_command(CLI::App& app, Action& action) {
   c->add_option("--reps", args->reps, "repetitions per point (default 50)")->check(integer_at_least(2));
   c->add_option("--only", args->only,
                 "stages to measure: core (the model's profile), tensor (tensor cores, TMA, clusters, async copies, "
-                "the library GEMM; adds to the folder's device.json); default both")
+                "the library GEMM), energy (energy per operation through NVML); tensor and energy alone add to "
+                "the folder's device.json; default all three")
       ->delimiter(',')
-      ->check(CLI::IsMember({"core", "tensor"}));
+      ->check(CLI::IsMember({"core", "tensor", "energy"}));
   c->callback([&action, args] {
     args->command = support::this_process_command_line();
     action = [args] {

@@ -320,6 +320,32 @@ int run_fwi_gpu(const RunFwiArgs& a, const fwi::Experiment& s, const std::vector
     }
     std::vector<std::vector<float>> observed;
     nlohmann::json rows = nlohmann::json::array();
+    // The record, rewritten after every variant so that a run stopped by a time limit keeps the
+    // variants it measured ("complete": false until the last one).
+    const auto write_run = [&](const nlohmann::json& fast_math, bool complete) {
+      if (a.output.empty()) return;
+      nlohmann::json j;
+      j["schema"] = "warpmodel.fwi-gpu-run/1";
+      j["command"] = a.command;
+      j["provenance"] = run_provenance(gpu_name, a.command);
+      nlohmann::json shot_columns = nlohmann::json::array();
+      for (int i : s.acquisition.source_i) shot_columns.push_back(i);
+      j["experiment"] = {{"nx", s.grid.nx},     {"nz", s.grid.nz},       {"h", s.grid.h},
+                         {"nt", s.time.nt},     {"dt", s.time.dt},       {"frequency", s.frequency},
+                         {"cpml", s.cpml.width}, {"cpml_top", s.cpml.top}, {"source_columns", shot_columns},
+                         {"receivers", s.acquisition.receiver_i.size()}, {"study_memory_mb", study_memory_mb(s)}};
+      j["options"] = {{"iterations", a.iterations}, {"repetitions", a.repetitions}, {"first_step", a.first_step},
+                      {"v_min", a.v_min},           {"v_max", a.v_max},             {"mute_rows", a.mute_rows},
+                      {"update", "fixed step (the study's)"}, {"precision", "single"}};
+      j["timing"] =
+          "wall clock (steady_clock) around each whole inversion after a warm-up evaluation, median of the repetitions; "
+          "per kernel: CUDA events around every launch of one more evaluation";
+      j["variants"] = rows;
+      if (!fast_math.is_null()) j["fast_math"] = fast_math;
+      j["complete"] = complete;
+      write_file_atomically(a.output, j.dump(1) + "\n");
+      if (complete) std::printf("wrote the run to %s\n", a.output.c_str());
+    };
     std::optional<double> original_seconds;
     std::map<fwi::GpuVariant, double> final_norm;
     bool all_passed = true;
@@ -421,6 +447,7 @@ int run_fwi_gpu(const RunFwiArgs& a, const fwi::Experiment& s, const std::vector
                   verdict.c_str());
       std::fflush(stdout);
       rows.push_back(row);
+      write_run(nullptr, false);
     }
     std::printf("the study's eq 4.1 at this size: %.3f MB (its original; phase 5 takes one film out)\n", study_memory_mb(s));
     nlohmann::json fast_math;
@@ -431,28 +458,7 @@ int run_fwi_gpu(const RunFwiArgs& a, const fwi::Experiment& s, const std::vector
                   fm, ro, 100.0 * std::fabs(fm - ro) / ro);
       fast_math = {{"final_norm_fast_math", fm}, {"final_norm_read_only", ro}, {"relative_difference", std::fabs(fm - ro) / ro}};
     }
-    if (!a.output.empty()) {
-      nlohmann::json j;
-      j["schema"] = "warpmodel.fwi-gpu-run/1";
-      j["command"] = a.command;
-      j["provenance"] = run_provenance(gpu_name, a.command);
-      nlohmann::json shot_columns = nlohmann::json::array();
-      for (int i : s.acquisition.source_i) shot_columns.push_back(i);
-      j["experiment"] = {{"nx", s.grid.nx},     {"nz", s.grid.nz},       {"h", s.grid.h},
-                         {"nt", s.time.nt},     {"dt", s.time.dt},       {"frequency", s.frequency},
-                         {"cpml", s.cpml.width}, {"cpml_top", s.cpml.top}, {"source_columns", shot_columns},
-                         {"receivers", s.acquisition.receiver_i.size()}, {"study_memory_mb", study_memory_mb(s)}};
-      j["options"] = {{"iterations", a.iterations}, {"repetitions", a.repetitions}, {"first_step", a.first_step},
-                      {"v_min", a.v_min},           {"v_max", a.v_max},             {"mute_rows", a.mute_rows},
-                      {"update", "fixed step (the study's)"}, {"precision", "single"}};
-      j["timing"] =
-          "wall clock (steady_clock) around each whole inversion after a warm-up evaluation, median of the repetitions; "
-          "per kernel: CUDA events around every launch of one more evaluation";
-      j["variants"] = rows;
-      if (!fast_math.is_null()) j["fast_math"] = fast_math;
-      write_file_atomically(a.output, j.dump(1) + "\n");
-      std::printf("wrote the run to %s\n", a.output.c_str());
-    }
+    write_run(fast_math, true);
     return all_passed ? kExitOk : kExitInternal;
   } catch (const support::cuda::CudaError& e) {
     std::cerr << "warpmodel run-fwi: CUDA error: " << e.what() << "\n";

@@ -7,6 +7,9 @@
 # "h100-80gb-hbm3"). Stages, in order (estimated GPU seconds, full / --quick):
 #   build         configure and build warpmodel and the benchmarks            (150 / 150)
 #   characterize  warpmodel characterize --only core: device.json, ubench.csv.xz/.md, plots ( 30 /  15)
+#   energy        warpmodel characterize --only energy: energy per operation (pJ per  ( 60 /  60)
+#                 FP32/FP64 op, shared, L2 and DRAM byte; static power) through NVML:
+#                 energy-per-op.md and measurements.energy of device.json
 #   tensor        warpmodel characterize --only tensor: tensor cores (mma.sync, wgmma, ( 60 /  40)
 #                 sparse), TMA, clusters (DSMEM, barrier), async copies, cuBLASLt GEMM:
 #                 tensor.md, tensor.csv.xz and their sections of device.json
@@ -55,7 +58,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-default_stages="build characterize tensor validate stencils adi app report"
+default_stages="build characterize energy tensor validate stencils adi app report"
 all_stages="$default_stages gpu-tests sanitizers vs-ncu repeatability"
 for s in ${only//,/ } ${skip//,/ }; do
   [[ " $all_stages " == *" $s "* ]] || { echo "characterize_gpu: unknown stage '$s' (known: $all_stages)" >&2; exit 2; }
@@ -176,6 +179,10 @@ stage_characterize() {
 }
 # The Hopper units: their sections of device.json (its provenance.tensor_stage.* say when and how)
 # and their own report and raw series.
+stage_energy() {
+  "$bin" characterize --only energy --output "$out" &&
+    record energy energy-per-op.md "warpmodel characterize --only energy --output $out"
+}
 stage_tensor() {
   local reps=()
   [ $quick = 1 ] && reps=(--reps 10)
@@ -263,6 +270,7 @@ stage_report() {
 
 run_stage build stage_build
 run_stage characterize stage_characterize
+run_stage energy stage_energy
 run_stage tensor stage_tensor
 run_stage gpu-tests stage_gpu_tests
 run_stage sanitizers stage_sanitizers

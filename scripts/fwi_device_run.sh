@@ -18,6 +18,9 @@
 # no longer fits in the time left ($FWI_RUN_SECONDS, default 480) is skipped and says so.
 #   FWI_PREBUILT_DIR=dir: warpmodel, libwarpmodel_inject.so and test_fwi_gpu built elsewhere from this
 #                         tree (sm_90, the same nvcc) and carried along: no build here
+#   FWI_STAGES=a,b,...:   only these stages (default all): test, small, large, profile-small,
+#                         stencil-energy, adi-energy, profile-large, validate (the reports always); a
+#                         second run with the rest adds to the same results/<gpu>/ folder
 #   [WARPMODEL_GIT_COMMIT=abc1234] scripts/fwi_device_run.sh [results/<gpu>]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +28,8 @@ t0=$(date +%s)
 deadline=$(( t0 + ${FWI_RUN_SECONDS:-480} ))
 stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( deadline - $(date +%s) )); }
+stages=",${FWI_STAGES:-test,small,large,profile-small,stencil-energy,adi-energy,profile-large,validate},"
+want() { [[ "$stages" == *",$1,"* ]]; }
 out=${OUT:-${TMPDIR:-/tmp}/fwi-device-run}
 mkdir -p "$out"
 logs=$(mktemp -d)
@@ -66,7 +71,7 @@ fi
 [ -x "$bin" ] || { echo "fwi_device_run: no warpmodel at $bin" >&2; exit 1; }
 
 # 1. The variants against the CPU reference on this GPU.
-if [ -x "$test_bin" ]; then
+if want test && [ -x "$test_bin" ]; then
   timeout 120 "$test_bin" >"$logs/test_fwi_gpu.log" 2>&1; stamp "test_fwi_gpu exit $?"
   grep -E "\[fwi-gpu\]|FAILED|Failure" "$logs/test_fwi_gpu.log" | head -30
 fi
@@ -78,8 +83,8 @@ run_fwi() {  # NAME SECONDS ARGS...
   timeout $(( $(left) - 20 )) "$bin" run-fwi --variant all "$@" -o "$res/fwi/run-$name.json" 2>&1 | tee "$logs/run-fwi-$name.log"
   stamp "run-fwi $name exit ${PIPESTATUS[0]}"
 }
-run_fwi 210x68 90 --check --energy
-run_fwi 2048x1024 150 --nx 2048 --nz 1024 --iterations 2 --energy
+want small && run_fwi 210x68 90 --check --energy
+want large && run_fwi 2048x1024 150 --nx 2048 --nz 1024 --iterations 2 --energy
 
 # 4. The study's metrics and the DRAM bytes of each kernel (the roof placement of fwi.md).
 profile_fwi() {  # SIZE VARIANTS SECONDS
@@ -88,10 +93,10 @@ profile_fwi() {  # SIZE VARIANTS SECONDS
     --metrics seed-003,dram__bytes_read.sum,dram__bytes_write.sum -o "$res/fwi/profile-$1" >"$logs/profile-$1.log" 2>&1
   stamp "profile fwi $1 exit $? ($(tail -1 "$logs/profile-$1.log"))"
 }
-profile_fwi 210x68 all 100
+want profile-small && profile_fwi 210x68 all 100
 
 # 5. Energy of the stencil variants (seed 004) and of the ADI solver.
-for order in 4 8; do
+want stencil-energy && for order in 4 8; do
   for v in naive readonly shared intz intz-reg; do
     if [ "$(left)" -lt 100 ]; then stamp "run-stencil $v order $order skipped: $(left) s left"; continue; fi
     timeout 60 "$bin" run-stencil --variant $v --order $order --size 512x512x512 --steps 100 --block 32x8x1 --energy \
@@ -99,15 +104,17 @@ for order in 4 8; do
     stamp "run-stencil $v order $order exit $? ($(grep -E '^energy:' "$logs/stencil-$v-$order.log" | cut -c1-120))"
   done
 done
-if [ "$(left)" -ge 100 ]; then
+if want adi-energy && [ "$(left)" -ge 100 ]; then
   timeout 60 "$bin" run-adi --variant fused --size 2048 --steps 100 --precision double --energy \
     -o "$res/energy/adi-fused-double-2048.json" >"$logs/adi.log" 2>&1
   stamp "run-adi exit $? ($(grep -E '^energy:' "$logs/adi.log" | cut -c1-120))"
 fi
-profile_fwi 2048x1024 original,fused-cpml,gradient-on-the-fly,read-only 90
+want profile-large && profile_fwi 2048x1024 original,fused-cpml,gradient-on-the-fly,read-only 90
 
 # 6. The FWI's kernels as validation rows (class fwi), merged with the folder's other families.
-if [ "$(left)" -ge 150 ]; then
+if ! want validate; then
+  :
+elif [ "$(left)" -ge 150 ]; then
   timeout $(( $(left) - 15 )) "$bin" validate --measure "$res" --families fwi >"$logs/validate.log" 2>&1
   stamp "validate --measure --families fwi exit $? ($(grep -E 'launches measured' "$logs/validate.log"))"
 else

@@ -142,7 +142,8 @@ def render(runs, profile, roof, roof_source):
                      f"{run['options'].get('iterations')} iterations")
         lines.append("")
         lines.append(f"Source: `{os.path.basename(path)}` ({prov.get('date', '?')}, commit {prov.get('commit', '?')}, "
-                     f"driver {prov.get('driver', '?')}): `{prov.get('command', '?')}`.")
+                     f"driver {prov.get('driver', '?')}): `{prov.get('command', '?')}`"
+                     + (" (stopped before every variant ran: the missing rows read -)." if run.get("complete") is False else "."))
         lines.append("")
         by_name = {v["variant"]: v for v in run["variants"]}
         original = by_name.get("original")

@@ -53,6 +53,7 @@ CharacterizeOutputs characterize(const GpuInfo& gpu, const CharacterizeOptions& 
     out.tensor_csv = write_unit_csv(results);
     out.tensor_markdown = write_tensor_markdown(results);
   }
+  if (results.ran(kStageEnergy)) out.energy_markdown = write_energy_markdown(results);
   out.warnings = results.warnings;
   out.seconds = results.seconds;
   return out;

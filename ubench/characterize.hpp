@@ -27,6 +27,7 @@ struct CharacterizeOutputs {
   std::string device_json;
   std::string csv, markdown;                // the core stage's (ubench.csv.xz, ubench.md)
   std::string tensor_csv, tensor_markdown;  // the tensor stage's (tensor.csv.xz, tensor.md)
+  std::string energy_markdown;              // the energy stage's (energy-per-op.md)
   std::vector<std::string> warnings;
   std::string profile_error;  // non-empty: device_from_json rejected device.json (a bug)
   double seconds = 0;

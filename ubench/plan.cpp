@@ -19,7 +19,7 @@ const Declaration* Plan::find(const std::string& name) const {
 }
 
 const std::vector<std::string>& known_stages() {
-  static const std::vector<std::string> stages = {kStageCore, kStageTensor};
+  static const std::vector<std::string> stages = {kStageCore, kStageTensor, kStageEnergy};
   return stages;
 }
 
@@ -28,7 +28,7 @@ Plan make_plan(int reps, const std::vector<std::string>& stages) {
   p.reps = reps;
   for (const auto& s : stages)
     if (std::find(known_stages().begin(), known_stages().end(), s) == known_stages().end())
-      throw std::invalid_argument("unknown stage '" + s + "' (known: core, tensor)");
+      throw std::invalid_argument("unknown stage '" + s + "' (known: core, tensor, energy)");
   for (const auto& s : known_stages())
     if (stages.empty() || std::find(stages.begin(), stages.end(), s) != stages.end()) p.stages.push_back(s);
   for (const auto& d : declarations())

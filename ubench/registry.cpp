@@ -588,6 +588,7 @@ std::vector<Declaration> build() {
       Declaration e;
       e.name = row.name;
       e.group = "energy";
+      e.stage = kStageEnergy;
       e.kernel = target ? target->kernel : "";
       e.ptx = std::string("the kernel of ") + row.of;
       e.method = Method::energy;

@@ -112,10 +112,13 @@ enum class Output {
   unit,        // measurements.<section>.<result> (tensor_cores, tma, cluster, async_copy, library_gemm)
 };
 
-// The stages `characterize --only` selects: "core" (everything the model has always read) and
-// "tensor" (the Hopper units). The clock-read cost belongs to every stage (each subtracts it).
+// The stages `characterize --only` selects: "core" (everything the model has always read),
+// "tensor" (the Hopper units) and "energy" (energy per operation under NVML's counter: it re-runs
+// core kernels but needs none of their results, so it can be added to a profile on its own). The
+// clock-read cost belongs to every stage (each subtracts it).
 inline constexpr const char* kStageCore = "core";
 inline constexpr const char* kStageTensor = "tensor";
+inline constexpr const char* kStageEnergy = "energy";
 
 struct Declaration {
   std::string name;    // e.g. "fp32_add", "fp32_add.throughput", "chase_cg"

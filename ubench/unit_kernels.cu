@@ -698,8 +698,11 @@ CUtensorMap make_tensor_map(TensorMap kind, void* base, std::size_t bytes) {
   const cuuint32_t unit_strides[2] = {1, 1};
   if (kind == TensorMap::one_d) {
     const cuuint64_t dims[1] = {bytes / 4};
+    // A rank-1 map has no stride to give, but the driver refuses a null array (CUresult 1 on an H100,
+    // driver 580): the whole extent in bytes, never read.
+    const cuuint64_t unused_strides[1] = {bytes};
     const cuuint32_t box[1] = {kTma1dBoxElements};
-    r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, base, dims, nullptr, box, unit_strides,
+    r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, base, dims, unused_strides, box, unit_strides,
                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   } else {

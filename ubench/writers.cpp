@@ -103,10 +103,14 @@ const InvalidBenchmark* invalid_result(const Results& r, const std::string& resu
   return nullptr;
 }
 
-bool is_tensor_stage(const std::string& benchmark) {
+// The stage a benchmark belongs to ("" for the clock cost, which every stage measures; core for a
+// name the registry does not know).
+std::string stage_of(const std::string& benchmark) {
   const auto* d = find_declaration(benchmark);
-  return d && d->stage == kStageTensor;
+  return d ? d->stage : std::string(kStageCore);
 }
+
+bool is_tensor_stage(const std::string& benchmark) { return stage_of(benchmark) == kStageTensor; }
 
 json rate_json(const RateSeries& s) {
   const Estimate& e = s.by_warps.back();  // the last warp count of the axis: 32 warps per SM
@@ -162,6 +166,35 @@ std::vector<std::string> profile_warnings(const Results& r) {
 
 namespace {
 // The core stage's document: the profile the model reads and the core tables under `measurements`.
+// measurements.energy: the energy stage's rows and the coefficients the model reads (docs/energy.md).
+json energy_section(const Results& r) {
+  json rows = json::object();
+  for (const auto& e : r.energy)
+    rows[e.name] = {{"of", e.of},
+                    {"counts", e.counts},
+                    {"count_per_region", e.count_per_region},
+                    {"joules_per_region", e.joules},
+                    {"joules_half_width", e.joules_half_width},
+                    {"seconds_per_region", e.seconds},
+                    {"seconds_half_width", e.seconds_half_width},
+                    {"watts", e.watts},
+                    {"idle_w", e.idle_w},
+                    {"repetitions_per_reading", e.repetitions},
+                    {"readings", e.readings},
+                    {"sass", e.sass}};
+  const EnergyCoefficients c = energy_coefficients(r.energy);
+  json coefficients = {{"static_w", c.static_w}};
+  for (const auto& [unit, pj] : c.pj_per) coefficients["pj_per_" + unit] = pj;
+  return {{"rows", rows},
+                    {"coefficients", coefficients},
+                    {"notes", c.notes},
+                    {"method",
+                     "NVML's total-energy counter around repeated runs of each row's kernel (every SM), readings "
+                     "sized so that its 1 mJ resolution is at most 1 % of one, 95 % Student-t intervals; static_w: "
+                     "the board's power with no kernel running, mean over the rows' idle readings; pj_per_<unit> = "
+                     "(E - static_w t) / count per region, the DRAM byte beyond the L2 byte it also is (docs/energy.md)"}};
+}
+
 json core_document(const Results& r) {
   const Headline h = headline(r);
   const double mhz = r.sm_clock_mhz;
@@ -391,36 +424,9 @@ json core_document(const Results& r) {
          "of dynamic shared memory, so the w waves run one after another: the cost of one wave without the "
          "launch's fixed cost (the intercept)"}};
   }
-  if (!r.energy.empty()) {
-    json rows = json::object();
-    for (const auto& e : r.energy)
-      rows[e.name] = {{"of", e.of},
-                      {"counts", e.counts},
-                      {"count_per_region", e.count_per_region},
-                      {"joules_per_region", e.joules},
-                      {"joules_half_width", e.joules_half_width},
-                      {"seconds_per_region", e.seconds},
-                      {"seconds_half_width", e.seconds_half_width},
-                      {"watts", e.watts},
-                      {"idle_w", e.idle_w},
-                      {"repetitions_per_reading", e.repetitions},
-                      {"readings", e.readings},
-                      {"sass", e.sass}};
-    const EnergyCoefficients c = energy_coefficients(r.energy);
-    json coefficients = {{"static_w", c.static_w}};
-    for (const auto& [unit, pj] : c.pj_per) coefficients["pj_per_" + unit] = pj;
-    meas["energy"] = {{"rows", rows},
-                      {"coefficients", coefficients},
-                      {"notes", c.notes},
-                      {"method",
-                       "NVML's total-energy counter around repeated runs of each row's kernel (every SM), readings "
-                       "sized so that its 1 mJ resolution is at most 1 % of one, 95 % Student-t intervals; static_w: "
-                       "the board's power with no kernel running, mean over the rows' idle readings; pj_per_<unit> = "
-                       "(E - static_w t) / count per region, the DRAM byte beyond the L2 byte it also is (docs/energy.md)"}};
-  }
   json sass = json::object();
   for (const auto& v : r.verdicts)
-    if (!is_tensor_stage(v.benchmark)) sass[v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
+    if (stage_of(v.benchmark) == kStageCore) sass[v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
   meas["sass_check"] = sass;
   meas["warnings"] = r.warnings;
   meas["wall_seconds"] = r.seconds;
@@ -616,7 +622,7 @@ std::vector<std::string> tensor_stage_quantities() {
 }
 
 std::string write_device_json(const Results& r, const std::string& base) {
-  const bool core = r.ran(kStageCore), tensor = r.ran(kStageTensor);
+  const bool core = r.ran(kStageCore);
   json previous = base.empty() ? json() : json::parse(base);
   if (!core && !previous.is_object())
     throw std::invalid_argument("write_device_json: a run without the core stage needs the profile it adds to");
@@ -626,28 +632,44 @@ std::string write_device_json(const Results& r, const std::string& base) {
   if (!meas.contains("sass_check") || !meas["sass_check"].is_object()) meas["sass_check"] = json::object();
   json& prov = dev["provenance"];
   if (!prov.is_object()) prov = json::object();
-  if (tensor) {
-    const json units = units_json(r);
-    for (const auto& section : unit_sections()) meas[section] = units.at(section);
-    for (const auto& v : r.verdicts)
-      if (is_tensor_stage(v.benchmark)) meas["sass_check"][v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
-    prov["tensor_stage.date"] = r.date;
-    prov["tensor_stage.commit"] = r.commit.empty() ? "unknown" : r.commit;
-    prov["tensor_stage.command"] = r.command;
-    prov["tensor_stage.driver"] = r.driver;
-    prov["tensor_stage.gpu"] = r.gpu_name;
-    prov["tensor_stage.sass_check"] = r.sass_source;
-  } else if (previous.is_object() && previous.contains("measurements") && previous["measurements"].is_object()) {
-    // A core-only run keeps what the tensor stage measured before, with its verdicts and provenance.
-    const json& old = previous["measurements"];
-    for (const auto& section : unit_sections())
-      if (old.contains(section)) meas[section] = old[section];
-    if (old.contains("sass_check") && old["sass_check"].is_object())
-      for (const auto& [name, verdict] : old["sass_check"].items())
-        if (is_tensor_stage(name)) meas["sass_check"][name] = verdict;
-    if (previous.contains("provenance") && previous["provenance"].is_object())
-      for (const auto& [key, value] : previous["provenance"].items())
-        if (key.rfind("tensor_stage.", 0) == 0) prov[key] = value;
+  const json no_object = json::object();
+  const json& old = previous.is_object() && previous.contains("measurements") && previous["measurements"].is_object()
+                        ? previous["measurements"]
+                        : no_object;
+  // The stages beside core write their sections, verdicts and provenance (<stage>_stage.*) when they
+  // ran; a run without them keeps what the profile had.
+  struct Added {
+    const char* stage;
+    std::vector<std::string> sections;
+  };
+  for (const Added& a : {Added{kStageTensor, unit_sections()}, Added{kStageEnergy, {"energy"}}}) {
+    const std::string prefix = std::string(a.stage) + "_stage.";
+    if (r.ran(a.stage)) {
+      for (const auto& section : a.sections) meas.erase(section);
+      if (a.stage == std::string(kStageTensor)) {
+        const json units = units_json(r);
+        for (const auto& section : a.sections) meas[section] = units.at(section);
+      } else if (!r.energy.empty()) {
+        meas["energy"] = energy_section(r);
+      }
+      for (const auto& v : r.verdicts)
+        if (stage_of(v.benchmark) == a.stage) meas["sass_check"][v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};
+      prov[prefix + "date"] = r.date;
+      prov[prefix + "commit"] = r.commit.empty() ? "unknown" : r.commit;
+      prov[prefix + "command"] = r.command;
+      prov[prefix + "driver"] = r.driver;
+      prov[prefix + "gpu"] = r.gpu_name;
+      prov[prefix + "sass_check"] = r.sass_source;
+    } else if (core) {  // a core run keeps what this stage measured before, with its verdicts and provenance
+      for (const auto& section : a.sections)
+        if (old.contains(section)) meas[section] = old[section];
+      if (old.contains("sass_check") && old["sass_check"].is_object())
+        for (const auto& [name, verdict] : old["sass_check"].items())
+          if (stage_of(name) == a.stage) meas["sass_check"][name] = verdict;
+      if (previous.contains("provenance") && previous["provenance"].is_object())
+        for (const auto& [key, value] : previous["provenance"].items())
+          if (key.rfind(prefix, 0) == 0) prov[key] = value;
+    }
   }
   return dev.dump(2) + "\n";
 }
@@ -666,6 +688,35 @@ std::string csv_text(const std::vector<CsvRow>& rows) {
 
 std::string write_csv(const Results& r) { return csv_text(r.csv); }
 std::string write_unit_csv(const Results& r) { return csv_text(r.unit_csv); }
+
+std::string write_energy_markdown(const Results& r) {
+  std::ostringstream md;
+  md << "# Energy per operation: " << r.gpu_name << "\n\n"
+     << "`" << r.command << "` on " << r.date << ", commit " << (r.commit.empty() ? "unknown" : r.commit) << ", driver "
+     << r.driver << ". NVML's total-energy counter around repeated runs of each row's kernel on every SM, 30 readings "
+        "with a 95 % Student-t interval; the GPU's power limit and clocks read, never set. Rows: ubench/registry.cpp; "
+        "method and the launch energy the model predicts from them: docs/energy.md.\n\n";
+  if (r.energy.empty()) {
+    md << "Not measured:";
+    for (const auto& w : r.warnings)
+      if (w.find("energy") != std::string::npos) md << " " << w << ".";
+    md << "\n";
+    return md.str();
+  }
+  const EnergyCoefficients c = energy_coefficients(r.energy);
+  md << "| row | kernel of | unit | J per region | s per region | W | idle W | pJ per unit above static |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& e : r.energy) {
+    const auto pj = c.pj_per.find(e.counts);
+    md << "| " << e.name << " | " << e.of << " | " << e.counts << " | " << fmt(e.joules, 4) << " ± "
+       << fmt(e.joules_half_width, 2) << " | " << fmt(e.seconds, 4) << " | " << fmt(e.watts, 4) << " | "
+       << fmt(e.idle_w, 4) << " | " << (pj == c.pj_per.end() ? std::string("-") : fmt(pj->second, 4)) << " |\n";
+  }
+  md << "\nStatic power (no kernel running, mean of the rows' idle readings): " << fmt(c.static_w, 4) << " W.";
+  for (const auto& n : c.notes) md << " " << n << ".";
+  md << "\n";
+  return md.str();
+}
 
 std::string write_tensor_markdown(const Results& r) {
   std::ostringstream md;
@@ -932,20 +983,6 @@ std::string write_markdown(const Results& r) {
        << "| one wave | " << fmt(l.wave_cycles, 1) << " ± " << fmt(l.wave_u, 1)
        << " cycles | slope with one block per SM forced (" << l.one_block_per_sm_shared_bytes
        << " B dynamic shared memory): the intercept (launch) left out |\n";
-  }
-  if (!r.energy.empty()) {
-    const EnergyCoefficients c = energy_coefficients(r.energy);
-    md << "\n## Energy per operation (NVML, docs/energy.md)\n\n| row | kernel of | unit | J per region | s per region | W "
-          "| idle W | pJ per unit above static |\n|---|---|---|---|---|---|---|---|\n";
-    for (const auto& e : r.energy) {
-      const auto pj = c.pj_per.find(e.counts);
-      md << "| " << e.name << " | " << e.of << " | " << e.counts << " | " << fmt(e.joules, 4) << " ± "
-         << fmt(e.joules_half_width, 2) << " | " << fmt(e.seconds, 4) << " | " << fmt(e.watts, 4) << " | "
-         << fmt(e.idle_w, 4) << " | " << (pj == c.pj_per.end() ? std::string("-") : fmt(pj->second, 4)) << " |\n";
-    }
-    md << "\nStatic power (no kernel running, mean of the rows' idle readings): " << fmt(c.static_w, 4) << " W.";
-    for (const auto& n : c.notes) md << " " << n << ".";
-    md << "\n";
   }
   md << "\n## SASS check\n\n| benchmark | verdict | detail |\n|---|---|---|\n";
   if (!r.sass_checked) md << "| all | unchecked | " << r.sass_source << " |\n";

@@ -15,10 +15,11 @@ namespace warpmodel::ubench {
 std::vector<std::string> profile_warnings(const Results& results);
 
 // device.json. `base`: the profile in the output folder before this run ("" = none). A run of the
-// core stage writes the whole profile afresh and keeps the tensor stage's sections of `base`; a run
-// of the tensor stage alone rewrites only those sections (measurements.tensor_cores, tma,
-// async_copy, cluster, library_gemm, tensor_stage, their SASS verdicts and provenance.tensor_stage.*)
-// in `base`, which it then needs (std::invalid_argument without it).
+// core stage writes the whole profile afresh and keeps the tensor and energy stages' sections of
+// `base`; a run of the tensor or energy stage alone rewrites only its sections (tensor:
+// measurements.tensor_cores, tma, async_copy, cluster, library_gemm; energy: measurements.energy;
+// their SASS verdicts and provenance.<stage>_stage.*) in `base`, which it then needs
+// (std::invalid_argument without it).
 std::string write_device_json(const Results& results, const std::string& base = "");
 // The core stage's raw series (ubench.csv) and report (ubench.md).
 std::string write_csv(const Results& results);
@@ -26,6 +27,8 @@ std::string write_markdown(const Results& results);
 // The tensor stage's raw series (tensor.csv) and report (tensor.md).
 std::string write_unit_csv(const Results& results);
 std::string write_tensor_markdown(const Results& results);
+// The energy stage's report (energy-per-op.md): its rows and the coefficients.
+std::string write_energy_markdown(const Results& results);
 
 // The tensor stage's headline quantities, by their dotted paths in device.json as write_device_json
 // writes them ("measurements.tensor_cores.wgmma.f16.tera_ops_per_s", ...), in registry order:

@@ -191,7 +191,7 @@ TEST(Cli, NumericOptionsStateTheirBound) {
   expect_bad_input(run("run-stencil --spacing -1"), "--spacing: must be > 0 (got -1)");
   expect_bad_input(run("run-adi --size 8"), "--size: must be >= 32 (got 8)");
   expect_bad_input(run("characterize --reps 1"), "--reps: must be >= 2 (got 1)");
-  expect_bad_input(run("characterize --only tensors"), "--only: tensors not in {core,tensor}");
+  expect_bad_input(run("characterize --only tensors"), "--only: tensors not in {core,tensor,energy}");
   expect_bad_input(run("kernel-profile --kernel k --launch-index -1"), "--launch-index: must be >= 0 (got -1)");
   for (const char* bounded : {"profile --kernel copy --timing-runs 0", "profile --kernel copy --device -1", "metrics --device -2"}) {
     const CommandResult r = run(bounded);

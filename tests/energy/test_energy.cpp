@@ -109,6 +109,39 @@ TEST(Energy, MeasuresARegionBelowTheCounterResolution) {
   EXPECT_NE(energy_summary(r, w).find("points/J"), std::string::npos);
 }
 
+// A board whose counter moves only every 100 ms (it reports the energy of its last update), 150 W
+// while 50 ms regions run: a first reading of one region can count nothing at all.
+class SlowCounter : public PowerSource {
+ public:
+  std::optional<double> total_energy_j() override {
+    std::lock_guard<std::mutex> lock(m);
+    return 150.0 * std::floor(seconds / 0.1) * 0.1;
+  }
+  std::optional<double> power_w() override { return 150.0; }
+  void region() {
+    std::lock_guard<std::mutex> lock(m);
+    seconds += 0.05;
+  }
+  double now() {
+    std::lock_guard<std::mutex> lock(m);
+    return seconds;
+  }
+  std::mutex m;
+  double seconds = 0.03;  // the first region ends at 80 ms, before the counter's first update
+};
+
+TEST(Energy, ACounterThatStoodStillDoublesTheRegionsNotAHundredfold) {
+  SlowCounter board;
+  EnergyOptions o;
+  o.idle_seconds = 0;
+  o.sampling_period_s = 0.001;
+  const EnergyResult r = measure_energy(board, [&] { board.region(); }, o, [&] { return board.now(); });
+  // 7.5 J a region is far above 100 mJ: two or four regions a reading, not the 100 that made 30
+  // readings of the FWI's 50 ms evaluation last 150 s on an H100.
+  EXPECT_GE(r.repetitions, 2);
+  EXPECT_LE(r.repetitions, 4);
+}
+
 TEST(Energy, EfficiencyIsPerformanceOverTheSampledPower) {
   EnergyResult r;
   r.samples = 3;

@@ -512,6 +512,12 @@ TEST(Plan, StagesSelectTheirRows) {
   const Plan core = make_plan(3, {"core"});
   EXPECT_NE(core.find("fp32_add"), nullptr);
   EXPECT_EQ(core.find("wgmma.f16"), nullptr);
+  EXPECT_EQ(core.find("energy_dram"), nullptr);
+  // The energy stage: its five rows and the clock cost, none of the core rows it re-runs the kernels of.
+  const Plan energy = make_plan(3, {"energy"});
+  EXPECT_NE(energy.find("energy_dram"), nullptr);
+  EXPECT_EQ(energy.find("dram_read"), nullptr);
+  EXPECT_EQ(energy.of(Method::energy).size(), 5u);
   EXPECT_EQ(make_plan(3).benchmarks.size(), declarations().size());
   EXPECT_THROW(make_plan(3, {"tensors"}), std::invalid_argument);
 }
@@ -645,6 +651,7 @@ TEST(EnergyRows, CoefficientsAboveTheStaticPower) {
 
 TEST(Writers, EnergyRowsReachTheModel) {
   Results r = synthetic_results();
+  r.stages = {kStageCore, kStageEnergy};
   r.energy.push_back({"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 65, 10, 30});
   r.energy.push_back({"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 65, 10, 30});
   const auto j = nlohmann::json::parse(write_device_json(r));
@@ -655,5 +662,20 @@ TEST(Writers, EnergyRowsReachTheModel) {
   ASSERT_TRUE(device.energy);
   EXPECT_DOUBLE_EQ(device.energy->static_w, 65.0);
   EXPECT_NEAR(*device.energy->pj_per_dram_byte, 85.0, 1e-9);  // no L2 row: nothing to take out
-  EXPECT_NE(write_markdown(r).find("## Energy per operation"), std::string::npos);
+  EXPECT_NE(write_energy_markdown(r).find("| energy_dram | dram_read | dram_byte |"), std::string::npos);
+  EXPECT_EQ(write_markdown(r).find("energy_dram |"), std::string::npos);  // its own page, not ubench.md's
+  // The energy stage alone adds its section to a profile and leaves the rest as it was ...
+  const std::string core_only = write_device_json(synthetic_results());
+  EXPECT_FALSE(nlohmann::json::parse(core_only).at("measurements").contains("energy"));
+  Results energy_only = r;
+  energy_only.stages = {kStageEnergy};
+  energy_only.command = "warpmodel characterize --only energy";
+  const auto added = nlohmann::json::parse(write_device_json(energy_only, core_only));
+  EXPECT_EQ(added.at("measurements").at("energy"), j.at("measurements").at("energy"));
+  EXPECT_EQ(added.at("latency_cycles"), nlohmann::json::parse(core_only).at("latency_cycles"));
+  EXPECT_EQ(added.at("provenance").at("energy_stage.command"), "warpmodel characterize --only energy");
+  // ... and a core run afterwards keeps it, with its provenance.
+  const auto again = nlohmann::json::parse(write_device_json(synthetic_results(), added.dump()));
+  EXPECT_EQ(again.at("measurements").at("energy"), added.at("measurements").at("energy"));
+  EXPECT_EQ(again.at("provenance").at("energy_stage.command"), "warpmodel characterize --only energy");
 }

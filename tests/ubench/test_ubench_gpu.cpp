@@ -292,5 +292,7 @@ TEST(UbenchTensor, HarnessRunsTheStage) {
   const UnitSeries* stream = r.find_unit("tma", "load_1d", false);
   ASSERT_NE(stream, nullptr);
   ASSERT_TRUE(stream->spec_per_second.has_value());
+  ASSERT_NE(stream->best(), nullptr) << "tma load_1d measured no point";
+  ASSERT_TRUE(stream->best()->per_second.has_value());
   EXPECT_LT(stream->best()->per_second->mean, *stream->spec_per_second * 1.05);
 }

@@ -104,7 +104,9 @@ EnergyResult measure_energy(PowerSource& source, const std::function<void()>& re
     t1 = clock(), e1 = counter();
     const double diff = e1 - e0, duration = t1 - t0;
     if ((diff >= needed_j && duration >= o.min_sample_seconds) || reps >= o.max_repetitions) break;
-    double grow = 100.0;  // nothing counted yet
+    // Nothing counted yet: double. The counter can stand still over a short region even at 150 W
+    // (seen on an H100 over 50 ms); a 100-fold jump then made 30 readings of a 50 ms region last 150 s.
+    double grow = 2.0;
     if (diff > 0) grow = 1.05 * needed_j / diff;
     if (duration > 0 && o.min_sample_seconds > 0) grow = std::max(grow, 1.05 * o.min_sample_seconds / duration);
     reps = std::min(o.max_repetitions, std::max(2 * reps, static_cast<long long>(std::ceil(reps * grow))));
