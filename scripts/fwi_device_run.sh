@@ -3,9 +3,9 @@
 # an H100 with prebuilt binaries):
 #   1. test_fwi_gpu (every variant against the CPU reference, label gpu)
 #   2. run-fwi --variant all at the study's size (210x68, 625 steps, 5 shots) with --check and --energy
-#   3. run-fwi --variant all at 2048x1024 (a size that fills the GPU) with --energy
+#   3. run-fwi --variant all at 8192x256 (a size that fills the GPU) with --energy
 #   4. profile --kernel fwi: the study's nvprof metric set (seed-003) and the DRAM bytes, every variant
-#      at 210x68, four at 2048x1024 (their films must fit together)
+#      at 210x68, four at 8192x256 (their films must fit together)
 #   5. run-stencil --energy for the five variants at orders 4 (seed 004's 13-point stencil) and 8, and
 #      run-adi --energy once
 #   6. validate --measure --families fwi: the FWI's kernels as validation rows (class fwi), then the analysis
@@ -84,7 +84,7 @@ run_fwi() {  # NAME SECONDS ARGS...
   stamp "run-fwi $name exit ${PIPESTATUS[0]}"
 }
 want small && run_fwi 210x68 90 --check --energy
-want large && run_fwi 2048x1024 150 --nx 2048 --nz 1024 --iterations 2 --energy
+want large && run_fwi 8192x256 150 --nx 8192 --nz 256 --iterations 2 --energy
 
 # 4. The study's metrics and the DRAM bytes of each kernel (the roof placement of fwi.md).
 profile_fwi() {  # SIZE VARIANTS SECONDS
@@ -109,7 +109,7 @@ if want adi-energy && [ "$(left)" -ge 100 ]; then
     -o "$res/energy/adi-fused-double-2048.json" >"$logs/adi.log" 2>&1
   stamp "run-adi exit $? ($(grep -E '^energy:' "$logs/adi.log" | cut -c1-120))"
 fi
-want profile-large && profile_fwi 2048x1024 original,fused-cpml,gradient-on-the-fly,read-only 90
+want profile-large && profile_fwi 8192x256 original,fused-cpml,gradient-on-the-fly,read-only 90
 
 # 6. The FWI's kernels as validation rows (class fwi), merged with the folder's other families.
 if ! want validate; then

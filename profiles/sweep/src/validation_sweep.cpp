@@ -278,7 +278,7 @@ void adi_sweep(Context& cx) {
 
 // Each FWI variant's distinct kernels of one gradient evaluation (the step kernels at step nt / 2,
 // DeviceFwi::record_launches), at each size; a kernel several variants share (Residual, the update's)
-// is measured once per size. One variant's arrays alive at a time (two films at 2048 x 1024 are 10 GB).
+// is measured once per size. One variant's arrays alive at a time (two films at 8192 x 256 are 10 GB).
 void fwi_sweep(Context& cx) {
 #ifdef WARPMODEL_SWEEP_HAS_FWI
   for (const std::string& size_text : cx.plan.fwi_sizes) {

@@ -34,7 +34,7 @@ struct SweepPlan {
   // FWI (stencils/fwi): every distinct kernel of a gradient evaluation of each variant, at each size
   // NXxNZ (the study's, and one that fills the GPU); a kernel that several variants share is
   // measured once per size. Measured when the build has the FWI's GPU library.
-  std::vector<std::string> fwi_sizes{"210x68", "2048x1024"};
+  std::vector<std::string> fwi_sizes{"210x68", "8192x256"};
   std::vector<std::string> fwi_variants{"original",    "shared",              "fused",     "fused-cpml", "dot-gpu",
                                         "reorganised", "gradient-on-the-fly", "read-only", "fast-math"};
   // Corpus (profiles/corpus), after the stencils and ADI: every kernel x size x declared shape.
