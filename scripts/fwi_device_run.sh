@@ -6,9 +6,9 @@
 #   3. run-fwi --variant all at 8192x256 (a size that fills the GPU) with --energy
 #   4. profile --kernel fwi: the study's nvprof metric set (seed-003) and the DRAM bytes, every variant
 #      at 210x68, four at 8192x256 (their films must fit together)
-#   5. run-stencil --energy for the five variants at orders 4 (seed 004's 13-point stencil) and 8, and
+#   5. validate --measure --families fwi: the FWI's kernels as validation rows (class fwi), then the analysis
+#   6. run-stencil --energy for the five variants at orders 4 (seed 004's 13-point stencil) and 8, and
 #      run-adi --energy once
-#   6. validate --measure --families fwi: the FWI's kernels as validation rows (class fwi), then the analysis
 #   7. the reports: fwi.md/.csv (scripts/fwi_report.py), energy.md/.csv (scripts/energy_report.py)
 # Measured files go to results/<gpu>/fwi/ (run-*.json, profile-*.json/.csv) and results/<gpu>/energy/
 # (stencil-*.json, adi-*.json); the validation sweep's file and outputs are replaced in results/<gpu>/.
@@ -19,7 +19,7 @@
 #   FWI_PREBUILT_DIR=dir: warpmodel, libwarpmodel_inject.so and test_fwi_gpu built elsewhere from this
 #                         tree (sm_90, the same nvcc) and carried along: no build here
 #   FWI_STAGES=a,b,...:   only these stages (default all): test, small, large, profile-small,
-#                         stencil-energy, adi-energy, profile-large, validate (the reports always); a
+#                         validate, stencil-energy, adi-energy, profile-large (the reports always); a
 #                         second run with the rest adds to the same results/<gpu>/ folder
 #   [WARPMODEL_GIT_COMMIT=abc1234] scripts/fwi_device_run.sh [results/<gpu>]
 set -uo pipefail
@@ -28,7 +28,7 @@ t0=$(date +%s)
 deadline=$(( t0 + ${FWI_RUN_SECONDS:-480} ))
 stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( deadline - $(date +%s) )); }
-stages=",${FWI_STAGES:-test,small,large,profile-small,stencil-energy,adi-energy,profile-large,validate},"
+stages=",${FWI_STAGES:-test,small,large,profile-small,validate,stencil-energy,adi-energy,profile-large},"
 want() { [[ "$stages" == *",$1,"* ]]; }
 out=${OUT:-${TMPDIR:-/tmp}/fwi-device-run}
 mkdir -p "$out"
@@ -95,7 +95,17 @@ profile_fwi() {  # SIZE VARIANTS SECONDS
 }
 want profile-small && profile_fwi 210x68 all 100
 
-# 5. Energy of the stencil variants (seed 004) and of the ADI solver.
+# 5. The FWI's kernels as validation rows (class fwi), merged with the folder's other families.
+if ! want validate; then
+  :
+elif [ "$(left)" -ge 150 ]; then
+  timeout $(( $(left) - 15 )) "$bin" validate --measure "$res" --families fwi >"$logs/validate.log" 2>&1
+  stamp "validate --measure --families fwi exit $? ($(grep -E 'launches measured' "$logs/validate.log"))"
+else
+  stamp "validate --measure --families fwi skipped: $(left) s left"
+fi
+
+# 6. Energy of the stencil variants (seed 004) and of the ADI solver.
 want stencil-energy && for order in 4 8; do
   for v in naive readonly shared intz intz-reg; do
     if [ "$(left)" -lt 100 ]; then stamp "run-stencil $v order $order skipped: $(left) s left"; continue; fi
@@ -110,16 +120,6 @@ if want adi-energy && [ "$(left)" -ge 100 ]; then
   stamp "run-adi exit $? ($(grep -E '^energy:' "$logs/adi.log" | cut -c1-120))"
 fi
 want profile-large && profile_fwi 8192x256 original,fused-cpml,gradient-on-the-fly,read-only 90
-
-# 6. The FWI's kernels as validation rows (class fwi), merged with the folder's other families.
-if ! want validate; then
-  :
-elif [ "$(left)" -ge 150 ]; then
-  timeout $(( $(left) - 15 )) "$bin" validate --measure "$res" --families fwi >"$logs/validate.log" 2>&1
-  stamp "validate --measure --families fwi exit $? ($(grep -E 'launches measured' "$logs/validate.log"))"
-else
-  stamp "validate --measure --families fwi skipped: $(left) s left"
-fi
 
 # 7. The reports, from what was measured.
 args=()

@@ -216,7 +216,10 @@ def render(runs, profile, roof, roof_source):
         if "fast_math" in run:
             fm = run["fast_math"]
             lines.append(f"Fast math: the final model's L2 norm {fmt(fm['final_norm_fast_math'], 7)} against "
-                         f"{fmt(fm['final_norm_read_only'], 7)} without it ({100 * fm['relative_difference']:.4f} %); "
+                         f"{fmt(fm['final_norm_read_only'], 7)} without it ("
+                         + (f"{100 * fm['relative_difference']:.4f} %" if fm.get("relative_difference") is not None
+                            else "no difference: a norm is not finite")  # JSON null: NaN or inf
+                         + "); "
                          "the study's table 27: 1.7746e4 against 1.7751e4.")
             lines.append("")
     return "\n".join(lines), csv_rows
