@@ -737,6 +737,61 @@ std::optional<AddressPolynomial> stride_per_trip(const AddressPolynomial& addres
 
 }  // namespace
 
+namespace {
+constexpr std::size_t kUnreachable = static_cast<std::size_t>(-1);
+
+// Immediate dominators of a control-flow graph whose entry is block 0 (Cooper, Harvey and Kennedy,
+// "A Simple, Fast Dominance Algorithm", 2001): idom[0] = 0, kUnreachable for blocks the entry does
+// not reach.
+std::vector<std::size_t> immediate_dominators(const std::vector<std::vector<std::size_t>>& successors) {
+  const std::size_t n = successors.size();
+  std::vector<std::size_t> idom(n, kUnreachable);
+  if (n == 0) return idom;
+  // Reverse postorder from the entry (iterative depth-first search).
+  std::vector<std::size_t> postorder, order(n, kUnreachable);
+  std::vector<char> seen(n, 0);
+  std::vector<std::pair<std::size_t, std::size_t>> stack = {{0, 0}};
+  seen[0] = 1;
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < successors[node].size()) {
+      const std::size_t s = successors[node][next++];
+      if (!seen[s]) {
+        seen[s] = 1;
+        stack.emplace_back(s, 0);
+      }
+    } else {
+      order[node] = postorder.size();
+      postorder.push_back(node);
+      stack.pop_back();
+    }
+  }
+  std::vector<std::vector<std::size_t>> predecessors(n);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t s : successors[k]) predecessors[s].push_back(k);
+  const auto intersect = [&](std::size_t a, std::size_t b) {
+    while (a != b) {
+      while (order[a] < order[b]) a = idom[a];
+      while (order[b] < order[a]) b = idom[b];
+    }
+    return a;
+  };
+  idom[0] = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = postorder.rbegin(); it != postorder.rend(); ++it) {
+      const std::size_t b = *it;
+      if (b == 0) continue;
+      std::size_t d = kUnreachable;
+      for (std::size_t p : predecessors[b])
+        if (idom[p] != kUnreachable) d = d == kUnreachable ? p : intersect(p, d);
+      if (d != idom[b]) idom[b] = d, changed = true;
+    }
+  }
+  return idom;
+}
+}  // namespace
+
 AccessPatterns analyse_addresses(const KernelListing& listing) {
   AccessPatterns out;
   const std::vector<Instruction> code = strip_padding(listing.instructions);
@@ -771,10 +826,25 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
       successors[k].push_back(k + 1);
     }
   }
-  // Loops: a backward branch closes one around [target, branch].
+  // Loops: a back edge (a branch to a block that dominates it) closes one around [target, branch].
+  // A backward branch alone is not enough: ptxas puts the retry of a wait (mbarrier try_wait) in a
+  // block after the kernel's body that branches back into it, and 32 unrolled waits read as 32
+  // nested loops (loop depth 33 in a TMA latency kernel on an H100).
+  const std::vector<std::size_t> idom = immediate_dominators(successors);
+  const auto dominates = [&](std::size_t a, std::size_t b) {  // a dominates b (both reachable)
+    for (std::size_t x = b;; x = idom[x]) {
+      if (x == a) return true;
+      if (x == idom[x] || idom[x] == kUnreachable) return false;
+    }
+  };
   std::vector<std::pair<std::uint32_t, std::uint32_t>> loops;
-  for (const Instruction& ins : code)
-    if (ins.base() == "BRA" && ins.target && *ins.target <= ins.offset) loops.emplace_back(*ins.target, ins.offset);
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const Instruction& ins = code[blocks[k].second - 1];
+    if (ins.base() != "BRA" || !ins.target || *ins.target > ins.offset || !block_of_offset.count(*ins.target)) continue;
+    const std::size_t header = block_of_offset[*ins.target];
+    if (idom[k] != kUnreachable && idom[header] != kUnreachable && dominates(header, k))
+      loops.emplace_back(*ins.target, ins.offset);
+  }
 
   // Fixpoint over the blocks, lowest offset first.
   std::vector<State> in(blocks.size());

@@ -220,6 +220,39 @@ TEST(AddressAnalysis, AValueJoinedInsideTheLoopLeavesItsStrideUnknown) {
   EXPECT_FALSE(p.accesses[0].stride_per_trip) << format_address(p.accesses[0].stride_per_trip);
 }
 
+// ptxas's layout of a wait that may retry (an mbarrier try_wait): the retry sits after the body's
+// EXIT and branches back into it. Two waits in a loop of 16 trips: the loads are in one loop, not
+// in three (a backward branch is a loop only when its target dominates it).
+const char* kWaitsRetriedOutOfLine = R"(
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0020*/                   IMAD.WIDE R2, R0, 0x4, R2 ;
+        /*0030*/                   MOV R4, RZ ;
+        /*0040*/                   LDG.E R5, desc[UR4][R2.64] ;
+        /*0050*/                   ISETP.NE.AND P0, PT, R5, RZ, PT ;
+        /*0060*/               @P0 BRA 0x100 ;
+        /*0070*/                   LDG.E R6, desc[UR4][R2.64+0x80] ;
+        /*0080*/                   ISETP.NE.AND P0, PT, R6, RZ, PT ;
+        /*0090*/               @P0 BRA 0x120 ;
+        /*00a0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00b0*/                   ISETP.NE.AND P1, PT, R4, 0x10, PT ;
+        /*00c0*/               @P1 BRA 0x40 ;
+        /*00d0*/                   EXIT ;
+        /*00e0*/                   BRA 0xe0 ;
+        /*00f0*/                   NOP ;
+        /*0100*/                   NANOSLEEP 0x20 ;
+        /*0110*/                   BRA 0x70 ;
+        /*0120*/                   NANOSLEEP 0x20 ;
+        /*0130*/                   BRA 0xa0 ;
+)";
+
+TEST(AddressAnalysis, ARetryBlockAfterTheBodyIsNotALoop) {
+  const AccessPatterns p = analyse(kWaitsRetriedOutOfLine);
+  ASSERT_EQ(p.accesses.size(), 2u);
+  EXPECT_EQ(p.accesses[0].loop_depth, 1);
+  EXPECT_EQ(p.accesses[1].loop_depth, 1);  // three backward branches enclose it; one is a loop
+}
+
 // Warp-per-row indexing: warp = tid / 32 by a shift, lane = tid % 32 by a mask; a signed division's
 // rounding (the sign word through LEA.HI) vanishes for a non-negative index.
 const char* kLanes = R"(
