@@ -121,10 +121,15 @@ if want adi-energy && [ "$(left)" -ge 100 ]; then
 fi
 want profile-large && profile_fwi 8192x256 original,fused-cpml,gradient-on-the-fly,read-only 90
 
+# The measured records stored as results/ stores large measurements: xz-compressed (the reports read
+# them so); the profiles' CSV twins are left out (the JSON holds the same rows; fwi.csv is the table).
+xz -9 -f "$res"/fwi/run-*.json "$res"/fwi/profile-*.json 2>/dev/null
+rm -f "$res"/fwi/profile-*.csv
+
 # 7. The reports, from what was measured.
 args=()
-for f in "$res"/fwi/run-*.json; do [ -f "$f" ] && args+=(--run "$f"); done
-for f in "$res"/fwi/profile-*.json; do [ -f "$f" ] && args+=(--profile "$f"); done
+for f in "$res"/fwi/run-*.json*; do [ -f "$f" ] && args+=(--run "$f"); done
+for f in "$res"/fwi/profile-*.json*; do [ -f "$f" ] && args+=(--profile "$f"); done
 python3 scripts/fwi_report.py "${args[@]}" --device "$res/device.json" --out "$res" && stamp "wrote $res/fwi.md"
 args=()
 for f in "$res"/energy/stencil-*.json; do [ -f "$f" ] && args+=(--run "$f"); done

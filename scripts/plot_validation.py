@@ -115,7 +115,7 @@ def warps_figure(df, out):
         ax.set_xlabel("warps per SM")
     axes.flat[0].legend(fontsize=7)
     fig.tight_layout()
-    save_png(fig, out, dpi=60)  # one panel per kernel and size: dozens of panels
+    save_png(fig, out, dpi=55)  # one panel per kernel and size: dozens of panels (the size budget)
     plt.close(fig)
     return True
 

@@ -181,8 +181,8 @@ EMBEDDED = [
     ("external/profiles.json.xz", from_external_bundle),
     ("external/cubins.json.xz", from_external_bundle),
     ("access-patterns.json*", from_access_patterns),
-    ("fwi/run-*.json", from_run),
-    ("fwi/profile-*.json", from_cupti_profile),
+    ("fwi/run-*.json*", from_run),
+    ("fwi/profile-*.json*", from_cupti_profile),
     ("energy/*.json", from_run),
 ]
 # Files measured in the same run as another one (the twin's record is theirs too).
@@ -241,9 +241,9 @@ def derived_rules(folder):
          f"warpmodel roofline --profile {folder}/app-example/profile.json --device {folder}/device.json"),
         ("app-example/roofline.csv", ["app-example/profile.json", "device.json"],
          f"warpmodel roofline --profile {folder}/app-example/profile.json --device {folder}/device.json"),
-        ("fwi.md", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json --profile "
-         f"{folder}/fwi/profile-*.json --device {folder}/device.json --out {folder}"),
-        ("fwi.csv", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json --out {folder}"),
+        ("fwi.md", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json.xz --profile "
+         f"{folder}/fwi/profile-*.json.xz --device {folder}/device.json --out {folder}"),
+        ("fwi.csv", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json.xz --out {folder}"),
         ("energy.md", ["energy"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
         ("energy.csv", ["energy"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
         ("README.md", ["device.json"], f"scripts/gpu_report.py {folder}"),

@@ -112,10 +112,10 @@ done
 # committed run-stencil --energy JSON (results/<gpu>/energy/).
 for dir in results/*/; do
   dir=${dir%/}
-  if compgen -G "$dir/fwi/run-*.json" >/dev/null; then
+  if compgen -G "$dir/fwi/run-*.json*" >/dev/null; then
     args=()
-    for f in "$dir"/fwi/run-*.json; do args+=(--run "$f"); done
-    for f in "$dir"/fwi/profile-*.json; do [ -f "$f" ] && args+=(--profile "$f"); done
+    for f in "$dir"/fwi/run-*.json*; do args+=(--run "$f"); done
+    for f in "$dir"/fwi/profile-*.json*; do [ -f "$f" ] && args+=(--profile "$f"); done
     python3 scripts/fwi_report.py "${args[@]}" --device "$dir/device.json" --out "$dir" >/dev/null
     echo "regenerate: wrote $dir/fwi.{md,csv}"
   fi

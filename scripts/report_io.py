@@ -3,6 +3,7 @@
 Used by adi_report.py, fwi_report.py and energy_report.py (each passes its own name for the messages).
 """
 import json
+import lzma
 import os
 import sys
 import tempfile
@@ -14,9 +15,12 @@ def fail(program, msg):
 
 
 def load(program, path):
+    """A JSON file, or its .xz (results/ stores large measurements compressed)."""
     try:
-        with open(path) as f:
+        with (lzma.open(path, "rt", encoding="utf-8") if path.endswith(".xz") else open(path)) as f:
             return json.load(f)
+    except lzma.LZMAError as e:
+        fail(program, f"{path}: not a valid .xz file ({e})")
     except OSError as e:
         fail(program, f"{path}: cannot read ({e.strerror})")
     except json.JSONDecodeError as e:

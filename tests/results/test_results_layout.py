@@ -25,9 +25,11 @@ MAX_PNG_BYTES = 300 * 1024
 MAX_REMEASURE_BYTES = 2 * 1024 * 1024
 CODE = (".sh", ".py", ".patch", ".diff", ".cu", ".cuh", ".cpp", ".hpp", ".c", ".h")
 # Written only by stages a default characterize_gpu.sh run leaves out, or by other scripts (the
-# external set: scripts/external_suite.sh, a run of its own).
+# external set: scripts/external_suite.sh; the FWI's phases and the run commands' energy:
+# scripts/fwi_device_run.sh, about 0.2 MiB compressed; each a run of its own).
 NOT_REWRITTEN = ["cupti-vs-ncu-runs/*", "cupti-vs-ncu.*", "wavefield.png", "stencils.trace.csv", "metrics.*",
-                 "repeatability.md", "external/*"]
+                 "repeatability.md", "external/*", "fwi/*", "fwi.md", "fwi.csv", "energy/*", "energy.md",
+                 "energy.csv"]
 
 
 def stored_bytes(path):
@@ -74,7 +76,7 @@ def main():
                 if rel == "provenance.json" or any(fnmatch.fnmatch(rel, p) for p in NOT_REWRITTEN):
                     continue
                 total += stored_bytes(os.path.join(root, name))
-        print(f"results/{gpu}: {len(entries)} entries; a full re-measure adds at most {total / 2**20:.2f} MiB")
+        print(f"results/{gpu}: {len(entries)} entries; a full re-measure adds at most {total / 2**20:.3f} MiB")
         if total > MAX_REMEASURE_BYTES:
             failures.append(f"results/{gpu}: a full re-measure would add {total / 2**20:.2f} MiB, at most "
                             f"{MAX_REMEASURE_BYTES / 2**20:.0f} MiB (docs/results-layout.md)")
