@@ -142,6 +142,42 @@ TEST(Energy, ACounterThatStoodStillDoublesTheRegionsNotAHundredfold) {
   EXPECT_LE(r.repetitions, 4);
 }
 
+// A board that takes a second to reach its steady draw: 50 ms regions whose energy climbs linearly
+// from nothing to 7.5 J over the first second of work, then stays.
+class RampingBoard : public PowerSource {
+ public:
+  std::optional<double> total_energy_j() override {
+    std::lock_guard<std::mutex> lock(m);
+    return joules;
+  }
+  std::optional<double> power_w() override { return 150.0; }
+  void region() {
+    std::lock_guard<std::mutex> lock(m);
+    joules += 7.5 * std::min(1.0, busy / 1.0);
+    busy += 0.05, seconds += 0.05;
+  }
+  double now() {
+    std::lock_guard<std::mutex> lock(m);
+    return seconds;
+  }
+  std::mutex m;
+  double joules = 0, seconds = 0, busy = 0;
+};
+
+TEST(Energy, ReadingsStartAfterTheBoardReachedItsSteadyDraw) {
+  RampingBoard board;
+  EnergyOptions o;
+  o.idle_seconds = 0;
+  o.sampling_period_s = 0.001;
+  const EnergyResult r = measure_energy(board, [&] { board.region(); }, o, [&] { return board.now(); });
+  EXPECT_GE(r.warmup_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(r.region_joules.mean, 7.5);  // no reading holds the ramp
+  o.warmup_seconds = 0;
+  RampingBoard cold;
+  const EnergyResult early = measure_energy(cold, [&] { cold.region(); }, o, [&] { return cold.now(); });
+  EXPECT_LT(early.region_joules.mean, 7.4);  // without it the first readings catch the ramp
+}
+
 TEST(Energy, EfficiencyIsPerformanceOverTheSampledPower) {
   EnergyResult r;
   r.samples = 3;

@@ -92,6 +92,11 @@ EnergyResult measure_energy(PowerSource& source, const std::function<void()>& re
   r.idle_w = mean_between(sampler.trace(), idle_from, clock(), &idle_count);
   if (idle_count == 0)
     if (const auto w = source.power_w()) r.idle_w = *w;
+  // Warm up: the region until warmup_seconds have passed (at least once).
+  const double warm_from = clock();
+  do region();
+  while (clock() - warm_from < o.warmup_seconds);
+  r.warmup_seconds = clock() - warm_from;
   // Size the readings: more repetitions until one reading lasts min_sample_seconds and moves the
   // counter by resolution / share plus two counts (its quantisation at either end), so that every
   // reading keeps the resolution within the share.
@@ -171,7 +176,8 @@ nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const 
                            std::size_t max_trace_points) {
   nlohmann::json j;
   j["method"] =
-      "NVML total-energy counter (nvmlDeviceGetTotalEnergyConsumption) read around each reading of repeated regions; "
+      "NVML total-energy counter (nvmlDeviceGetTotalEnergyConsumption) read around each reading of repeated regions, "
+      "after the region ran warmup_seconds; "
       "power (nvmlDeviceGetPowerUsage) sampled by a background thread; idle power measured first, not subtracted; "
       "intervals: Student t at the level given, n - 1 degrees of freedom";
   j["readings"] = r.samples;
@@ -180,6 +186,7 @@ nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const 
   j["smallest_reading_j"] = r.smallest_reading_j;
   j["resolution_share_of_smallest_reading"] = r.smallest_reading_j > 0 ? r.counter_resolution_j / r.smallest_reading_j : 0.0;
   j["idle_w"] = r.idle_w;
+  j["warmup_seconds"] = r.warmup_seconds;
   j["region_seconds"] = interval_json(r.region_seconds);
   j["region_joules"] = interval_json(r.region_joules);
   j["mean_watts_counter"] = interval_json(r.mean_watts);

@@ -36,6 +36,10 @@ struct EnergyOptions {
   int samples = 30;                  // readings of the counter (seed 004: 30 runs)
   double level = 0.95;               // the confidence level of the intervals
   double idle_seconds = 1.0;         // power sampled with nothing running, first
+  // Then the region repeated this long before any reading: NVML's power reading is an average over
+  // about a second, and the board takes that long to reach its steady draw (an H100's sampled power
+  // climbed from 157 to 660 W over a stencil's 2.5 s of readings without it).
+  double warmup_seconds = 1.0;
   double resolution_share = 0.01;    // the counter's resolution at most this share of a reading
   double min_sample_seconds = 0.05;  // and a reading at least this long (the counter's update interval)
   double sampling_period_s = 0.01;   // the power trace's period
@@ -52,6 +56,7 @@ struct EnergyResult {
   int samples = 0;
   long long repetitions = 0;      // regions per reading
   double idle_w = 0;              // mean power before the region ran (apart: not subtracted below)
+  double warmup_seconds = 0;      // how long the region ran before the readings
   std::vector<double> seconds;    // per region, one per reading
   std::vector<double> joules;     // per region, one per reading (counter difference / repetitions)
   std::vector<double> sampled_watts;  // per reading: the power trace's mean over it (0: no sample fell in it)
