@@ -7,8 +7,8 @@
 #   4. profile --kernel fwi: the study's nvprof metric set (seed-003) and the DRAM bytes, every variant
 #      at 210x68, four at 8192x256 (their films must fit together)
 #   5. validate --measure --families fwi: the FWI's kernels as validation rows (class fwi), then the analysis
-#   6. run-stencil --energy for the five variants at orders 4 (seed 004's 13-point stencil) and 8, and
-#      run-adi --energy once
+#   6. run-stencil --energy for the five variants at orders 4 (seed 004's 13-point stencil) and 8, the
+#      same launches profiled (their predicted energy beside the measured), and run-adi --energy once
 #   7. the reports: fwi.md/.csv (scripts/fwi_report.py), energy.md/.csv (scripts/energy_report.py)
 # Measured files go to results/<gpu>/fwi/ (run-*.json, profile-*.json/.csv) and results/<gpu>/energy/
 # (stencil-*.json, adi-*.json); the validation sweep's file and outputs are replaced in results/<gpu>/.
@@ -19,7 +19,8 @@
 #   FWI_PREBUILT_DIR=dir: warpmodel, libwarpmodel_inject.so and test_fwi_gpu built elsewhere from this
 #                         tree (sm_90, the same nvcc) and carried along: no build here
 #   FWI_STAGES=a,b,...:   only these stages (default all): test, small, large, profile-small,
-#                         validate, stencil-energy, adi-energy, profile-large (the reports always); a
+#                         validate, stencil-energy, stencil-profile, adi-energy, profile-large (the
+#                         reports always); a
 #                         second run with the rest adds to the same results/<gpu>/ folder
 #   [WARPMODEL_GIT_COMMIT=abc1234] scripts/fwi_device_run.sh [results/<gpu>]
 set -uo pipefail
@@ -28,7 +29,7 @@ t0=$(date +%s)
 deadline=$(( t0 + ${FWI_RUN_SECONDS:-480} ))
 stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( deadline - $(date +%s) )); }
-stages=",${FWI_STAGES:-test,small,large,profile-small,validate,stencil-energy,adi-energy,profile-large},"
+stages=",${FWI_STAGES:-test,small,large,profile-small,validate,stencil-energy,stencil-profile,adi-energy,profile-large},"
 want() { [[ "$stages" == *",$1,"* ]]; }
 out=${OUT:-${TMPDIR:-/tmp}/fwi-device-run}
 mkdir -p "$out"
@@ -114,6 +115,15 @@ want stencil-energy && for order in 4 8; do
     stamp "run-stencil $v order $order exit $? ($(grep -E '^energy:' "$logs/stencil-$v-$order.log" | cut -c1-120))"
   done
 done
+# The same stencil launches profiled (the model's metric set): regenerate_results.sh predicts their
+# energy from these counters (predict-app) beside the counter's J per step (energy.md).
+if want stencil-profile && [ "$(left)" -ge 60 ]; then
+  timeout 120 "$bin" profile --kernel stencil --variant naive,readonly,shared,intz,intz-reg --order 4,8 \
+    --size 512x512x512 --block 32x8x1 --metrics model -o "$res/energy/profile-stencil-512" >"$logs/profile-stencil.log" 2>&1
+  stamp "profile stencil 512 exit $? ($(tail -1 "$logs/profile-stencil.log" | cut -c1-120))"
+  xz -9 -f "$res/energy/profile-stencil-512.json" 2>/dev/null
+  rm -f "$res/energy/profile-stencil-512.csv"
+fi
 if want adi-energy && [ "$(left)" -ge 100 ]; then
   timeout 60 "$bin" run-adi --variant fused --size 2048 --steps 100 --precision double --energy \
     -o "$res/energy/adi-fused-double-2048.json" >"$logs/adi.log" 2>&1

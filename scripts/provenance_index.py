@@ -183,6 +183,7 @@ EMBEDDED = [
     ("access-patterns.json*", from_access_patterns),
     ("fwi/run-*.json*", from_run),
     ("fwi/profile-*.json*", from_cupti_profile),
+    ("energy/profile-*.json*", from_cupti_profile),
     ("energy/*.json", from_run),
 ]
 # Files measured in the same run as another one (the twin's record is theirs too).

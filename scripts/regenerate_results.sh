@@ -120,9 +120,17 @@ for dir in results/*/; do
     echo "regenerate: wrote $dir/fwi.{md,csv}"
   fi
   if compgen -G "$dir/energy/stencil-*.json" >/dev/null; then
-    args=()
+    args=() predicted=""
     for f in "$dir"/energy/stencil-*.json; do args+=(--run "$f"); done
+    # The same launches' counters (scripts/fwi_device_run.sh): their energy as the model predicts it.
+    profile=$(compgen -G "$dir/energy/profile-stencil-*.json*" | head -1 || true)
+    if [ -n "$profile" ] && [ -f "$dir/device.json" ]; then
+      predicted=$(mktemp)
+      $bin predict-app --profile "$profile" --device "$dir/device.json" --binary "$bin" --format json -o "$predicted" >/dev/null
+      args+=(--profile "$profile" --predicted "$predicted")
+    fi
     python3 scripts/energy_report.py "${args[@]}" --out "$dir" >/dev/null
+    [ -z "$predicted" ] || rm -f "$predicted"
     echo "regenerate: wrote $dir/energy.{md,csv}"
   fi
 done

@@ -3,7 +3,9 @@
 
 Without a run it shows seed 004's gains and says nothing is measured; with runs the gain of intz-reg's
 efficiency over each base variant is computed from the JSON (150 over 100: +50.0 %), with the range the
-intervals allow, beside seed 004's; a base not measured says so; bad input exits 2 with one line.
+intervals allow, beside seed 004's; a base not measured says so; with a profile and predict-app's JSON
+each row gets the predicted launch energy and its error, and a summary (MAPE, sign, worst); bad input
+exits 2 with one line.
 usage: test_energy_report.py REPO
 """
 import json
@@ -51,6 +53,24 @@ def main():
                     failures.append(f"energy.md lacks {expected!r}")
             if len(open(os.path.join(tmp, "energy.csv")).read().splitlines()) != 4:
                 failures.append("energy.csv: expected a header and three rows")
+        # The predicted launch energy beside the counter's (0.5 J per step): naive 0.45 J (-10 %), intz-reg
+        # 0.6 J (+20 %), shared absent from the profile.
+        profile = {"schema": "warpmodel.profile/1", "launches": [{"launch_index": 0, "label": "naive order 8"},
+                                                                 {"launch_index": 1, "label": "intz-reg order 8"}]}
+        predicted = {"rows": [{"launch_indices": [0], "predicted_energy_mj": 450.0},
+                              {"launch_indices": [1], "predicted_energy_mj": 600.0}]}
+        for name, doc in (("profile.json", profile), ("predicted.json", predicted)):
+            with open(os.path.join(tmp, name), "w") as f:
+                json.dump(doc, f)
+        r = run(repo, args + ["--profile", os.path.join(tmp, "profile.json"), "--predicted",
+                              os.path.join(tmp, "predicted.json")])
+        for expected in ("| -10.0 % |", "| +20.0 % |", "MAPE 15.0 % over 2 configurations", "mean signed +5.0 %",
+                         "1 of 2 under-predicted", "worst intz-reg order 8 +20.0 %"):
+            if r.returncode != 0 or expected not in r.stdout:
+                failures.append(f"predicted: {expected!r} not in the page (exit {r.returncode}: {r.stderr})")
+        r = run(repo, args + ["--profile", os.path.join(tmp, "profile.json")])
+        if r.returncode != 2 or "go together" not in r.stderr:
+            failures.append(f"--profile alone: expected exit 2, got {r.returncode}: {r.stderr}")
         bad = stencil_run("naive", 1.0)
         del bad["energy"]
         path = os.path.join(tmp, "bad.json")
