@@ -632,6 +632,13 @@ class Harness {
     if (const auto c = nvml.sample()) r_.units_clock_before = {true, c->sm_mhz, c->mem_mhz};
     for (const auto* d : latencies) run_unit_latency(*d);
     for (const auto* d : rates) run_unit_rate(*d);
+    if (!rates.empty()) {  // the GPC layout, from the clusters that fit (no kernel runs)
+      try {
+        r_.cluster_occupancy = gpu::max_active_clusters_one_block_per_sm("ubench_dsmem_read");
+      } catch (const support::cuda::CudaError& e) {
+        r_.warnings.push_back(std::string("cluster occupancy not measured: ") + e.what());
+      }
+    }
     for (const auto* d : gemms) run_library_gemm(*d);
     if (const auto c = nvml.sample()) r_.units_clock_after = {true, c->sm_mhz, c->mem_mhz};
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -214,6 +215,7 @@ struct Results {
   std::vector<std::string> stages = {"core"};  // the stages this run measured ("core", "tensor")
   std::string units_skipped;         // why the tensor stage's rows were not run ("" = they were)
   std::vector<UnitSeries> units;
+  std::map<int, int> cluster_occupancy;  // clusters of each size resident at once, one block per SM
   LibraryGemmResult library_gemm;
   ClockReading units_clock_before, units_clock_after;  // NVML around the tensor stage
   std::vector<CsvRow> csv;       // the core stage's raw series (ubench.csv)

@@ -743,6 +743,40 @@ int unit_max_warps_per_block(const std::string& kernel) {
   return std::min(kMaxWarpsPerBlock, attributes.maxThreadsPerBlock / 32);
 }
 
+std::map<int, int> max_active_clusters_one_block_per_sm(const std::string& kernel) {
+  const UnitKernelEntry& e = unit_kernel(kernel);
+  int device = 0, sms = 0, optin = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "shared memory opt-in");
+  const int dynamic_shared = std::max(e.dynamic_shared_bytes, optin / 2 + 1024);  // one block per SM
+  check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared),
+        kernel + ": dynamic shared memory");
+  check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+        kernel + ": cudaFuncAttributeNonPortableClusterSizeAllowed");
+  std::map<int, int> out;
+  for (int cluster = 1; cluster <= 16; ++cluster) {
+    cudaLaunchConfig_t config{};
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.gridDim = dim3(static_cast<unsigned>(cluster * sms));
+    config.blockDim = dim3(32);
+    config.dynamicSmemBytes = static_cast<std::size_t>(dynamic_shared);
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, e.fn, &config) == cudaSuccess) {
+      out[cluster] = clusters;
+    } else {
+      (void)cudaGetLastError();  // a size this GPU does not run: left out
+    }
+  }
+  return out;
+}
+
 UnitRun run_unit(const std::string& kernel, int cluster, bool every_sm, int warps, int reps, int steps, int launches) {
   const UnitKernelEntry& e = unit_kernel(kernel);
   if (cluster < 1 || cluster > 16 || warps < 1 || warps > unit_max_warps_per_block(kernel) || reps < 1)

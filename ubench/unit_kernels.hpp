@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,12 @@ struct UnitRun {
 // `launches` >= 2 times each of that many launches with CUDA events; the pairs are the last
 // launch's. Throws CudaError for an unknown symbol, a shape that does not fit, or a CUDA failure.
 UnitRun run_unit(const std::string& kernel, int cluster, bool every_sm, int warps, int reps, int steps, int launches);
+
+// How many clusters of each size (1 to 16 blocks) of `kernel` can be resident at once with one block
+// per SM (cudaOccupancyMaxActiveClusters, the dynamic shared memory of run_unit's every_sm): a cluster
+// lives in one GPC, so the counts tell the GPU's GPC layout (architecture_specs.hpp inverts them).
+// Sizes the GPU refuses are left out.
+std::map<int, int> max_active_clusters_one_block_per_sm(const std::string& kernel);
 
 // The most warps one block of that kernel can hold (its registers decide: a wgmma m64n256 takes 128
 // accumulator registers per thread).

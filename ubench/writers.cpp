@@ -11,6 +11,7 @@
 
 #include "constants.hpp"
 #include "registry.hpp"
+#include "warpmodel/architecture_specs.hpp"
 
 namespace warpmodel::ubench {
 namespace {
@@ -516,6 +517,15 @@ json units_json(const Results& r) {
                                "block's shared memory, 1 block per SM in whole clusters; barrier: 32 "
                                "barrier.cluster.arrive + wait pairs (release/acquire; _relaxed: arrive.relaxed), one "
                                "cluster of 1- or 32-warp blocks, cycles per pair"}};
+  if (!r.cluster_occupancy.empty()) {
+    json counts = json::object();
+    for (const auto& [size, clusters] : r.cluster_occupancy) counts["cluster_" + std::to_string(size)] = clusters;
+    out["cluster"]["max_active_clusters"] = counts;
+    out["cluster"]["max_active_clusters_method"] =
+        "cudaOccupancyMaxActiveClusters of ubench_dsmem_read with one block per SM (dynamic shared memory over half "
+        "the SM's), clusters of 1 to 16 blocks; a cluster lives in one GPC, so the counts give the GPC layout "
+        "(hardware.sms_per_gpc when the profile states none)";
+  }
   for (const auto& s : r.units) {
     json& section = out[s.section];
     json& entry = at_path(section, s.result);
@@ -808,6 +818,17 @@ std::string write_tensor_markdown(const Results& r) {
        << (rp && rp->per_second ? fmt(rp->per_second->mean * 1e-9, 0) : "n/a") << " | " << cell("barrier", true, c)
        << " | " << cell("barrier_relaxed", true, c) << " | " << cell("barrier_32_warps", true, c) << " | "
        << cell("barrier_relaxed_32_warps", true, c) << " |\n";
+  }
+  if (!r.cluster_occupancy.empty()) {
+    md << "\nClusters resident at once with one block per SM (cudaOccupancyMaxActiveClusters), by blocks per cluster:";
+    for (const auto& [size, clusters] : r.cluster_occupancy) md << " " << size << ": " << clusters << ";";
+    if (const auto layout = gpc_layout_from_cluster_occupancy(r.sm_count, r.cluster_occupancy)) {
+      md << " the GPC layout they imply (SMs per GPC):";
+      for (int sms : *layout) md << " " << sms;
+      md << ".\n";
+    } else {
+      md << " no GPC layout reproduces them.\n";
+    }
   }
   md << "\n## SASS check\n\n| benchmark | verdict | detail |\n|---|---|---|\n";
   if (!r.sass_checked) md << "| all | unchecked | " << r.sass_source << " |\n";

@@ -1,6 +1,9 @@
 #include "warpmodel/architecture_specs.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <map>
+#include <functional>
 #include <array>
 
 namespace warpmodel {
@@ -56,6 +59,53 @@ std::optional<std::vector<int>> spec_sms_per_gpc(int cc_major, int cc_minor, int
     return sms;
   }
   return std::nullopt;
+}
+
+std::optional<std::vector<int>> gpc_layout_from_cluster_occupancy(int sm_count, const std::map<int, int>& clusters_by_size) {
+  constexpr int kMaxGpcSms = 32, kMaxGpcs = 64;
+  if (sm_count <= 0 || clusters_by_size.empty()) return std::nullopt;
+  for (const auto& [size, count] : clusters_by_size)
+    if (size < 1 || count < 0) return std::nullopt;
+  // Depth-first over non-increasing GPC sizes; used[c] counts the clusters of size c placed so far
+  // and may never exceed the measured count.
+  std::vector<int> layout, best;
+  std::map<int, int> used;
+  const auto score = [](const std::vector<int>& l) {  // odd GPCs first, then the spread
+    int odd = 0;
+    for (int x : l) odd += x % 2;
+    return std::make_pair(odd, l.front() - l.back());
+  };
+  int visited = 0;
+  std::function<void(int, int)> search = [&](int left, int largest) {
+    if (++visited > 2000000) return;  // a table no layout explains: give up rather than search on
+    if (left == 0) {
+      for (const auto& [size, count] : clusters_by_size)
+        if (used[size] != count) return;
+      if (best.empty() || score(layout) < score(best)) best = layout;
+      return;
+    }
+    if (static_cast<int>(layout.size()) == kMaxGpcs) return;
+    // What is still to place must be placeable: GPCs of at most `largest` SMs holding `left` SMs give
+    // at most left / c clusters of c, and none of a size above `largest`.
+    for (const auto& [size, count] : clusters_by_size) {
+      const int missing = count - used[size];
+      if (missing > left / size || (size > largest && missing > 0)) return;
+    }
+    for (int s = std::min(largest, left); s >= 1; --s) {
+      bool fits = true;
+      for (const auto& [size, count] : clusters_by_size)
+        if (used[size] + s / size > count) fits = false;
+      if (!fits) continue;
+      for (const auto& [size, count] : clusters_by_size) used[size] += s / size;
+      layout.push_back(s);
+      search(left - s, s);
+      layout.pop_back();
+      for (const auto& [size, count] : clusters_by_size) used[size] -= s / size;
+    }
+  };
+  search(sm_count, kMaxGpcSms);
+  if (best.empty()) return std::nullopt;
+  return best;
 }
 
 }  // namespace warpmodel

@@ -10,6 +10,8 @@
 #include "warpmodel/support/xz.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <utility>
 #include <cmath>
 #include <cerrno>
@@ -350,6 +352,25 @@ void fill_rates_from_measurements(const json& top, const std::string& origin, De
     fill(mma_sync, "/tensor_cores/mma_sync/" + std::string(row) + "/ops_per_clk_per_sm",
          ranges::kTensorFlopsPerClockPerSm);
     if (wgmma || mma_sync) d.tensor_flops_per_clock_per_sm[type] = std::max(wgmma.value_or(0), mma_sync.value_or(0));
+  }
+  // The GPC layout (H.18a) from the tensor stage's cluster occupancy, one block per SM, where the
+  // profile states none (hardware.sms_per_gpc wins): architecture_specs.hpp inverts the counts.
+  const json::json_pointer occupancy("/cluster/max_active_clusters");
+  if (d.sms_per_gpc.empty() && m.contains(occupancy) && m.at(occupancy).is_object()) {
+    std::map<int, int> counts;
+    for (const auto& [key, v] : m.at(occupancy).items()) {
+      const std::string field = origin + ": field 'measurements.cluster.max_active_clusters." + key + "': ";
+      int size = 0;
+      if (key.rfind("cluster_", 0) == 0 && key.size() > 8 && key.size() <= 10 &&
+          std::all_of(key.begin() + 8, key.end(), [](unsigned char c) { return std::isdigit(c); }))
+        size = std::stoi(key.substr(8));
+      if (size < 1 || size > 16) throw InputError(field + "expected a key cluster_1 to cluster_16");
+      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > d.sm_count)
+        throw InputError(field + "expected an integer from 0 to sm_count (" + std::to_string(d.sm_count) + "), got " +
+                         describe(v));
+      counts[size] = static_cast<int>(v.get<long long>());
+    }
+    if (auto layout = gpc_layout_from_cluster_occupancy(d.sm_count, counts)) d.sms_per_gpc = *layout;
   }
 }
 

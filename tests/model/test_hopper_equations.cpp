@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "warpmodel/architecture_specs.hpp"
 #include "warpmodel/hopper_equations.hpp"
 
@@ -288,6 +290,29 @@ TEST(HopperEquations, ClusterSyncAndDistributedSharedMemory) {
   EXPECT_DOUBLE_EQ(eq::t_dsmem(16, 512, 32), 256);  // 16 warps x 512 B / 32 B per clock
   EXPECT_DOUBLE_EQ(eq::t_dsmem(16, 512, 0), 0);
   EXPECT_DOUBLE_EQ(eq::t_data(10, 20, 30, 0, 0, 256), 256);
+}
+
+// A GPU's own GPC layout from its cluster occupancy (one block per SM): the counts a layout gives are
+// inverted back to it, an uneven floor-swept layout too; a table no layout explains gives nothing.
+std::map<int, int> cluster_counts(const std::vector<int>& layout) {
+  std::map<int, int> counts;
+  for (int c = 1; c <= 16; ++c)
+    for (int sms : layout) counts[c] += sms / c;
+  return counts;
+}
+
+TEST(ArchitectureSpecs, GpcLayoutFromClusterOccupancy) {
+  const std::vector<int> h100 = {18, 18, 16, 16, 16, 16, 16, 16};
+  EXPECT_EQ(gpc_layout_from_cluster_occupancy(132, cluster_counts(h100)), h100);
+  const std::vector<int> uneven = {18, 18, 18, 16, 16, 16, 16, 14};  // 132 SMs, one GPC short of 16
+  EXPECT_EQ(cluster_counts(uneven).at(16), 7);
+  EXPECT_EQ(gpc_layout_from_cluster_occupancy(132, cluster_counts(uneven)), uneven);
+  EXPECT_EQ(gpc_layout_from_cluster_occupancy(114, cluster_counts({16, 14, 14, 14, 14, 14, 14, 14})),
+            (std::vector<int>{16, 14, 14, 14, 14, 14, 14, 14}));
+  std::map<int, int> impossible = cluster_counts(h100);
+  impossible[16] = 20;  // more clusters of 16 than 132 SMs hold
+  EXPECT_FALSE(gpc_layout_from_cluster_occupancy(132, impossible));
+  EXPECT_FALSE(gpc_layout_from_cluster_occupancy(132, {}));
 }
 
 // The specification fallbacks (architecture_specs.hpp): GH100's 8 GPCs with 132 SMs in TPC pairs

@@ -528,6 +528,9 @@ Results synthetic_tensor_results() {
   r.gpu_name = "NVIDIA H100 80GB HBM3";
   r.stages = {kStageTensor};
   r.repetitions = 3;
+  r.sm_count = 132;
+  for (int c = 1; c <= 16; ++c)  // an H100's GPCs: 18, 18 and six of 16 SMs
+    for (int sms : {18, 18, 16, 16, 16, 16, 16, 16}) r.cluster_occupancy[c] += sms / c;
   r.date = "2026-01-01T00:00:00Z";
   r.command = "warpmodel characterize --only tensor";
   const Estimate latency = estimate({30, 32}), per_sm = estimate({3000, 3100}), per_s = estimate({7e14, 7.2e14});
@@ -598,6 +601,14 @@ TEST(Writers, TensorSectionsAndTheMerge) {
   EXPECT_EQ(m.at("throughput"), b.at("measurements").at("throughput"));
   EXPECT_EQ(j.at("provenance").at("tensor_stage.command"), "warpmodel characterize --only tensor");
   EXPECT_NO_THROW((void)warpmodel::device_from_json(j, "merged"));
+  // The cluster occupancy: its counts in device.json, and the GPC layout the model reads from them.
+  EXPECT_EQ(m.at(P("/cluster/max_active_clusters/cluster_16")).get<int>(), 8);
+  EXPECT_EQ(warpmodel::device_from_json(j, "merged").sms_per_gpc, (std::vector<int>{18, 18, 16, 16, 16, 16, 16, 16}));
+  EXPECT_NE(write_tensor_markdown(synthetic_tensor_results()).find("(SMs per GPC): 18 18 16 16 16 16 16 16."),
+            std::string::npos);
+  auto odd = j;
+  odd["measurements"]["cluster"]["max_active_clusters"]["cluster_x"] = 3;
+  EXPECT_THROW((void)warpmodel::device_from_json(odd, "odd"), warpmodel::InputError);
   // A core run afterwards keeps the tensor stage's sections, verdicts and provenance.
   const auto again = nlohmann::json::parse(write_device_json(synthetic_results(), j.dump()));
   EXPECT_EQ(again.at("measurements").at("tensor_cores"), m.at("tensor_cores"));

@@ -4,6 +4,7 @@
 // whenever it uses one. A measured device-profile field always wins.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,5 +30,13 @@ std::optional<double> spec_tensor_flops_per_clock_per_sm(int cc_major, int cc_mi
 // so a real GPU can be less even (an H200 ran 15 clusters of 16 two-block SMs at once, this layout
 // 16); nullopt where the GPC count is not tabulated.
 std::optional<std::vector<int>> spec_sms_per_gpc(int cc_major, int cc_minor, int sm_count);
+
+// The SMs of each GPC of a real GPU, from how many clusters of each size c fit at once with one
+// block per SM (cudaOccupancyMaxActiveClusters, characterize's tensor stage): a cluster lives in one
+// GPC, so clusters(c) = sum over the GPCs of floor(S_g / c), and sum S_g = sm_count. Sizes are
+// searched from the largest down; among the layouts that reproduce every count, the one with the
+// fewest odd GPCs (SMs come two to a TPC) and then the most even spread is returned. nullopt when
+// no layout of at most 64 GPCs of 1 to 32 SMs reproduces the counts (a table from another GPU).
+std::optional<std::vector<int>> gpc_layout_from_cluster_occupancy(int sm_count, const std::map<int, int>& clusters_by_size);
 
 }  // namespace warpmodel
