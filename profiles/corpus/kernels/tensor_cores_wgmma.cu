@@ -13,7 +13,7 @@
 // wgmma reads: 8-row x 16-byte core matrices of 128 contiguous bytes, the 8 core matrices of a row
 // group (K) 128 bytes apart (the descriptor's leading byte offset) and the row groups (M or N) 1024
 // bytes apart (its stride byte offset). A fence.proxy.async makes the copies visible to the tensor
-// cores' (async) proxy; then each warpgroup issues 4 wgmma (each 32 bytes of K further along: two
+// cores' (async) proxy; then each warpgroup runs four wgmma (each 32 bytes of K further along: two
 // core matrices), commits them as one group and waits for it before the block's next stage.
 #include <cstdint>
 
