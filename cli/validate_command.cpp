@@ -772,7 +772,7 @@ int measure(ValidateOptions o) {
     plan.adi_variants = {"thread-per-line", "block-per-line/cr-pcr"};
     // A kernel of each kind of limiter the corpus adds, smallest size, two shapes.
     plan.corpus_kernels = {"copy-f32",          "gemm-naive-f32",        "gemm-tiled-bt-f32", "reduce-atomic-f32",
-                           "stencil1d-tma-f32", "regpressure-spill-f32", "pointer-chase-u32"};
+                           "stencil1d-tma-f32", "regpressure-spill-f32", "pointer-chase-u32", "gemm-wgmma-f16"};
     plan.corpus_sizes = 1;
     plan.corpus_shapes = 2;
     plan.fwi_sizes = {"210x68"};

@@ -169,6 +169,7 @@ std::unique_ptr<Case> make_dense_case(const KernelDecl&, const Size&, Shape);   
 std::unique_ptr<Case> make_irregular_case(const KernelDecl&, const Size&, Shape);  // reductions, histograms, gathers, scans, latency, launch-bound
 std::unique_ptr<Case> make_compute_case(const KernelDecl&, const Size&, Shape);    // compute, divergence, local memory
 std::unique_ptr<Case> make_stencil_case(const KernelDecl&, const Size&, Shape);    // async copies, 2D/3D stencils
+std::unique_ptr<Case> make_tensor_case(const KernelDecl&, const Size&, Shape);     // tensor-core GEMM tiles
 
 // Size extents as int (the kernels' index type); throws when one does not fit.
 int as_int(long long v, std::string_view what);

@@ -79,6 +79,17 @@ void gemm_tiled_bt_padded_f32(Geometry g, const float* A, const float* B, float*
 void gemm_tiled_f64(Geometry g, const double* A, const double* B, double* C, int M, int N, int K, double alpha,
                     double beta);
 
+// ---- tensor-core GEMM tiles: C (M x N, FP32) = A B, A M x K row-major, B as N x K row-major (K
+// contiguous); FP16 and BF16 elements as their 16 bits, FP8 E4M3 as its byte. M, N and K multiples
+// of the block's tile (corpus::shape_problem), K of 64 (128 for FP8).
+void fill_eighths_f16(std::uint16_t* p, std::size_t n, std::uint64_t seed);  // eighths_f32 (random.hpp)
+void fill_eighths_bf16(std::uint16_t* p, std::size_t n, std::uint64_t seed);
+void fill_eighths_e4m3(std::uint8_t* p, std::size_t n, std::uint64_t seed);
+void gemm_wmma_f16(Geometry g, const std::uint16_t* A, const std::uint16_t* B, float* C, int M, int N, int K);
+void gemm_mma_bf16(Geometry g, const std::uint16_t* A, const std::uint16_t* B, float* C, int M, int N, int K);
+void gemm_wgmma_f16(Geometry g, const std::uint16_t* A, const std::uint16_t* B, float* C, int M, int N, int K);  // sm_90a
+void gemm_wgmma_e4m3(Geometry g, const std::uint8_t* A, const std::uint8_t* B, float* C, int M, int N, int K);  // sm_90a
+
 // ---- reductions (1D blocks)
 void reduce_shuffle_f32(Geometry g, const float* in, float* block_sums, int n);
 void reduce_tree_f32(Geometry g, const float* in, float* block_sums, int n);

@@ -40,6 +40,12 @@ WARPMODEL_CORPUS_HD double uniform_f64(std::uint64_t seed, std::uint64_t index, 
   return lo + width * u;
 }
 
+// A multiple of 1/8 in [-1, 1) (k / 8, k = -8..7): exact in FP16, BF16 and FP8 E4M3, so tensor-core
+// inputs converted from it lose nothing and their products (multiples of 1/64) add exactly in FP32.
+WARPMODEL_CORPUS_HD float eighths_f32(std::uint64_t seed, std::uint64_t index) {
+  return static_cast<float>(static_cast<int>(random_bits(seed, index) >> 60) - 8) * 0.125f;
+}
+
 // random_bits of index / group (equal across each group of `group` indices), modulo `modulus`
 // (0: the low 32 bits as they are).
 WARPMODEL_CORPUS_HD std::uint32_t random_key(std::uint64_t seed, std::uint64_t index, std::uint32_t modulus,

@@ -19,6 +19,10 @@ namespace {
 const std::vector<Shape> kShapes1d = {{64, 1}, {256, 1}, {1024, 1}};
 const std::vector<Shape> kShapes2d = {{32, 8}, {16, 16}, {64, 4}, {8, 32}, {32, 32}, {256, 1}};
 const std::vector<Shape> kShapesFewThreads = {{32, 1}, {64, 1}, {128, 1}};
+// Tensor-core tiles: warps of 32 x 32 (64x64, 64x128 and 128x128 of C a block) and warpgroups of
+// 64 x 128 (one; two stacked in M; two side by side in N).
+const std::vector<Shape> kShapesWarpTiles = {{64, 2}, {128, 2}, {128, 4}};
+const std::vector<Shape> kShapesWarpgroupTiles = {{128, 1}, {128, 2}, {256, 1}};
 
 Size elements(const char* label, long long n) { return {label, n, 1, 1}; }
 Size square(const char* label, long long n) { return {label, n, n, 1}; }
@@ -130,6 +134,34 @@ std::vector<KernelDecl> make_kernels() {
   add({"gemm-tiled-f64", "tiled-gemm", "gemm-tiled-f32 in FP64 (16-deep k tiles): DFMA and 8-byte shared loads", "f64",
        ns + "gemm_tiled_f64", gemm_extents, ThreadSpace::xy, 1, false, false,
        {cube("256^3", 256), cube("512^3", 512), cube("1024^3", 1024)}, kShapes2d, {"LDS.64", "DFMA", "BAR"}});
+
+  // ---------------------------------------------------------------- tensor-core GEMM tiles
+  // H200 dense tensor rates: ~990 TFLOP/s FP16/BF16, ~1980 FP8; these unpipelined tiles (a load
+  // stage, a barrier, the MMAs, a barrier) reach a fraction of it. 4096^3 is 137 GFLOP.
+  const std::string tc_extents = "C is ny x nx (M x N, FP32), K = nz; B stored N x K (K contiguous)";
+  const std::vector<Size> tc_sizes = {cube("1024^3", 1024), cube("2048^3", 2048), cube("4096^3", 4096)};
+  // 4096^3 at ~150 TFLOP/s: ~0.9 ms.
+  add({"gemm-wmma-f16", "tensor-core",
+       "nvcuda::wmma 16x16x16 FP16, FP32 accumulate, a 32x32 tile per warp from shared-memory stages: HMMA",
+       "f16", ns + "gemm_wmma_f16", tc_extents + "; a warp per 32x32 tile", ThreadSpace::xy, 1, false, false, tc_sizes,
+       kShapesWarpTiles, {"loop:HMMA.16816.F32", "!HMMA.16816.F32.BF16", "loop:LDSM", "STS.128", "BAR"}, 32, 32, 32});
+  // 4096^3 at ~150 TFLOP/s: ~0.9 ms.
+  add({"gemm-mma-bf16", "tensor-core",
+       "mma.sync m16n8k16 BF16 (FP32 accumulate) with ldmatrix operands, a 32x32 tile per warp: HMMA.BF16", "bf16",
+       ns + "gemm_mma_bf16", tc_extents + "; a warp per 32x32 tile", ThreadSpace::xy, 1, false, false, tc_sizes,
+       kShapesWarpTiles, {"loop:HMMA.16816.F32.BF16", "loop:LDSM", "STS.128", "BAR"}, 32, 32, 32});
+  // 4096^3 at ~300 TFLOP/s: ~0.45 ms.
+  add({"gemm-wgmma-f16", "tensor-core",
+       "wgmma m64n128k16 FP16 (sm_90a), both operands from shared memory by descriptor, a 64x128 tile per warpgroup",
+       "f16", ns + "gemm_wgmma_f16", tc_extents + "; a warpgroup per 64x128 tile", ThreadSpace::xy, 1, false, false,
+       tc_sizes, kShapesWarpgroupTiles, {"loop:HGMMA.64x128x16.F32", "WARPGROUP.ARRIVE", "STS.128", "BAR"}, 64, 128,
+       64});
+  // 4096^3 at ~500 TFLOP/s: ~0.3 ms.
+  add({"gemm-wgmma-e4m3", "tensor-core",
+       "wgmma m64n128k32 FP8 E4M3 (sm_90a, QGMMA), operands from shared memory by descriptor, 64x128 per warpgroup",
+       "e4m3", ns + "gemm_wgmma_e4m3", tc_extents + "; a warpgroup per 64x128 tile", ThreadSpace::xy, 1, false, false,
+       tc_sizes, kShapesWarpgroupTiles, {"loop:QGMMA.64x128x32.F32.E4M3.E4M3", "WARPGROUP.ARRIVE", "STS.128", "BAR"},
+       64, 128, 128});
 
   // ---------------------------------------------------------------- reductions
   // 64M: 256 MB read: 65 us.
@@ -391,7 +423,7 @@ Dim3 domain(const KernelDecl& k, const Size& s) {
     case ThreadSpace::x: return {(s.nx + k.elements_per_thread - 1) / k.elements_per_thread, 1, 1};
     case ThreadSpace::y: return {s.ny, 1, 1};
     case ThreadSpace::warp_per_y: return {32 * s.ny, 1, 1};
-    case ThreadSpace::xy: return {s.nx, s.ny, 1};
+    case ThreadSpace::xy: return {s.nx, (s.ny + k.rows_per_thread - 1) / k.rows_per_thread, 1};
     case ThreadSpace::xyz: return {s.nx, s.ny, s.nz};
   }
   throw std::logic_error("corpus::domain: unknown thread space");
@@ -409,6 +441,16 @@ std::string shape_problem(const KernelDecl& k, const Size& s, Shape shape) {
     return k.name + " halves its block: the block's threads must be a power of two";
   if (k.single_block && shape.x < domain(k, s).x)
     return k.name + " runs as one block: the block needs at least " + std::to_string(domain(k, s).x) + " threads";
+  if (k.rows_per_thread > 1) {
+    const long long tile_rows = static_cast<long long>(shape.y) * k.rows_per_thread;
+    if (shape.x % k.block_x_multiple != 0)
+      return k.name + " gives each " + std::to_string(k.block_x_multiple) +
+             " threads of x a tile: block x must be a multiple of " + std::to_string(k.block_x_multiple);
+    if (s.nx % shape.x != 0 || s.ny % tile_rows != 0 || s.nz % k.k_multiple != 0)
+      return k.name + " computes whole tiles: with block " + shape.label() + " the size needs nx a multiple of " +
+             std::to_string(shape.x) + ", ny of " + std::to_string(tile_rows) + " and nz of " +
+             std::to_string(k.k_multiple);
+  }
   return "";
 }
 
@@ -465,6 +507,7 @@ std::string markdown_table() {
     if (k.threads == ThreadSpace::x)
       threads = k.elements_per_thread == 1 ? "1D" : "1D, " + std::to_string(k.elements_per_thread) + " per thread";
     if (k.single_block) threads += ", one block";
+    if (k.rows_per_thread > 1) threads += ", " + std::to_string(k.rows_per_thread) + " rows per thread";
     t << "| `" << k.name << "` | " << k.klass << " | " << k.limiter << " | " << k.precision << " | " << threads << " | "
       << support::join(sizes) << " | " << support::join(shapes) << " |\n";
   }

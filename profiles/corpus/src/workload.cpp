@@ -53,7 +53,8 @@ class CorpusWorkload : public cupti::Workload {
 std::unique_ptr<cupti::Workload> make_corpus_workload(const KernelDecl& kernel, const Size& size, Shape shape) {
   if (const std::string why = shape_problem(kernel, size, shape); !why.empty()) throw std::invalid_argument(why);
   for (detail::CaseFactory factory : {&detail::make_dense_case, &detail::make_irregular_case,
-                                      &detail::make_compute_case, &detail::make_stencil_case})
+                                      &detail::make_compute_case, &detail::make_stencil_case,
+                                      &detail::make_tensor_case})
     if (auto c = factory(kernel, size, shape)) return std::make_unique<CorpusWorkload>(kernel, size, shape, std::move(c));
   throw std::logic_error("corpus: no workload for kernel " + kernel.name);
 }

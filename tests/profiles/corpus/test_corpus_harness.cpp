@@ -32,6 +32,27 @@ TEST(CorpusHarness, UniformValuesStayInTheirRangeAndVary) {
   EXPECT_EQ(std::ldexp(v, 23), std::round(std::ldexp(v, 23)));
 }
 
+// The tensor-core inputs: k / 8 for k = -8..7, each value taken about equally often, so that FP16,
+// BF16 and FP8 E4M3 hold them exactly (3 significant bits at most) and products add exactly in FP32.
+TEST(CorpusHarness, EighthsAreSixteenExactValuesInMinusOneToOne) {
+  std::vector<int> count(16, 0);
+  for (std::uint64_t i = 0; i < 16000; ++i) {
+    const float v = wc::eighths_f32(11, i);
+    const float k = v * 8.0f;
+    ASSERT_EQ(k, std::round(k)) << v;
+    ASSERT_GE(k, -8.0f);
+    ASSERT_LE(k, 7.0f);
+    ++count[static_cast<int>(k) + 8];
+  }
+  for (int c : count) {
+    EXPECT_GT(c, 800);
+    EXPECT_LT(c, 1200);
+  }
+  int differ = 0;  // a function of the seed as well: two seeds agree about 1 time in 16
+  for (std::uint64_t i = 0; i < 256; ++i) differ += wc::eighths_f32(11, i) != wc::eighths_f32(12, i);
+  EXPECT_GT(differ, 200);
+}
+
 TEST(CorpusHarness, KeysAreEqualAcrossTheirGroupAndBelowTheModulus) {
   for (std::uint64_t i = 0; i < 4096; ++i) {
     EXPECT_LT(wc::random_key(9, i, 4096, 1), 4096u);

@@ -12,6 +12,7 @@
 
 #include "run_program.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -23,7 +24,9 @@
 
 #include "warpmodel/corpus/corpus.hpp"
 #include "warpmodel/corpus/workload.hpp"
+#include "warpmodel/sass/analysis.hpp"
 #include "warpmodel/sass/listing.hpp"
+#include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/support/text.hpp"
@@ -141,9 +144,59 @@ TEST(CorpusSass, EveryKernelIsInTheProgramAndStressesWhatItClaims) {
     SCOPED_TRACE(k.name);
     const auto it = sass.by_function.find(k.function);
     ASSERT_NE(it, sass.by_function.end()) << k.function << " is not in " << kBin;
-    EXPECT_EQ(it->second.arch, "sm_90");
+    // The warpgroup-MMA kernels are built for sm_90a alone (wgmma exists only there), the rest for sm_90.
+    const bool warpgroup_mma = std::any_of(k.sass_expect.begin(), k.sass_expect.end(),
+                                           [](const std::string& e) { return e.find("GMMA") != std::string::npos; });
+    EXPECT_EQ(it->second.arch, warpgroup_mma ? "sm_90a" : "sm_90");
     for (const auto& e : k.sass_expect) EXPECT_EQ(unmet(it->second, e), "") << k.function << ": " << e;
   }
+}
+
+// The tensor-core kernels' MMAs reach the model's tensor pipe (hopper H.17): the SASS analysis reads
+// each MMA's input type and FLOPs from its opcode (an HMMA.16816 is 4096 a warp, an HGMMA.64x128x16
+// 2 x 64 x 128 x 16 over the warpgroup's 4 warps, a QGMMA.64x128x32 twice that), and the kernel
+// profile built from it carries tensor_flops_per_warp of that type (here without counters: the
+// static estimate, each MMA once; with them, smsp__inst_executed_pipe_tensor.sum per warp).
+TEST(CorpusSass, TensorCoreKernelsReachTheTensorPipeTerm) {
+  const ProgramSass& sass = program_sass();
+  if (sass.by_function.empty()) GTEST_SKIP() << sass.why_missing;
+  const std::map<std::string, std::pair<std::string, double>> expected = {
+      {"gemm-wmma-f16", {"fp16", 4096}},
+      {"gemm-mma-bf16", {"bf16", 4096}},
+      {"gemm-wgmma-f16", {"fp16", 2.0 * 64 * 128 * 16 / 4}},
+      {"gemm-wgmma-e4m3", {"fp8", 2.0 * 64 * 128 * 32 / 4}},
+  };
+  std::size_t seen = 0;
+  for (const auto& k : wc::kernels()) {
+    if (k.klass != "tensor-core") continue;
+    SCOPED_TRACE(k.name);
+    ++seen;
+    const auto want = expected.find(k.name);
+    ASSERT_NE(want, expected.end()) << "a tensor-core kernel this test does not know";
+    const auto& [type, flops_per_mma] = want->second;
+    const ws::KernelStatics statics = ws::analyse_kernel(sass.by_function.at(k.function), {}, std::nullopt);
+    EXPECT_GT(statics.mix.tensor, 0);
+    EXPECT_EQ(statics.tensor_instructions_read, statics.mix.tensor);
+    ASSERT_EQ(statics.tensor_flops_by_type.size(), 1u);
+    EXPECT_EQ(statics.tensor_flops_by_type.begin()->first, type);
+    EXPECT_DOUBLE_EQ(statics.tensor_flops_by_type.begin()->second, flops_per_mma * statics.mix.tensor);
+
+    const wc::Size& size = k.sizes.front();
+    const wc::Shape shape = k.shapes.front();
+    const warpmodel::Dim3 g = wc::grid(k, size, shape), d = wc::domain(k, size);
+    auto dims = [](const warpmodel::Dim3& v) {
+      return std::to_string(v.x) + "x" + std::to_string(v.y) + "x" + std::to_string(v.z);
+    };
+    ws::MergeInputs in;
+    in.statics = &statics;
+    in.binary = kBin;
+    in.launch_spec = ws::parse_launch_spec("grid=" + dims(g) + ",block=" + shape.label() + ",domain=" + dims(d));
+    const warpmodel::KernelProfile profile = ws::make_kernel_profile(in);
+    EXPECT_EQ(profile.tensor_inst_per_warp, statics.mix.tensor);
+    ASSERT_EQ(profile.tensor_flops_per_warp.count(type), 1u);
+    EXPECT_DOUBLE_EQ(profile.tensor_flops_per_warp.at(type), flops_per_mma * statics.mix.tensor);
+  }
+  EXPECT_EQ(seen, expected.size());
 }
 
 TEST(CorpusWorkloads, EveryKernelSizeAndShapeBuildsAWorkloadWithoutTheGpu) {

@@ -38,7 +38,7 @@ TEST(CorpusRegistry, CoversAtLeast40KernelsIn12Classes) {
   // The classes the issue asks for are all there.
   for (const char* c : {"streaming", "naive-loop", "matvec", "tiled-gemm", "reduction", "histogram", "transpose",
                         "gather", "scan", "compute", "divergence", "latency", "launch-bound", "local-memory",
-                        "async-copy", "stencil-2d"})
+                        "async-copy", "stencil-2d", "tensor-core"})
     EXPECT_NE(std::find(wc::classes().begin(), wc::classes().end(), c), wc::classes().end()) << c;
 }
 
@@ -52,7 +52,16 @@ TEST(CorpusRegistry, EveryDeclarationIsComplete) {
     EXPECT_FALSE(k.klass.empty());
     EXPECT_FALSE(k.limiter.empty());
     EXPECT_FALSE(k.extents.empty());
-    EXPECT_TRUE(k.precision == "f32" || k.precision == "f64" || k.precision == "u32") << k.precision;
+    EXPECT_TRUE(k.precision == "f32" || k.precision == "f64" || k.precision == "u32" || k.precision == "f16" ||
+                k.precision == "bf16" || k.precision == "e4m3")
+        << k.precision;
+    // Tensor-core tile kernels, and only they, declare tiles of several rows per thread.
+    EXPECT_EQ(k.rows_per_thread > 1, k.klass == "tensor-core");
+    if (k.rows_per_thread > 1) {
+      EXPECT_EQ(k.threads, wc::ThreadSpace::xy);
+      EXPECT_TRUE(k.block_x_multiple == 32 || k.block_x_multiple == 128) << k.block_x_multiple;
+      EXPECT_GT(k.k_multiple, 1);
+    }
     EXPECT_EQ(k.function.rfind("warpmodel::corpus::kernels::", 0), 0u) << k.function;
     EXPECT_FALSE(k.sass_expect.empty());
     EXPECT_GE(k.elements_per_thread, 1);
@@ -85,9 +94,9 @@ TEST(CorpusRegistry, EveryDeclarationIsComplete) {
 }
 
 TEST(CorpusRegistry, LaunchCountFitsTheSweepBudget) {
-  // ~0.4 s per launch on the H200: 500-650 launches is about four minutes.
+  // ~0.4 s per launch on the H200: 500-700 launches is about four to four and a half minutes.
   EXPECT_GE(wc::launch_count(), 500u);
-  EXPECT_LE(wc::launch_count(), 650u);
+  EXPECT_LE(wc::launch_count(), 700u);
   std::size_t n = 0;
   for (const auto& k : wc::kernels()) n += k.sizes.size() * k.shapes.size();
   EXPECT_EQ(wc::launch_count(), n);
@@ -113,6 +122,16 @@ TEST(CorpusRegistry, DomainsAndGridsFollowTheThreadSpace) {
   // A partial block: ceil, never floor.
   EXPECT_EQ(wc::grid(gemm, s512, {64, 4}), (warpmodel::Dim3{8, 128, 1}));
   EXPECT_EQ(wc::grid(conv3d, {"100", 100, 100, 3}, {32, 8}), (warpmodel::Dim3{4, 13, 3}));
+  // Tensor-core tiles: a thread per column and 32 (a warp's tile) or 64 (a warpgroup's) rows of C.
+  const auto& wmma = *wc::find_kernel("gemm-wmma-f16");
+  const auto& w1024 = wc::select_size(wmma, "1024^3");
+  EXPECT_EQ(wc::domain(wmma, w1024), (warpmodel::Dim3{1024, 32, 1}));
+  EXPECT_EQ(wc::grid(wmma, w1024, {64, 2}), (warpmodel::Dim3{16, 16, 1}));    // 64x64 tiles of C
+  EXPECT_EQ(wc::grid(wmma, w1024, {128, 4}), (warpmodel::Dim3{8, 8, 1}));     // 128x128
+  const auto& wgmma = *wc::find_kernel("gemm-wgmma-e4m3");
+  EXPECT_EQ(wc::domain(wgmma, w1024), (warpmodel::Dim3{1024, 16, 1}));
+  EXPECT_EQ(wc::grid(wgmma, w1024, {128, 2}), (warpmodel::Dim3{8, 8, 1}));    // 128x128
+  EXPECT_EQ(wc::grid(wgmma, w1024, {256, 1}), (warpmodel::Dim3{4, 16, 1}));   // 64x256
 }
 
 TEST(CorpusRegistry, ShapeProblemsAreNamed) {
@@ -128,6 +147,16 @@ TEST(CorpusRegistry, ShapeProblemsAreNamed) {
   EXPECT_NE(wc::shape_problem(one, one.sizes.front(), {32, 1}).find("one block"), std::string::npos);
   const auto& gemm = *wc::find_kernel("gemm-tiled-f32");
   EXPECT_EQ(wc::shape_problem(gemm, gemm.sizes.front(), {128, 2}), "");  // undeclared shapes launch too
+  // Tensor-core tiles: whole warps (warpgroups) of columns, whole tiles of the size.
+  const auto& wmma = *wc::find_kernel("gemm-wmma-f16");
+  EXPECT_EQ(wc::shape_problem(wmma, wmma.sizes.front(), {32, 8}), "");
+  EXPECT_NE(wc::shape_problem(wmma, wmma.sizes.front(), {16, 16}).find("multiple of 32"), std::string::npos);
+  EXPECT_NE(wc::shape_problem(wmma, {"1000^3", 1000, 1000, 1000}, {64, 2}).find("whole tiles"), std::string::npos);
+  EXPECT_NE(wc::shape_problem(wmma, {"1024x1024x1000", 1024, 1024, 1000}, {64, 2}).find("nz of 32"),
+            std::string::npos);
+  const auto& wgmma = *wc::find_kernel("gemm-wgmma-f16");
+  EXPECT_NE(wc::shape_problem(wgmma, wgmma.sizes.front(), {64, 2}).find("multiple of 128"), std::string::npos);
+  EXPECT_EQ(wc::shape_problem(wgmma, wgmma.sizes.front(), {128, 4}), "");
 }
 
 TEST(CorpusRegistry, ShapesParse) {
@@ -174,6 +203,7 @@ TEST(CorpusRegistry, MarkdownTableListsEveryKernel) {
   EXPECT_NE(table.find("| `gemv-warp-f32` | matvec |"), std::string::npos);
   EXPECT_NE(table.find("warp per row"), std::string::npos);
   EXPECT_NE(table.find("1D, 4 per thread"), std::string::npos);
+  EXPECT_NE(table.find("| e4m3 | 2D, 64 rows per thread |"), std::string::npos);
 }
 
 // profiles/corpus/README.md holds the table between two markers, as markdown_table() makes it.

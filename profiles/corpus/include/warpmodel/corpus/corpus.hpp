@@ -52,7 +52,7 @@ struct KernelDecl {
   std::string name;       // "gemm-naive-f32": unique, lower case, dashes
   std::string klass;      // what kind of kernel, e.g. "naive-loop"
   std::string limiter;    // one line: what it stresses
-  std::string precision;  // "f32", "f64" or "u32" (integer kernels)
+  std::string precision;  // "f32", "f64", "u32" (integer kernels); tensor-core inputs "f16", "bf16", "e4m3"
   std::string function;   // the __global__ function, demangled without its parameters (as in the SASS)
   std::string extents;    // what nx, ny, nz of its sizes mean
   ThreadSpace threads = ThreadSpace::x;
@@ -66,6 +66,14 @@ struct KernelDecl {
   // matches "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU"); "loop:" = inside a loop body (between a backward
   // branch and its target); "!" = must not occur anywhere.
   std::vector<std::string> sass_expect;
+  // Tensor-core tiles (ThreadSpace::xy): a warp or warpgroup computes a tile of C, its threads a
+  // column each and `rows_per_thread` rows, so the domain is nx x ny / rows_per_thread. Such a
+  // kernel computes whole tiles only: block.x is a multiple of `block_x_multiple` (32: a warp of
+  // columns; 128: a warpgroup), nx a multiple of block.x, ny of block.y x rows_per_thread and nz
+  // (K) of `k_multiple` (its shared-memory stage).
+  int rows_per_thread = 1;
+  unsigned block_x_multiple = 1;
+  int k_multiple = 1;
 };
 
 // The corpus, in a fixed order (by class).
@@ -81,7 +89,8 @@ Dim3 domain(const KernelDecl& kernel, const Size& size);
 // ceil(domain / block) per dimension (block z = 1).
 Dim3 grid(const KernelDecl& kernel, const Size& size, Shape shape);
 // "" when the kernel can launch with this shape at this size, else why not (whole warps, at most
-// 1024 threads, 1D kernels need y = 1, power-of-two blocks, single-block kernels).
+// 1024 threads, 1D kernels need y = 1, power-of-two blocks, single-block kernels, whole tensor-core
+// tiles).
 std::string shape_problem(const KernelDecl& kernel, const Size& size, Shape shape);
 
 // A size by its label, or by position: "small", "medium", "large" (first, second, last). Throws
