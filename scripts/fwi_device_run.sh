@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The FWI's GPU variants and the energy measurements on a GPU machine, in one run (about 7 minutes on
+# The FWI's GPU variants and the energy measurements on a GPU machine, in one run (about 10 minutes on
 # an H100 with prebuilt binaries):
 #   1. test_fwi_gpu (every variant against the CPU reference, label gpu)
 #   2. run-fwi --variant all at the study's size (210x68, 625 steps, 5 shots) with --check and --energy
