@@ -743,30 +743,52 @@ int unit_max_warps_per_block(const std::string& kernel) {
   return std::min(kMaxWarpsPerBlock, attributes.maxThreadsPerBlock / 32);
 }
 
+// The SM count, with `kernel` given its dynamic shared memory (more than half of the SM's for one
+// block per SM: the rows measure per SM) and, for clusters beyond 8 blocks, the non-portable sizes.
+struct KernelSetup {
+  int sms = 0, dynamic_shared = 0;
+};
+KernelSetup set_up_kernel(const UnitKernelEntry& e, const std::string& kernel, bool one_block_per_sm, bool large_clusters) {
+  int device = 0, optin = 0;
+  KernelSetup k;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&k.sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "shared memory opt-in");
+  k.dynamic_shared = one_block_per_sm ? std::max(e.dynamic_shared_bytes, optin / 2 + 1024) : e.dynamic_shared_bytes;
+  check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, k.dynamic_shared),
+        kernel + ": dynamic shared memory");
+  if (large_clusters)
+    check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+          kernel + ": cudaFuncAttributeNonPortableClusterSizeAllowed");
+  return k;
+}
+
+// A launch of `threads`-thread blocks in clusters of `cluster` along x (one: a plain launch); the
+// attribute must outlive the config.
+void set_cluster_launch(cudaLaunchConfig_t& config, cudaLaunchAttribute& attribute, int cluster, unsigned threads,
+                        int dynamic_shared) {
+  attribute = cudaLaunchAttribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config = cudaLaunchConfig_t{};
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = static_cast<std::size_t>(dynamic_shared);
+  config.attrs = &attribute;
+  config.numAttrs = cluster > 1 ? 1 : 0;
+}
+
 std::map<int, int> max_active_clusters_one_block_per_sm(const std::string& kernel) {
   const UnitKernelEntry& e = unit_kernel(kernel);
-  int device = 0, sms = 0, optin = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
-  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "shared memory opt-in");
-  const int dynamic_shared = std::max(e.dynamic_shared_bytes, optin / 2 + 1024);  // one block per SM
-  check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared),
-        kernel + ": dynamic shared memory");
-  check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
-        kernel + ": cudaFuncAttributeNonPortableClusterSizeAllowed");
+  const KernelSetup k = set_up_kernel(e, kernel, true, true);
   std::map<int, int> out;
   for (int cluster = 1; cluster <= 16; ++cluster) {
-    cudaLaunchConfig_t config{};
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    config.gridDim = dim3(static_cast<unsigned>(cluster * sms));
-    config.blockDim = dim3(32);
-    config.dynamicSmemBytes = static_cast<std::size_t>(dynamic_shared);
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    cudaLaunchConfig_t config;
+    cudaLaunchAttribute attribute;
+    set_cluster_launch(config, attribute, cluster, 32, k.dynamic_shared);
+    config.numAttrs = 1;  // a cluster of one too: the occupancy of clusters, not of plain blocks
+    config.gridDim = dim3(static_cast<unsigned>(cluster * k.sms));
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, e.fn, &config) == cudaSuccess) {
       out[cluster] = clusters;
@@ -782,28 +804,11 @@ UnitRun run_unit(const std::string& kernel, int cluster, bool every_sm, int warp
   if (cluster < 1 || cluster > 16 || warps < 1 || warps > unit_max_warps_per_block(kernel) || reps < 1)
     throw CudaError("run_unit " + kernel + ": bad launch shape (cluster " + std::to_string(cluster) + ", " +
                     std::to_string(warps) + " warps)");
-  int device = 0, sms = 0, optin = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
-  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "shared memory opt-in");
-  // One block per SM: more than half of the SM's shared memory for each block (the rows measure per SM).
-  const int dynamic_shared = every_sm ? std::max(e.dynamic_shared_bytes, optin / 2 + 1024) : e.dynamic_shared_bytes;
-  check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared),
-        kernel + ": dynamic shared memory");
-  if (cluster > 8)
-    check(cudaFuncSetAttribute(e.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
-          kernel + ": cudaFuncAttributeNonPortableClusterSizeAllowed");
-
-  cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.blockDim = dim3(static_cast<unsigned>(warps * 32));
-  config.dynamicSmemBytes = static_cast<std::size_t>(dynamic_shared);
-  config.attrs = &attribute;
-  config.numAttrs = cluster > 1 ? 1 : 0;  // clusters of one: a plain launch
+  const KernelSetup k = set_up_kernel(e, kernel, every_sm, cluster > 8);
+  const int sms = k.sms;
+  cudaLaunchConfig_t config;
+  cudaLaunchAttribute attribute;
+  set_cluster_launch(config, attribute, cluster, static_cast<unsigned>(warps * 32), k.dynamic_shared);
   int blocks = cluster;
   if (every_sm) {
     if (cluster == 1) {
