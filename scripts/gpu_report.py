@@ -399,7 +399,30 @@ def tensor_section(device):
              "arrive + wait (release/acquire, and relaxed).\n\n"
              + table(["blocks per cluster", "DSMEM load [cycles]", "DSMEM read [B/clk/SM]", "barrier [cycles]",
                       "relaxed [cycles]", "barrier, 32 warps [cycles]"], clusters))
+    occupancy = get(meas, "cluster.max_active_clusters")
+    if isinstance(occupancy, dict) and occupancy:
+        counts = sorted((int(k.split("_")[1]), v) for k, v in occupancy.items() if k.startswith("cluster_"))
+        text += ("\nClusters resident at once with one block per SM, by blocks per cluster: "
+                 + ", ".join(f"{c}: {v}" for c, v in counts)
+                 + " (`measurements.cluster.max_active_clusters`; the model reads the GPC layout they imply, H.18a).\n")
     return text
+
+
+def energy_section(device):
+    """Energy per operation (characterize's energy stage) and links to the run commands' energy pages."""
+    head = "## Energy per operation\n\n"
+    coefficients = get(device, "measurements.energy.coefficients")
+    if not isinstance(coefficients, dict):
+        return head + ("Not measured: this device.json has no energy stage (`warpmodel characterize --only energy`; "
+                       "docs/energy.md).\n")
+    rows = [(name, num(coefficients[key]) if number(coefficients.get(key)) else NOT_MEASURED, unit)
+            for key, name, unit in (("static_w", "static power (no kernel running)", "W"),
+                                    ("pj_per_fp32_op", "FP32 operation", "pJ"), ("pj_per_fp64_op", "FP64 operation", "pJ"),
+                                    ("pj_per_shared_byte", "shared-memory byte", "pJ"), ("pj_per_l2_byte", "L2 byte", "pJ"),
+                                    ("pj_per_dram_byte", "DRAM byte (beyond its L2 byte)", "pJ"))]
+    return head + ("NVML's total-energy counter around the throughput and bandwidth kernels, energy above the static "
+                   "power per unit (device.json `measurements.energy`, energy-per-op.md); `predict` and `predict-app` "
+                   "price a launch with them (docs/energy.md).\n\n" + table(["per", "energy", "unit"], rows))
 
 
 def departure_section(device):
@@ -639,7 +662,8 @@ def report(folder):
         text += "\n"
     else:
         text += glance_section(device, folder) + "\n"
-        for section in (latency_section, bandwidth_section, issue_section, departure_section, tensor_section):
+        for section in (latency_section, bandwidth_section, issue_section, departure_section, tensor_section,
+                        energy_section):
             part = section(device)
             if part:
                 text += part + "\n"

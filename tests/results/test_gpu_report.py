@@ -92,7 +92,7 @@ PROVENANCE = {"schema": "warpmodel.provenance/1", "folder": "test-gpu", "note": 
               + [run_record(2, "2" * 40, "GPU-old-2", [("build", 0, 1)]), RUNS[-1]]}
 ORDER = ["# Test GPU\n", "## At a glance", "![roofline](roofline.png)", "## Latency by level", "## Bandwidth",
          "## Issue rates and LSU throughput", "## Departure delays, barrier, launch", "## Tensor cores, TMA and clusters",
-         "## Model accuracy",
+         "## Energy per operation", "## Model accuracy",
          "## Best stencil and ADI variants", "## Figures", "## Provenance and run history"]
 
 
@@ -139,6 +139,7 @@ def main():
         for text, pos in zip(ORDER, positions):
             check(pos >= 0, f"README lacks {text!r}")
         check(all(a < b for a, b in zip(positions, positions[1:])), f"sections out of order: {positions}")
+        check("has no energy stage" in readme, "a device.json without measurements.energy: the energy section says so")
         check(readme.startswith("# Test GPU\n\n")
               and readme.count("\n## ") == sum(text.startswith("## ") for text in ORDER),
               "the page is not the title and its sections")
