@@ -4,7 +4,8 @@
 // for sm_90a (wgmma exists only there). Every kernel takes one UnitArgs and writes each warp's
 // absolute (start, end) %clock64 per repetition; repetition 0 is the warm-up the harness drops.
 // Kernels are extern "C" so the SASS check finds them by name in `cuobjdump -sass` of the program.
-#include <cuda.h>  // CUtensorMap and the cuTensorMapEncodeTiled types (the entry point comes from the runtime)
+#include <cuda.h>  // CUtensorMap (the encoder comes from the runtime's driver entry point)
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -675,20 +676,10 @@ const UnitKernelEntry& unit_kernel(const std::string& symbol) {
   throw CudaError("run_unit: no kernel " + symbol + " in unit_kernels.cu's table");
 }
 
-// cuTensorMapEncodeTiled through the runtime's driver entry point (no -lcuda: the runtime is static).
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-EncodeTiled encode_tiled() {
-  static EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    check(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found),
-          "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
-    if (found != cudaDriverEntryPointSuccess || !p)
-      throw CudaError("the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or later needed for TMA)");
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
+// cuTensorMapEncodeTiled through the runtime's driver entry point (support/cuda: no -lcuda).
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const auto fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(
+      warpmodel::support::cuda::driver_entry_point("cuTensorMapEncodeTiled", 12000));
   return fn;
 }
 

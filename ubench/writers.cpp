@@ -651,16 +651,20 @@ std::string write_device_json(const Results& r, const std::string& base) {
   struct Added {
     const char* stage;
     std::vector<std::string> sections;
+    json (*written)(const Results&);  // the sections as this run writes them (one absent: not written)
   };
-  for (const Added& a : {Added{kStageTensor, unit_sections()}, Added{kStageEnergy, {"energy"}}}) {
+  const Added added[] = {
+      {kStageTensor, unit_sections(), units_json},
+      {kStageEnergy, {"energy"}, [](const Results& run) {
+         return run.energy.empty() ? json::object() : json{{"energy", energy_section(run)}};
+       }}};
+  for (const Added& a : added) {
     const std::string prefix = std::string(a.stage) + "_stage.";
     if (r.ran(a.stage)) {
-      for (const auto& section : a.sections) meas.erase(section);
-      if (a.stage == std::string(kStageTensor)) {
-        const json units = units_json(r);
-        for (const auto& section : a.sections) meas[section] = units.at(section);
-      } else if (!r.energy.empty()) {
-        meas["energy"] = energy_section(r);
+      const json written = a.written(r);
+      for (const auto& section : a.sections) {
+        meas.erase(section);
+        if (written.contains(section)) meas[section] = written.at(section);
       }
       for (const auto& v : r.verdicts)
         if (stage_of(v.benchmark) == a.stage) meas["sass_check"][v.benchmark] = {{"valid", v.valid}, {"reason", v.reason}};

@@ -71,14 +71,8 @@ int occupancy(const KernelEntry& e, const LaunchGeometry& g) {
 }
 
 PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    check(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q),
-          "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
-    if (q != cudaDriverEntryPointSuccess || !p) throw CudaError("the driver has no cuTensorMapEncodeTiled");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
+  static const auto fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(
+      support::cuda::driver_entry_point("cuTensorMapEncodeTiled", 12000));
   return fn;
 }
 

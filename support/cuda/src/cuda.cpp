@@ -47,6 +47,17 @@ std::string device_name(int device) {
   return prop.name;
 }
 
+void* driver_entry_point(const char* symbol, int version) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  check(cudaGetDriverEntryPointByVersion(symbol, &p, static_cast<unsigned>(version), cudaEnableDefault, &found),
+        std::string("cudaGetDriverEntryPointByVersion(") + symbol + ")");
+  if (found != cudaDriverEntryPointSuccess || !p)
+    throw CudaError(std::string("the driver has no ") + symbol + " (CUDA " + std::to_string(version / 1000) + "." +
+                    std::to_string(version % 1000 / 10) + " or later needed)");
+  return p;
+}
+
 Stream::Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);

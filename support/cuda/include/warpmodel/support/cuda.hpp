@@ -40,6 +40,11 @@ int require_gpu();
 // The name the driver gives device `device` ("NVIDIA H200"), or NoGpuError.
 std::string device_name(int device = 0);
 
+// A driver function through the runtime's entry point (the runtime is static and the program does
+// not link libcuda), as the driver of at least CUDA `version` (12000: 12.0) defines it; CudaError
+// naming it when the driver has none. Cast it to the function's PFN type (cudaTypedefs.h).
+void* driver_entry_point(const char* symbol, int version);
+
 // cudaMalloc'd memory for `count` elements of T, freed on destruction; moves, does not copy.
 template <class T>
 class DeviceBuffer {
