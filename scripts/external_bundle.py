@@ -13,9 +13,10 @@ profile_options), its status.txt (build and run exit codes, seconds, reasons, ru
 of its build log (OUT_DIR/.logs/NAME.build.log), its profile.json whole (counters, durations, the profile's
 own provenance) and the names and sizes of the cubins of its profile.cubins folder that hold a launched
 kernel; those cubins themselves (the SASS predict-app reads), base64, in cubins.json.xz (kept apart: they
-are most of the bytes). An application with a work folder gets a fresh entry; one without keeps its entry
-of the existing files (a run split over several calls, or over several machines); one in neither is "not
-run". The run records (--run, repeatable: scripts/external_suite.sh's OUT_DIR/.logs/run-DATE.json) join
+are most of the bytes). An application with a work folder gets a fresh entry; one without, or one the
+work folder only built, keeps its entry of the existing files (a run split over several calls, or over
+several machines); --merge BUNDLE fills the applications still without a run from another copy of the
+bundle; one in none of them is "not run". The run records (--run, repeatable: scripts/external_suite.sh's OUT_DIR/.logs/run-DATE.json) join
 the file's runs; a run no application's status dates any more is dropped. An application that ran and
 whose profile.json is missing is kept with "profile": null and why.
 
@@ -261,6 +262,34 @@ def merge_runs(runs, records):
     return runs
 
 
+def ran(entry):
+    """Whether an entry records a run of its application (whatever came of it), not a build alone."""
+    return bool(entry) and entry.get("status", {}).get("run_exit") not in (None, "")
+
+
+def read_bundle(path):
+    """A bundle's entries by application (each with its cubins' bytes) and its run records."""
+    doc = read_json(path, f"a {SCHEMA} document")
+    if doc.get("schema") != SCHEMA or not isinstance(doc.get("applications"), list):
+        raise InputError(f"{path}: expected a {SCHEMA} document with \"applications\"")
+    kept = {}
+    if os.path.exists(cubins_path(path)):
+        cubin_doc = read_json(cubins_path(path), f"a {CUBINS_SCHEMA} document")
+        if cubin_doc.get("schema") != CUBINS_SCHEMA or not isinstance(cubin_doc.get("applications"), dict):
+            raise InputError(f"{cubins_path(path)}: expected a {CUBINS_SCHEMA} document with \"applications\"")
+        kept = cubin_doc["applications"]
+    entries = {}
+    for e in doc["applications"]:
+        if not isinstance(e, dict):
+            continue
+        if isinstance(e.get("cubins"), dict):  # the first layout: the cubins inside the entry
+            entries[e.get("app")] = dict(e)
+            continue
+        files = {c.get("file") for c in e.get("cubins", []) if isinstance(c, dict)}
+        entries[e.get("app")] = dict(e, cubins={f: b for f, b in kept.get(e.get("app"), {}).items() if f in files})
+    return entries, [r for r in doc.get("runs", []) if isinstance(r, dict)]
+
+
 def cubins_path(out):
     return os.path.join(os.path.dirname(out), "cubins.json.xz")
 
@@ -286,37 +315,25 @@ def bundle(args):
         raise InputError(f"{args.work}: not a folder (--work: one folder per application)")
     if args.check_device and not args.rebuilt:
         raise InputError("--check-device checks cubins from --rebuilt SRC_DIR; give --rebuilt too")
-    earlier = {}
-    runs = []
-    if os.path.exists(args.out):
-        doc = read_json(args.out, f"a {SCHEMA} document")
-        if doc.get("schema") != SCHEMA or not isinstance(doc.get("applications"), list):
-            raise InputError(f"{args.out}: expected a {SCHEMA} document with \"applications\"")
-        kept = {}
-        if os.path.exists(cubins_path(args.out)):
-            cubin_doc = read_json(cubins_path(args.out), f"a {CUBINS_SCHEMA} document")
-            if cubin_doc.get("schema") != CUBINS_SCHEMA or not isinstance(cubin_doc.get("applications"), dict):
-                raise InputError(f"{cubins_path(args.out)}: expected a {CUBINS_SCHEMA} document with \"applications\"")
-            kept = cubin_doc["applications"]
-        for e in doc["applications"]:
-            if not isinstance(e, dict):
-                continue
-            if isinstance(e.get("cubins"), dict):  # the first layout: the cubins inside the entry
-                earlier[e.get("app")] = dict(e)
-                continue
-            files = {c.get("file") for c in e.get("cubins", []) if isinstance(c, dict)}
-            earlier[e.get("app")] = dict(e, cubins={f: b for f, b in kept.get(e.get("app"), {}).items() if f in files})
-        runs = [r for r in doc.get("runs", []) if isinstance(r, dict)]
+    earlier, runs = read_bundle(args.out) if os.path.exists(args.out) else ({}, [])
+    merged = [read_bundle(m) for m in args.merge or []]
+    for _, other_runs in merged:
+        runs = merge_runs(runs, other_runs)
     runs = merge_runs(runs, [read_json(r, "the run record") for r in args.run or []])
+    runs.sort(key=lambda r: str(r.get("date") or ""))
     entries, fresh = [], 0
     for app in apps:
+        entry = None
         if os.path.exists(os.path.join(args.work, app["name"], "status.txt")):
             entry = fresh_entry(app, args.work, args.logs, args)
             fresh += 1
-        elif app["name"] in earlier:
-            entry = dict(earlier[app["name"]])
-        else:
-            entry = {"app": app["name"], "status": {}, "build_commands": [], "profile": None, "cubins": {}, "sass": None}
+        # A call that only built an application (or stopped before it) does not erase an earlier run of it.
+        for candidates, _ in [(earlier, None)] + merged:
+            if not ran(entry) and ran(candidates.get(app["name"])):
+                entry = dict(candidates[app["name"]])
+        if entry is None:
+            entry = dict(earlier.get(app["name"]) or
+                         {"app": app["name"], "status": {}, "build_commands": [], "profile": None, "cubins": {}, "sass": None})
         # The list is what says where an application is and which half it is in.
         listed = {k: app[k] for k in ("suite", "half", "folder", "build", "run", "profile_options")}
         entries.append(dict({"app": app["name"]}, **listed, **{k: v for k, v in entry.items() if k not in listed}))
@@ -358,6 +375,9 @@ def main(argv):
     ap.add_argument("--logs", help="OUT_DIR/.logs: NAME.build.log gives each application's compiler lines")
     ap.add_argument("--run", action="append",
                     help="a run record (scripts/external_suite.sh's OUT_DIR/.logs/run-DATE.json); repeatable")
+    ap.add_argument("--merge", action="append",
+                    help="another bundle (profiles.json.xz, its cubins.json.xz beside it), e.g. another call's or "
+                         "machine's copy: its runs fill the applications that have none here; repeatable")
     ap.add_argument("--rebuilt", help="SRC_DIR with the applications rebuilt: cubins where a profile kept none")
     ap.add_argument("--check-device", help="with --rebuilt: the device profile the run predicted with")
     ap.add_argument("--warpmodel", default=os.environ.get("WARPMODEL_BIN", "build/cli/warpmodel"),

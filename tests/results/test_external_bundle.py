@@ -5,7 +5,8 @@ Four applications over both halves: one profiled with its cubins (only the cubin
 kernel is kept: named with its size in profiles.json.xz, its bytes in cubins.json.xz beside it, base64),
 one whose profile.json did not come back (kept with "profile": null and why),
 one that did not build, one never run. A second call with one application's work folder gone keeps its
-entry from the existing file and prunes the runs no status dates any more. --rebuilt takes cubins from a
+entry from the existing file and prunes the runs no status dates any more; a call that only built an
+application keeps its earlier run; --merge fills an application from another machine's bundle. --rebuilt takes cubins from a
 rebuilt binary (a stand-in cuobjdump) and --check-device refuses them when predict-app on them (a
 stand-in warpmodel) does not reproduce the run's predict.csv. Bad input: exit 2, one line, nothing
 written. The committed scripts/external_suite.list still holds the split its header's rule gives, and
@@ -210,6 +211,36 @@ def main():
         doc3 = load(out) if r.returncode == 0 else {"runs": []}
         if [x.get("date") for x in doc3.get("runs", [])] != ["2026-03-05T00:00:00Z"]:
             failures.append(f"runs after every application ran again {[x.get('date') for x in doc3.get('runs', [])]}")
+
+        # A call that only built alpha (or stopped before running it) keeps alpha's run from the file.
+        ran_status = open(os.path.join(work, "alpha", "status.txt")).read()
+        write(os.path.join(work, "alpha", "status.txt"), "build_exit\t0\nbuild_seconds\t1\nbuild_reason\t\n")
+        r = run(script, "--work", work, "--list", lst, "--out", out, "--run", record)
+        alpha = {e["app"]: e for e in load(out)["applications"]}.get("alpha", {}) if r.returncode == 0 else {}
+        if r.returncode != 0 or alpha.get("status", {}).get("run_exit") != "0" or not alpha.get("profile"):
+            failures.append(f"a build-only call erased alpha's run (exit {r.returncode}: {r.stderr.strip()})")
+        write(os.path.join(work, "alpha", "status.txt"), ran_status)
+        # --merge: delta ran on another machine; its bundle fills delta here, with its run record.
+        other_work = os.path.join(tmp, "other", ".work")
+        other_out = os.path.join(tmp, "other", "profiles.json.xz")
+        write(os.path.join(other_work, "delta", "status.txt"), ok.replace("2026-03-04T05:00:00Z", "2026-03-06T00:00:00Z"))
+        write(os.path.join(other_work, "delta", "profile.json"), json.dumps(profile(["_Z5deltav"])))
+        os.makedirs(os.path.join(other_work, "delta", "profile.cubins"))
+        with open(os.path.join(other_work, "delta", "profile.cubins", "1.cubin"), "wb") as f:
+            f.write(b"\x7fELF...\0_Z5deltav\0")
+        other_record = os.path.join(tmp, "run-other.json")
+        write(other_record, json.dumps({"date": "2026-03-06T00:00:00Z", "commit": "fed4321"}))
+        r1 = run(script, "--work", other_work, "--list", lst, "--out", other_out, "--run", other_record)
+        r = run(script, "--work", work, "--list", lst, "--out", out, "--run", record, "--merge", other_out)
+        doc4 = load(out) if r1.returncode == 0 and r.returncode == 0 else {"applications": [], "runs": []}
+        delta = {e["app"]: e for e in doc4["applications"]}.get("delta", {})
+        if delta.get("status", {}).get("run_date") != "2026-03-06T00:00:00Z" or not delta.get("profile") or \
+                sorted(load(cubin_file)["applications"].get("delta", {})) != ["1.cubin"] or \
+                [x.get("date") for x in doc4["runs"]] != ["2026-03-05T00:00:00Z", "2026-03-06T00:00:00Z"] or \
+                {e["app"]: e for e in doc4["applications"]}.get("alpha", {}).get("status", {}).get("run_date") != \
+                "2026-03-05T00:00:00Z":
+            failures.append(f"--merge: delta {delta.get('status')}, runs {[x.get('date') for x in doc4['runs']]} "
+                            f"(exit {r1.returncode}/{r.returncode}: {r.stderr.strip()})")
 
         # --rebuilt: alpha's cubins folder gone; a stand-in cuobjdump writes the rebuilt binary's cubins, a
         # stand-in warpmodel prints the predictions; --check-device compares them with alpha's predict.csv.
