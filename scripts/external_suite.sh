@@ -4,7 +4,7 @@
 # predicted with `warpmodel predict-app`, as a user would (docs/validation.md, "External validation set").
 #
 #   scripts/external_suite.sh SRC_DIR LIST_FILE OUT_DIR [--only NAME,...] [--half development|held-out]
-#                             [--build-only] [--jobs N] [--timeout S] [--skip-done] [--budget S]
+#                             [--build-only] [--jobs N] [--timeout S] [--skip-done] [--budget S] [--no-tables]
 #
 #   SRC_DIR    the exported folders (.external/: hecbench/src/<app>-cuda, rodinia/cuda/<app>)
 #   LIST_FILE  scripts/external_suite.list (name, suite, folder, build, run, half, profile_options)
@@ -16,6 +16,8 @@
 #   --skip-done   leave an application that ran in an earlier call (its status.txt has a run exit)
 #   --budget   start no application's profile after S seconds of the call (the files are still
 #              written; the rest are "not run" until a later call with --skip-done)
+#   --no-tables   keep the measurements and stop: no `validate --from` here (it needs no GPU and
+#              takes about two minutes: scripts/regenerate_results.sh writes the tables elsewhere)
 #
 # Per application: the build (in its folder, log OUT_DIR/.logs/NAME.build.log), then, one at a time,
 # `warpmodel profile -o OUT_DIR/.work/NAME/profile [profile_options] -- bash -c RUN` in its folder under
@@ -33,7 +35,7 @@
 # repositories and commits. .work and .logs are not committed: copy OUT_DIR/profiles.json.xz and cubins.json.xz back.
 # WARPMODEL_GIT_COMMIT names the commit where the copy has no .git.
 set -uo pipefail
-usage() { sed -n '6,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 3 ] || usage
 src=$(cd "$1" 2>/dev/null && pwd) || { echo "external_suite: SRC_DIR $1 is not a folder" >&2; exit 2; }
@@ -43,7 +45,7 @@ list=$(cd "$(dirname "$list")" && pwd)/$(basename "$list")
 out=${3%/}
 shift 3
 options="$*"
-only="" half="" build_only=0 jobs=1 timeout_s=120 skip_done=0 budget_s=0
+only="" half="" build_only=0 jobs=1 timeout_s=120 skip_done=0 budget_s=0 tables=1
 while [ $# -gt 0 ]; do
   case $1 in
     --only) only=${2:?--only needs NAME,...}; shift 2 ;;
@@ -53,6 +55,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --skip-done) skip_done=1; shift ;;
     --budget) budget_s=${2:?--budget needs seconds}; shift 2 ;;
+    --no-tables) tables=0; shift ;;
     *) echo "external_suite: unknown option $1" >&2; usage ;;
   esac
 done
@@ -235,7 +238,7 @@ gpu_folder=$(dirname "$out")
 if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
   python3 "$repo/scripts/provenance_index.py" record "$gpu_folder" --stage external \
     --outputs external/profiles.json.xz,external/cubins.json.xz --command "$cmdline" --run "$run_record" || exit 1
-  if ls "$gpu_folder"/validation-measurements.json* >/dev/null 2>&1; then
+  if [ $tables -eq 1 ] && ls "$gpu_folder"/validation-measurements.json* >/dev/null 2>&1; then
     # As scripts/regenerate_results.sh runs it (from the repository root, every other GPU folder with a
     # sweep for the cross-GPU rows), so that the tables it writes are the ones a regeneration writes.
     cross=()
@@ -250,5 +253,10 @@ if [ "$(basename "$out")" = external ] && [ -f "$gpu_folder/device.json" ]; then
     exit 0
   fi
 fi
-echo "external_suite: wrote $out/profiles.json.xz, cubins.json.xz ($(( $(date +%s) - start_all )) s); no corpus sweep beside" \
-     "device.json: \`warpmodel validate --from\` writes the tables once the GPU's folder has one"
+if [ $tables -eq 0 ]; then
+  echo "external_suite: wrote $out/profiles.json.xz, cubins.json.xz ($(( $(date +%s) - start_all )) s); --no-tables:" \
+       "\`warpmodel validate --from\` (scripts/regenerate_results.sh) writes the tables"
+else
+  echo "external_suite: wrote $out/profiles.json.xz, cubins.json.xz ($(( $(date +%s) - start_all )) s); no corpus sweep beside" \
+       "device.json: \`warpmodel validate --from\` writes the tables once the GPU's folder has one"
+fi
