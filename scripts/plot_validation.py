@@ -8,6 +8,10 @@
   validation_classes.png   from validation-held-out.csv beside it (hopper, constants that never saw the row):
                            predicted against measured per class (leave-one-class-out) and the signed error per
                            class for leave-one-class-out and each cross-GPU direction
+  external/accuracy.png    from external/launches.csv beside it (the external set, validate --from): per half,
+                           predicted against measured time per distinct launch (log axes, the +-25 % band,
+                           colour: bound), and the signed error against the measured time (the launches under
+                           20 us apart)
 usage: plot_validation.py results/h200/validation.csv   (PNGs beside it)
 """
 import os
@@ -167,6 +171,59 @@ def classes_figure(held_out_csv, out):
     return True
 
 
+def external_figure(launches_csv, out):
+    """The external set per half: predicted against measured, and the signed error against the measured time."""
+    if not os.path.exists(launches_csv):
+        return False
+    df = pd.read_csv(launches_csv).dropna(subset=["predicted_us", "measured_us"])
+    halves = [h for h in ("development", "held-out") if h in set(df["half"])]
+    if df.empty or not halves:
+        return False
+    bounds = sorted(set(df["bound"].fillna("-")))
+    cmap = plt.get_cmap("tab10")
+    colour = {b: cmap(i % 10) for i, b in enumerate(bounds)}
+    fig, axes = plt.subplots(2, len(halves), figsize=(5.2 * len(halves), 9.0), squeeze=False)
+    lo = min(df["measured_us"].min(), df["predicted_us"].min()) * 0.7
+    hi = max(df["measured_us"].max(), df["predicted_us"].max()) * 1.4
+    for col, half in enumerate(halves):
+        rows = df[df["half"] == half]
+        top, bottom = axes[0][col], axes[1][col]
+        for b in bounds:
+            part = rows[rows["bound"].fillna("-") == b]
+            if part.empty:
+                continue
+            top.scatter(part["measured_us"], part["predicted_us"], s=14, color=colour[b], label=b, alpha=0.8)
+            inside = part["error_pct"] <= 140
+            bottom.scatter(part["measured_us"][inside], part["error_pct"][inside], s=14, color=colour[b], alpha=0.8)
+            # Beyond the axis (over-predicted more than 140 %): a triangle at its edge.
+            bottom.scatter(part["measured_us"][~inside], [145] * int((~inside).sum()), s=22, marker="^",
+                           color=colour[b], alpha=0.8)
+        top.plot([lo, hi], [lo, hi], color="black", lw=0.8)
+        top.fill_between([lo, hi], [lo * 0.75, hi * 0.75], [lo * 1.25, hi * 1.25], color="grey", alpha=0.15, lw=0)
+        top.set_xscale("log")
+        top.set_yscale("log")
+        top.set_xlim(lo, hi)
+        top.set_ylim(lo, hi)
+        big = rows[rows["measured_us"] >= 20]
+        mape = big["error_pct"].abs().mean() if not big.empty else float("nan")
+        top.set_title(f"{half}: {rows['app'].nunique()} applications, {len(rows)} launches\n"
+                      f"MAPE {mape:.1f} % over {len(big)} launches >= 20 us", fontsize=9)
+        top.set_xlabel("measured (us)")
+        top.set_ylabel("predicted (us)")
+        bottom.axhline(0, color="black", lw=0.8)
+        bottom.axvline(20, color="grey", lw=0.8, ls="--")
+        bottom.set_xscale("log")
+        bottom.set_ylim(-100, 150)
+        bottom.set_xlabel("measured (us)")
+        bottom.set_ylabel("error (%): + over-, - under-predicted (^: beyond 140 %)")
+    axes[0][-1].legend(fontsize=7, loc="upper left", title="bound", title_fontsize=7)
+    fig.suptitle("external set (hopper): predicted against measured, per distinct launch; band +-25 %", fontsize=10)
+    fig.tight_layout()
+    save_png(fig, out, dpi=80)
+    plt.close(fig)
+    return True
+
+
 def main(path):
     df = pd.read_csv(path)
     folder = os.path.dirname(path) or "."
@@ -177,6 +234,8 @@ def main(path):
         wrote.append("validation_warps.png")
     if classes_figure(os.path.join(folder, "validation-held-out.csv"), os.path.join(folder, "validation_classes.png")):
         wrote.append("validation_classes.png")
+    if external_figure(os.path.join(folder, "external", "launches.csv"), os.path.join(folder, "external", "accuracy.png")):
+        wrote.append("external/accuracy.png")
     print(f"plot_validation: wrote {', '.join(wrote)} in {folder}/")
 
 

@@ -221,6 +221,7 @@ def derived_rules(folder):
         ("validation-derived-counters.csv", ["validation-measurements.json.xz", "access-patterns.json.xz"],
          f"warpmodel validate --from {folder}"),
         ("validation_*.png", ["validation.csv"], f"scripts/plot_validation.py {folder}/validation.csv"),
+        ("external/accuracy.png", ["external/launches.csv", "external/profiles.json.xz"], f"scripts/plot_validation.py {folder}/validation.csv"),
         ("ubench_*.png", ["ubench.csv.xz"], f"scripts/plot_ubench.py {folder}/ubench.csv.xz"),
         ("roofline.png", ["device.json"], f"scripts/plot_roofline.py {folder}/device.json"),
         ("stencils.md", ["stencils.json.xz", "device.json"], f"scripts/stencil_report.py bench --json {folder}/stencils.json.xz"),
