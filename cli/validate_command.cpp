@@ -23,6 +23,7 @@
 #include "warpmodel/report.hpp"
 #include "warpmodel/validation.hpp"
 #include "warpmodel/sass/external_set.hpp"
+#include "warpmodel/sass/merge.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
 #include "warpmodel/traffic.hpp"
@@ -403,8 +404,11 @@ int analyse(const ValidateOptions& o) {
   // The "before tuning" use: one reference shape's counters predict every shape of its kernel.
   support::progress("validate", "cross-shape: one shape's counters predicting the kernel's other shapes");
   const CrossShapeEvaluation shapes = cross_shape(device, v.cases, loco);
-  // What users' predictions use: the constants fitted on every measured case, in device.json.
-  const DeviceProfile::HopperCalibration fitted_on_all = fit_hopper_calibration_on_all(device, v.cases);
+  // What users' predictions use: the constants fitted on every measured case, in device.json, and the
+  // counter range's overhead (H.12b) measured beside them where the folder has profiler-floor.json.
+  DeviceProfile::HopperCalibration fitted_on_all = fit_hopper_calibration_on_all(device, v.cases);
+  if (const fs::path floor = dir / "profiler-floor.json"; fs::exists(floor))
+    fitted_on_all.counter_range_overhead_ns = sass::counter_range_overhead_ns(sass::load_counters(floor));
   // ... and the 80 % intervals of their times (intervals.hpp), from the leave-one-class-out errors.
   support::progress("validate", "prediction intervals: percentiles of the leave-one-class-out errors, their coverage");
   const Intervals intervals = prediction_intervals(loco, shapes, device.name);
@@ -540,6 +544,13 @@ int analyse(const ValidateOptions& o) {
   }
   md << "device.json carries the constants fitted on every case (" << fitted_on_all.fitted_on
      << "): " << calibration_constants(fitted_on_all) << ".\n\n";
+  md << (fitted_on_all.counter_range_overhead_ns > 0
+             ? "A launch timed by a counter range (`profile -- APP`, `import-ncu`) is predicted with the counter "
+               "range's own time added (H.12b): " + format_number(fitted_on_all.counter_range_overhead_ns, 4) +
+                   " ns, measured (profiler-floor.json: one small kernel timed by the Activity API and by the "
+                   "counter range), not fitted.\n\n"
+             : std::string("No counter-range overhead is measured for this GPU (no profiler-floor.json): launches "
+                           "timed by a counter range (`profile -- APP`, `import-ncu`) are predicted without H.12b.\n\n"));
   if (external)
     md << sass::external_validation_section(*external);
   else

@@ -20,6 +20,9 @@
 #                 (warpmodel profile) + scripts/adi_report.py
 #   app           the example application: profile -- APP, ncu, import-ncu,   ( 90 /  90)
 #                 predict-app (scripts/app_example_device_run.sh)
+#   profiler-floor  one small kernel timed by the Activity API and by the    ( 20 /  20)
+#                 counter range (warpmodel profile --kernel copy): profiler-floor.json, whose
+#                 difference `validate --from` stores as H.12b's counter-range overhead
 #   report        README.md of OUTDIR: the one-page report of the GPU         (  5 /   5)
 # and, only when named with --only: gpu-tests (ctest -L gpu), sanitizers (compute-sanitizer memcheck,
 # racecheck and synccheck of the GPU tests named Sanitizer.*) and vs-ncu (the CUPTI-vs-Nsight-Compute
@@ -58,7 +61,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-default_stages="build characterize energy tensor validate stencils adi app report"
+default_stages="build characterize energy tensor validate stencils adi app profiler-floor report"
 all_stages="$default_stages gpu-tests sanitizers vs-ncu repeatability"
 for s in ${only//,/ } ${skip//,/ }; do
   [[ " $all_stages " == *" $s "* ]] || { echo "characterize_gpu: unknown stage '$s' (known: $all_stages)" >&2; exit 2; }
@@ -104,7 +107,7 @@ estimate() {  # full / quick seconds of a stage
     build) echo 150 ;; sanitizers) echo 120 ;; characterize) [ $quick = 1 ] && echo 15 || echo 30 ;;
     tensor) [ $quick = 1 ] && echo 40 || echo 60 ;;
     validate) [ $quick = 1 ] && echo 60 || echo 420 ;; stencils) [ $quick = 1 ] && echo 40 || echo 150 ;; adi) [ $quick = 1 ] && echo 40 || echo 240 ;;
-    app) echo 90 ;; report) echo 5 ;; repeatability) echo 60 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
+    app) echo 90 ;; profiler-floor) echo 20 ;; report) echo 5 ;; repeatability) echo 60 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
   esac
 }
 say() { echo "[characterize_gpu $(( $(date +%s) - t_start )) s] $*" >&2; }
@@ -233,6 +236,13 @@ stage_adi() {
   python3 scripts/adi_report.py --adi "$out/adi.json" "${tri[@]}" "${dram[@]}" --out "$out"
 }
 stage_app() { DEVICE_JSON="$out/device.json" scripts/app_example_device_run.sh "$out"; }
+# H.12b's measurement: 30 launches of a 1-block copy, each timed by 10 Activity-API runs and by the
+# counter range in kernel replay (profile -- APP's timing); the CSV twin is not kept.
+stage_profiler_floor() {
+  local args=(--kernel copy --size 256 --copies 30 --timing-runs 10 --metrics model)
+  "$bin" profile "${args[@]}" -o "$out/profiler-floor" && rm -f "$out/profiler-floor.csv" &&
+    record profiler-floor profiler-floor.json "warpmodel profile ${args[*]} -o $out/profiler-floor"
+}
 # The GPU tests: their log in .characterize/gpu-tests.log, their count in the run's history.
 stage_gpu_tests() { ctest --test-dir "$build" -L gpu -E vs_ncu --output-on-failure -j1; }
 stage_sanitizers() {
@@ -278,6 +288,7 @@ run_stage validate stage_validate
 run_stage stencils stage_stencils
 run_stage adi stage_adi
 run_stage app stage_app
+run_stage profiler-floor stage_profiler_floor
 run_stage vs-ncu stage_vs_ncu
 run_stage repeatability stage_repeatability
 

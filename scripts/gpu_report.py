@@ -55,6 +55,9 @@ CAPTIONS = {
                              "the thesis's figure 4.15 layout (scripts/plot_validation.py)"),
     "validation_classes.png": ("accuracy per class", "hopper per kernel class, constants that never saw the class: "
                                "leave-one-class-out and cross-GPU (scripts/plot_validation.py)"),
+    "external/accuracy.png": ("the external set", "public applications' launches, predicted against measured per "
+                              "half and coloured by bound, and the error against the measured time "
+                              "(scripts/plot_validation.py)"),
     "wavefield.png": ("wavefield", "slices of the acoustic propagator's pressure field from run-stencil snapshots "
                       "(scripts/plot_wavefield.py)"),
 }

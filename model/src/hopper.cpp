@@ -615,7 +615,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (split.full_waves == 0) p.bound = last.bound;
   }
   p.model_case = full.data > full.pipe ? ModelCase::MemoryBound : ModelCase::ComputeBound;
-  p.cycles = hopper_eq::cycles(cal, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp,
+  p.t_counter_range = hopper_eq::t_counter_range(cal, kernel.timed_by_counter_range, device.sm_clock_mhz);  // H.12b
+  p.cycles = p.t_counter_range + hopper_eq::cycles(cal, p.full_waves, p.t_wave, p.t_last_wave, kernel.sync_inst_per_warp,
                                resident_blocks);  // H.12
   p.seconds = p.cycles / (device.sm_clock_mhz * 1e6);
   return p;

@@ -534,6 +534,9 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     c.turnover_exponent = cal->has("turnover_exponent")
                               ? cal->number("turnover_exponent", 0, false, 4, "an exponent in [0, 4]")
                               : (cal->ignore("turnover_exponent"), 0.0);
+    c.counter_range_overhead_ns = cal->has("counter_range_overhead_ns")
+                                      ? cal->in_range("counter_range_overhead_ns", ranges::kCounterRangeOverheadNs)
+                                      : (cal->ignore("counter_range_overhead_ns"), 0.0);
     cal->ignore("fitted_on");
     if (cal->has("fitted_on")) c.fitted_on = cal->string("fitted_on");
     cal->finish();
@@ -656,6 +659,7 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
   k.launch.total_warps = launch.optional_positive("total_warps");
   k.launch.domain = launch.optional_dim3("domain", kMaxGridX, kMaxGridX, kMaxDomainPoints);
   k.launch.cluster = launch.optional_dim3("cluster", kMaxClusterBlocks, kMaxClusterBlocks, kMaxClusterBlocks);
+  k.timed_by_counter_range = launch.boolean_or("timed_by_counter_range", false);
   launch.finish();
 
   ObjectReader inst = top.object("instructions_per_warp");
@@ -910,6 +914,7 @@ json to_json(const DeviceProfile::HopperCalibration& c) {
               {"wave_cycles", c.wave_cycles},
               {"barrier_cycles", c.barrier_cycles},
               {"turnover_exponent", c.turnover_exponent}};
+  if (c.counter_range_overhead_ns > 0) out["counter_range_overhead_ns"] = c.counter_range_overhead_ns;
   if (!c.fitted_on.empty()) out["fitted_on"] = c.fitted_on;
   return out;
 }
@@ -1036,6 +1041,7 @@ json to_json(const KernelProfile& k) {
   if (k.launch.total_warps) launch["total_warps"] = *k.launch.total_warps;
   if (k.launch.domain) launch["domain"] = dim3_json(*k.launch.domain);
   if (k.launch.cluster) launch["cluster"] = dim3_json(*k.launch.cluster);
+  if (k.timed_by_counter_range) launch["timed_by_counter_range"] = true;
   json par = {{"mlp", k.mlp}};
   if (k.ilp) par["ilp"] = *k.ilp;
   if (k.static_instructions) par["static_instructions"] = *k.static_instructions;

@@ -388,6 +388,34 @@ TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
   EXPECT_NE(missing.err.find("device.json"), std::string::npos) << missing.err;
 }
 
+// H.12b: profiler-floor.json beside the measurements (one small kernel timed by the Activity API and by
+// the counter range) gives device.json's counter_range_overhead_ns, the median difference; one with no
+// launch timed both ways is bad input: exit 2, one line naming it, nothing written.
+TEST(Cli, ValidateStoresTheMeasuredCounterRangeOverhead) {
+  const fs::path dir = validate_fixture::folder(false);
+  nlohmann::json floor = {{"schema", "warpmodel.profile/1"},
+                          {"collection", {{"timing_runs", 10}}},
+                          {"launches", nlohmann::json::array()}};
+  for (int i = 0; i < 3; ++i)
+    floor["launches"].push_back({{"kernel", "copy_kernel"}, {"launch_index", i}, {"grid", {1, 1, 1}},
+                                 {"block", {256, 1, 1}}, {"duration_ns", 1500.0 + 10 * i},
+                                 {"metrics", {{"gpu__time_duration.sum", 3400.0 + 100 * i}}}});
+  std::ofstream(dir / "profiler-floor.json") << floor.dump(2);
+  const CommandResult r = run("validate --from " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json device = nlohmann::json::parse(read_text_file(dir / "device.json").value_or("{}"));
+  EXPECT_DOUBLE_EQ(device["hopper_calibration"]["counter_range_overhead_ns"].get<double>(), 1990.0);  // 1900, 1990, 2080
+  EXPECT_NE(read_text_file(dir / "validation.md").value_or("").find("H.12b"), std::string::npos);
+  fs::remove(dir / "validation.md");
+  floor["collection"]["timing_runs"] = 0;  // profile -- APP's: timed by the range alone
+  std::ofstream(dir / "profiler-floor.json") << floor.dump(2);
+  const CommandResult bad = run("validate --from " + dir.string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("profiler-floor.json"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir / "validation.md"));
+}
+
 // compare-devices (README "Compare GPUs"): the thesis's K40 beside a variant of it.
 namespace compare_fixture {
 std::string other_device() {

@@ -40,6 +40,7 @@ inline DeviceProfile random_device(std::mt19937& rng) {
   d.shared_read_bandwidth_gbs = *d.l2_read_bandwidth_gbs * uniform(rng, 1.5, 4);
   if (uniform_int(rng, 0, 1)) d.hopper_calibration = {uniform(rng, 0, 5000), uniform(rng, 0.5, 2), uniform(rng, 0, 50), uniform(rng, 0, 100),
                                                          uniform(rng, 0, 1), ""};
+  if (d.hopper_calibration && uniform_int(rng, 0, 1)) d.hopper_calibration->counter_range_overhead_ns = uniform(rng, 0, 4000);
   return d;
 }
 
@@ -72,6 +73,7 @@ inline KernelProfile random_kernel(std::mt19937& rng, const DeviceProfile& d) {
   k.l1_miss_ratio = uniform(rng, 0, 1);
   k.l2_miss_ratio = uniform(rng, 0, 1);
   k.data_size_bytes = 4 * uniform_int(rng, 1, 4);
+  k.timed_by_counter_range = uniform_int(rng, 0, 1) == 1;
   return k;
 }
 

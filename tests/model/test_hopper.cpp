@@ -86,6 +86,29 @@ TEST(Hopper, Calibration) {
   EXPECT_DOUBLE_EQ(p.cycles, 1000 + 2 * waves_time + 10 * 2 + 5 * 2 * 3);
 }
 
+// H.12b: a launch timed by a counter range is predicted with the device's measured overhead added (in
+// cycles at the SM clock, outside the waves); one timed by the Activity API, or a device without the
+// measurement, is predicted as before.
+TEST(Hopper, CounterRangeOverheadOnlyForLaunchesTimedByOne) {
+  DeviceProfile d = round_device();
+  d.hopper_calibration = DeviceProfile::HopperCalibration{1000, 2, 10, 5, 0, "test"};
+  KernelProfile k = round_kernel();
+  const Prediction activity = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(activity.t_counter_range, 0);
+  k.timed_by_counter_range = true;
+  const Prediction unmeasured = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(unmeasured.t_counter_range, 0);
+  EXPECT_DOUBLE_EQ(unmeasured.cycles, activity.cycles);
+  d.hopper_calibration->counter_range_overhead_ns = 1500;
+  const Prediction ranged = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(ranged.t_counter_range, 1500 * d.sm_clock_mhz / 1000);
+  EXPECT_DOUBLE_EQ(ranged.cycles, activity.cycles + ranged.t_counter_range);
+  EXPECT_DOUBLE_EQ(ranged.seconds, activity.seconds + 1500e-9);
+  EXPECT_DOUBLE_EQ(ranged.t_wave, activity.t_wave);
+  k.timed_by_counter_range = false;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).cycles, activity.cycles);
+}
+
 // H.4: the control bits' stall count, when the profile has it, replaces lat_dep / ILP; a count
 // below one instruction per clock is read as one.
 TEST(Hopper, StallCountSetsTheWarpSchedule) {

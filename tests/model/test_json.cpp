@@ -57,6 +57,29 @@ TEST(Json, RoundTripPreservesEveryField) {
   }
 }
 
+// H.12b's inputs: the measured counter-range overhead in hopper_calibration and the kernel's timing
+// flag survive a round trip; an overhead outside 0 .. 1e5 ns is one line naming the field.
+TEST(Json, CounterRangeOverheadAndTiming) {
+  DeviceProfile d = round_trip_base();
+  d.hopper_calibration = DeviceProfile::HopperCalibration{1000, 1.1, 10, 5, 0.5, "test"};
+  d.hopper_calibration->counter_range_overhead_ns = 1850;
+  const json dj = to_json(d);
+  EXPECT_EQ(dj["hopper_calibration"]["counter_range_overhead_ns"], 1850);
+  EXPECT_EQ(device_from_json(dj, "rt").hopper_calibration->counter_range_overhead_ns, 1850);
+  d.hopper_calibration->counter_range_overhead_ns = 0;  // not measured: not written
+  EXPECT_FALSE(to_json(d)["hopper_calibration"].contains("counter_range_overhead_ns"));
+  json bad = dj;
+  bad["hopper_calibration"]["counter_range_overhead_ns"] = -5;
+  EXPECT_NE(device_error(bad).find("counter_range_overhead_ns"), std::string::npos) << device_error(bad);
+  std::mt19937 rng(5);
+  KernelProfile k = testing::random_kernel(rng, d);
+  k.timed_by_counter_range = true;
+  EXPECT_TRUE(kernel_from_json(to_json(k), "rt").timed_by_counter_range);
+  json kj = to_json(k);
+  kj["launch"]["timed_by_counter_range"] = "yes";
+  EXPECT_NE(kernel_error(kj).find("timed_by_counter_range"), std::string::npos) << kernel_error(kj);
+}
+
 // The tensor and cluster fields (hopper H.17, H.18) survive a round trip, characterize's measurement
 // names fill them, and bad values are one line naming the field.
 TEST(Json, TensorAndClusterFields) {

@@ -151,6 +151,11 @@ struct DeviceProfile {
     // drains and the next starts. 0: every wave pays them in full (profiles fitted before it).
     double turnover_exponent = 0;
     std::string fitted_on;      // what it was fitted on (provenance)
+    // H.12b: what a counter range adds to a launch's time beyond the Activity API's kernel timestamps
+    // the constants above are fitted to (the Range Profiler's gpu__time_duration in kernel replay, as
+    // `profile -- APP` and Nsight Compute time a launch), ns. Measured, not fitted: `validate --from`
+    // reads DIR/profiler-floor.json (one small kernel timed both ways). 0: not measured, no H.12b.
+    double counter_range_overhead_ns = 0;
   };
   std::optional<HopperCalibration> hopper_calibration;
 

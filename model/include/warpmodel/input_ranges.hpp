@@ -81,6 +81,7 @@ inline constexpr PlausibleRange kStallCyclesPerInstruction{0.01, 10000, "cycles"
 inline constexpr PlausibleRange kActiveWarpsPerSm{0.01, 64, "warps"};
 // Launch durations: 1 ns to 11.6 days (committed: 1.1 us to 13.6 ms).
 inline constexpr PlausibleRange kDurationNs{1, 1e15, "ns"};
+inline constexpr PlausibleRange kCounterRangeOverheadNs{0, 1e5, "ns"};
 // A hardware counter of one launch (events, bytes, cycles): at 1e18 a launch would run for years.
 inline constexpr PlausibleRange kCounter{0, 1e18, ""};
 // The SM cycles a launch took: at least one.

@@ -139,6 +139,13 @@ struct KernelProfile {
   std::optional<double> remote_shared_waits_per_warp;
   std::optional<double> dsmem_bytes_per_warp;
 
+  // How the launch this profile is compared with was timed (hopper H.12b): by a counter range (the
+  // Range Profiler's or Nsight Compute's gpu__time_duration, as `profile -- APP` and `import-ncu` give
+  // it) rather than by the Activity API's kernel timestamps the fitted constants are fitted to. The
+  // prediction then adds the device's measured counter-range overhead, so that it and the measured
+  // time are the same kind of number.
+  bool timed_by_counter_range = false;
+
   // Where each number came from ("thesis eq 4.35", "cupti smsp__inst_executed.sum", ...).
   std::map<std::string, std::string> sources;
 

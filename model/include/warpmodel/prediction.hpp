@@ -123,6 +123,7 @@ struct Prediction {
   double t_data = kUnused;                // H.10: the narrowest memory level, max(T_l1, T_l2, T_dram, T_slice_atomics, T_gather, T_dsmem)
   double t_wave = kUnused;                // H.11: one full wave
   double t_last_wave = kUnused;           // H.11: the partial wave (0: none)
+  double t_counter_range = kUnused;       // H.12b: a counter range's own time, where the launch was timed by one (0: not)
   std::string bound;                      // the term that sets t_wave ("dram bandwidth", ...)
 
   ModelCase model_case = ModelCase::ComputeBound;

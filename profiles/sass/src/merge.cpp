@@ -11,6 +11,7 @@
 #include "warpmodel/input_ranges.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/report.hpp"
+#include "warpmodel/support/statistics.hpp"
 #include "warpmodel/sass/report.hpp"
 #include "warpmodel/support/text.hpp"
 
@@ -113,6 +114,11 @@ void read_profile(const json& j, const std::string& origin, const std::string& w
   const json device = j.contains("device") && j.at("device").is_object() ? j.at("device") : json::object();
   const std::string workload =
       j.contains("workload") && j.at("workload").is_string() ? j.at("workload").get<std::string>() : "";
+  // No timed runs: the launches' durations are the counter range's own (profile -- APP, import-ncu).
+  const bool counter_range_timed = j.contains("collection") && j.at("collection").is_object() &&
+                                   j.at("collection").contains("timing_runs") &&
+                                   j.at("collection").at("timing_runs").is_number() &&
+                                   j.at("collection").at("timing_runs").get<double>() == 0;
   if (!j.contains("launches") || !j.at("launches").is_array()) fail(origin, where + "launches", "an array of launches");
   std::map<std::string, int> seen;  // launches per kernel, for a missing launch_index
   for (std::size_t i = 0; i < j.at("launches").size(); ++i) {
@@ -139,6 +145,7 @@ void read_profile(const json& j, const std::string& origin, const std::string& w
     c.shared_memory_per_block_bytes =
         optional_int(l, "shared_memory_per_block_bytes", origin, at, ranges::kMaxSharedBytesPerBlock);
     c.duration_ns = optional_in_range(l, "duration_ns", ranges::kDurationNs, origin, at + ".duration_ns");
+    c.duration_from_counter_range = counter_range_timed;
     if (!l.contains("metrics") || !l.at("metrics").is_object())
       fail(origin, at + ".metrics", "an object of metric name -> value");
     // Each value a counter's (a number in its plausible range) or null: a true or a "12" where a
@@ -172,6 +179,19 @@ CounterFile counters_from_json(const json& j, const std::string& origin) {
 
 CounterFile load_counters(const std::filesystem::path& path) {
   return counters_from_json(read_json_file(path), path.string());
+}
+
+double counter_range_overhead_ns(const CounterFile& both_ways) {
+  std::vector<double> differences;
+  for (const auto& l : both_ways.launches) {
+    const auto range = l.metrics.find("gpu__time_duration.sum");
+    if (!l.duration_from_counter_range && l.duration_ns && range != l.metrics.end())
+      differences.push_back(range->second - *l.duration_ns);
+  }
+  if (differences.empty())
+    throw InputError(both_ways.origin + ": launches: expected launches timed both ways (duration_ns from timed runs, "
+                                        "collection.timing_runs > 0, and the metric gpu__time_duration.sum), found none");
+  return std::max(0.0, support::median(differences));
 }
 
 LaunchSpec parse_launch_spec(const std::string& text) {
@@ -281,6 +301,11 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   if (spec.domain) {
     k.launch.domain = *spec.domain;
     src["launch.domain"] = "--launch";
+  }
+  if (c && c->duration_from_counter_range) {
+    k.timed_by_counter_range = true;
+    src["launch.timed_by_counter_range"] = counters + ": duration_ns is the counter range's gpu__time_duration "
+                                           "(collection.timing_runs 0)";
   }
   if (c && c->cluster && c->cluster->count() > 1) {
     k.launch.cluster = *c->cluster;

@@ -82,6 +82,45 @@ bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p,
 
 }  // namespace
 
+// H.12b's inputs. A profile without timed runs (collection.timing_runs 0: profile -- APP, import-ncu)
+// holds durations from the counter range, and the kernel profile says so; with timed runs it does not.
+// counter_range_overhead_ns: the median of gpu__time_duration - duration_ns over the launches timed
+// both ways (0 where the range is the shorter); a file with none is refused, naming it.
+TEST(KernelProfile, CounterRangeTimingAndItsOverhead) {
+  json j = counters_json({{"gpu__time_duration.sum", 3000}});
+  j["collection"] = {{"timing_runs", 0}};
+  const CounterFile app = counters_from_json(j, "app.json");
+  EXPECT_TRUE(app.launches.front().duration_from_counter_range);
+  EXPECT_TRUE(merge(app).timed_by_counter_range);
+  EXPECT_THROW(
+      {
+        try {
+          counter_range_overhead_ns(app);
+        } catch (const InputError& e) {
+          EXPECT_NE(std::string(e.what()).find("app.json"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      InputError);
+  json no_collection = counters_json({{"gpu__time_duration.sum", 3000}});
+  EXPECT_FALSE(merge(counters_from_json(no_collection, "old.json")).timed_by_counter_range);
+  j["collection"] = {{"timing_runs", 10}};
+  json second = j["launches"][0];
+  second["launch_index"] = 1;
+  second["duration_ns"] = 1200;
+  second["metrics"]["gpu__time_duration.sum"] = 3400;
+  json third = second;
+  third["launch_index"] = 2;
+  third["metrics"]["gpu__time_duration.sum"] = 9000;
+  j["launches"].push_back(second);
+  j["launches"].push_back(third);
+  const CounterFile floor = counters_from_json(j, "profiler-floor.json");
+  EXPECT_FALSE(merge(floor).timed_by_counter_range);
+  EXPECT_DOUBLE_EQ(counter_range_overhead_ns(floor), 2200);  // median of 2000, 2200, 7800
+  for (auto& l : j["launches"]) l["metrics"]["gpu__time_duration.sum"] = 500;
+  EXPECT_DOUBLE_EQ(counter_range_overhead_ns(counters_from_json(j, "profiler-floor.json")), 0);
+}
+
 // The L2 bytes of the kernel's own requests (sectors by operation) win over lts__t_bytes, which
 // also counts L2 activity that is not the kernel's; the written sectors and the LSU wavefronts and
 // the local loads map to their own fields.

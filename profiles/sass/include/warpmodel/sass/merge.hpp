@@ -106,6 +106,9 @@ struct CounterLaunch {
   std::optional<int> registers_per_thread;
   std::optional<int> shared_memory_per_block_bytes;
   std::optional<double> duration_ns;
+  // duration_ns is a counter range's gpu__time_duration (the profile's collection.timing_runs is 0:
+  // `profile -- APP`, `import-ncu`), not the Activity API's timestamps (hopper H.12b).
+  bool duration_from_counter_range = false;
   std::map<std::string, double> metrics;  // numeric values only
   nlohmann::json device = nlohmann::json::object();  // the profile's device object
   std::string workload;                              // the profile's workload, when it names one
@@ -120,6 +123,13 @@ struct CounterFile {
 // Throws warpmodel::InputError (one line: file, field, what was expected).
 CounterFile counters_from_json(const nlohmann::json& j, const std::string& origin);
 CounterFile load_counters(const std::filesystem::path& path);
+
+// Hopper H.12b's measurement: a small kernel timed both ways in one `warpmodel profile --kernel copy`
+// run (profiler-floor.json): by the Activity API (duration_ns, the median of its timed runs) and by the
+// counter range (its metric gpu__time_duration.sum). The median over its launches of the second less
+// the first, ns (0 where the range is the shorter). Throws InputError naming the file where no launch
+// was timed both ways.
+double counter_range_overhead_ns(const CounterFile& both_ways);
 
 // --launch "grid=8x8x8,block=8x8x4[,smem=BYTES][,domain=50x50x50]" (dimensions "X", "XxY", "XxYxZ").
 struct LaunchSpec {
