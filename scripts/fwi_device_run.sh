@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The FWI's GPU variants and the energy measurements on a GPU machine, in one run (about 10 minutes on
-# an H100 with prebuilt binaries):
+# an H100 with prebuilt binaries before each energy reading spanned three of the counter's update
+# intervals; about 4 more since, in two calls: FWI_STAGES):
 #   1. test_fwi_gpu (every variant against the CPU reference, label gpu)
 #   2. run-fwi --variant all at the study's size (210x68, 625 steps, 5 shots) with --check and --energy
 #   3. run-fwi --variant all at 8192x256 (a size that fills the GPU) with --energy
@@ -84,8 +85,8 @@ run_fwi() {  # NAME SECONDS ARGS...
   timeout $(( $(left) - 20 )) "$bin" run-fwi --variant all "$@" -o "$res/fwi/run-$name.json" 2>&1 | tee "$logs/run-fwi-$name.log"
   stamp "run-fwi $name exit ${PIPESTATUS[0]}"
 }
-want small && run_fwi 210x68 90 --check --energy
-want large && run_fwi 8192x256 150 --nx 8192 --nz 256 --iterations 2 --energy
+want small && run_fwi 210x68 150 --check --energy
+want large && run_fwi 8192x256 240 --nx 8192 --nz 256 --iterations 2 --energy
 
 # 4. The study's metrics and the DRAM bytes of each kernel (the roof placement of fwi.md).
 profile_fwi() {  # SIZE VARIANTS SECONDS

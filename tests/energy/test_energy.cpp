@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <mutex>
 
@@ -87,6 +89,7 @@ TEST(Energy, MeasuresARegionBelowTheCounterResolution) {
   EnergyOptions o;
   o.idle_seconds = 0.05;
   o.min_sample_seconds = 0;
+  o.update_intervals_per_reading = 0;  // a simulated clock: the steps' times would be the polls' times
   o.sampling_period_s = 0.001;
   const EnergyResult r = measure_energy(board, [&] { board.region(); }, o, [&] { return board.now(); });
   EXPECT_EQ(r.samples, 30);
@@ -176,6 +179,47 @@ TEST(Energy, ReadingsStartAfterTheBoardReachedItsSteadyDraw) {
   RampingBoard cold;
   const EnergyResult early = measure_energy(cold, [&] { cold.region(); }, o, [&] { return cold.now(); });
   EXPECT_LT(early.region_joules.mean, 7.4);  // without it the first readings catch the ramp
+}
+
+// A board at a steady 200 W whose counter moves only every 20 ms of real time (the H100's moves about
+// every 100 ms: a stencil's 83 ms readings held one step or two, 57 or 128 J). The meter measures the
+// interval during the warm-up, makes each reading span three of them, and takes the energy between the
+// counter's steps inside the reading: 200 W x the region's time, where the counter difference around
+// a reading is off by up to a step (4 J) at either end.
+class SteppingCounter : public PowerSource {
+ public:
+  std::optional<double> total_energy_j() override {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return 200.0 * std::floor(t / 0.02) * 0.02;
+  }
+  std::optional<double> power_w() override { return 200.0; }
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+TEST(Energy, ReadingsSpanTheCounterStepsAndTakeTheEnergyBetweenThem) {
+  SteppingCounter board;
+  EnergyOptions o;
+  o.idle_seconds = 0;
+  o.warmup_seconds = 0.3;
+  const auto region = [] { std::this_thread::sleep_for(std::chrono::milliseconds(4)); };
+  const EnergyResult r = measure_energy(board, region, o);
+  EXPECT_NEAR(r.counter_update_interval_s, 0.02, 0.004);
+  EXPECT_GE(r.region_seconds.mean * static_cast<double>(r.repetitions), 3 * 0.02 * 0.95);
+  EXPECT_GE(r.tick_aligned_readings, 28);  // a reading or two may see one step only on a loaded machine
+  EXPECT_NEAR(r.mean_watts.mean, 200.0, 4.0);
+  EXPECT_NEAR(r.region_joules.mean, 200.0 * r.region_seconds.mean, 0.02 * 200.0 * r.region_seconds.mean);
+  const nlohmann::json j = energy_json(r, per_work(r, 1, 1), BoardState{"stand-in", "0", 300.0, 1980.0, 2619.0});
+  EXPECT_NEAR(j["counter_update_interval_s"].get<double>(), 0.02, 0.004);
+  EXPECT_EQ(j["tick_aligned_readings"], r.tick_aligned_readings);
+}
+
+// tick_aligned_joules: the power between the first and the last step inside the reading, times the
+// reading's time per region; fewer than two steps inside: none.
+TEST(Energy, TickAlignedJoulesUseTheStepsInsideTheReading) {
+  const std::vector<CounterStep> steps = {{0.05, 10.0}, {0.15, 30.0}, {0.25, 50.0}, {0.35, 70.0}, {0.45, 90.0}};
+  EXPECT_NEAR(*tick_aligned_joules(steps, 0.1, 0.4, 3), 200.0 * 0.3 / 3, 1e-12);  // steps 0.15 .. 0.35: 200 W
+  EXPECT_FALSE(tick_aligned_joules(steps, 0.1, 0.2, 1));  // one step inside
+  EXPECT_FALSE(tick_aligned_joules({}, 0.0, 1.0, 1));
 }
 
 TEST(Energy, EfficiencyIsPerformanceOverTheSampledPower) {

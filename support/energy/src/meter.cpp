@@ -20,22 +20,48 @@ long long repetitions_for(double region_seconds, double region_joules, double re
   return static_cast<long long>(std::min(reps, static_cast<double>(o.max_repetitions)));
 }
 
+std::optional<double> tick_aligned_joules(const std::vector<CounterStep>& steps, double t0, double t1,
+                                         long long regions) {
+  const CounterStep* first = nullptr;
+  const CounterStep* last = nullptr;
+  for (const auto& s : steps)
+    if (s.seconds >= t0 && s.seconds <= t1) {
+      if (!first) first = &s;
+      last = &s;
+    }
+  if (!first || last == first || !(last->seconds > first->seconds) || regions < 1) return std::nullopt;
+  const double watts = (last->joules - first->joules) / (last->seconds - first->seconds);
+  return watts * (t1 - t0) / static_cast<double>(regions);
+}
+
 namespace {
 
-// The background thread that samples the power until it is destroyed.
+// The background thread that samples the power every `period_s` and reads the energy counter every
+// `poll_s` (the times of its steps) until it is destroyed.
 class Sampler {
  public:
-  Sampler(PowerSource& source, double period_s, std::function<double()> clock)
-      : source_(source), period_(period_s), clock_(std::move(clock)) {
+  Sampler(PowerSource& source, double period_s, double poll_s, std::function<double()> clock)
+      : source_(source), period_(period_s), poll_(std::min(poll_s, period_s)), clock_(std::move(clock)) {
     thread_ = std::thread([this] {
+      double next_power = -1;
+      std::optional<double> last;
       while (!stop_.load()) {
-        const std::optional<double> w = source_.power_w();
         const double t = clock_();
-        if (w) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          trace_.push_back({t, *w});
+        if (const std::optional<double> e = source_.total_energy_j(); e && (!last || *e != *last)) {
+          if (last) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            steps_.push_back({t, *e});
+          }
+          last = e;
         }
-        std::this_thread::sleep_for(std::chrono::duration<double>(period_));
+        if (t >= next_power) {
+          if (const std::optional<double> w = source_.power_w()) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            trace_.push_back({t, *w});
+          }
+          next_power = t + period_;
+        }
+        std::this_thread::sleep_for(std::chrono::duration<double>(poll_));
       }
     });
   }
@@ -48,16 +74,35 @@ class Sampler {
     std::lock_guard<std::mutex> lock(mutex_);
     return trace_;
   }
+  std::vector<CounterStep> steps() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return steps_;
+  }
 
  private:
   PowerSource& source_;
-  double period_;
+  double period_, poll_;
   std::function<double()> clock_;
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
   std::vector<PowerSample> trace_;
+  std::vector<CounterStep> steps_;
   std::thread thread_;
 };
+
+// The median interval between the counter's steps in [from, to]; 0 with fewer than three steps.
+double update_interval(const std::vector<CounterStep>& steps, double from, double to) {
+  std::vector<double> gaps;
+  const CounterStep* previous = nullptr;
+  for (const auto& s : steps) {
+    if (s.seconds < from || s.seconds > to) continue;
+    if (previous) gaps.push_back(s.seconds - previous->seconds);
+    previous = &s;
+  }
+  if (gaps.size() < 2) return 0;
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
+  return gaps[gaps.size() / 2];
+}
 
 double mean_between(const std::vector<PowerSample>& trace, double from, double to, int* count = nullptr) {
   double sum = 0;
@@ -84,7 +129,7 @@ EnergyResult measure_energy(PowerSource& source, const std::function<void()>& re
   counter();  // refuse before anything runs
   EnergyResult r;
   r.counter_resolution_j = source.counter_resolution_j();
-  Sampler sampler(source, o.sampling_period_s, clock);
+  Sampler sampler(source, o.sampling_period_s, o.counter_poll_s, clock);
   // Idle: nothing of ours runs.
   const double idle_from = clock();
   std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_seconds));
@@ -97,9 +142,14 @@ EnergyResult measure_energy(PowerSource& source, const std::function<void()>& re
   do region();
   while (clock() - warm_from < o.warmup_seconds);
   r.warmup_seconds = clock() - warm_from;
-  // Size the readings: more repetitions until one reading lasts min_sample_seconds and moves the
-  // counter by resolution / share plus two counts (its quantisation at either end), so that every
-  // reading keeps the resolution within the share.
+  // The counter's update interval, from its steps during the warm-up: a reading spans several.
+  r.counter_update_interval_s = update_interval(sampler.steps(), warm_from, clock());
+  const double min_seconds =
+      std::max(o.min_sample_seconds,
+               std::min(o.max_sample_seconds, o.update_intervals_per_reading * r.counter_update_interval_s));
+  // Size the readings: more repetitions until one reading lasts min_seconds and moves the counter by
+  // resolution / share plus two counts (its quantisation at either end), so that every reading keeps
+  // the resolution within the share.
   const double needed_j = r.counter_resolution_j / o.resolution_share + 2 * r.counter_resolution_j;
   long long reps = 1;
   double e0 = 0, t0 = 0, t1 = 0, e1 = 0;
@@ -108,12 +158,12 @@ EnergyResult measure_energy(PowerSource& source, const std::function<void()>& re
     for (long long k = 0; k < reps; ++k) region();
     t1 = clock(), e1 = counter();
     const double diff = e1 - e0, duration = t1 - t0;
-    if ((diff >= needed_j && duration >= o.min_sample_seconds) || reps >= o.max_repetitions) break;
+    if ((diff >= needed_j && duration >= min_seconds) || reps >= o.max_repetitions) break;
     // Nothing counted yet: double. The counter can stand still over a short region even at 150 W
     // (seen on an H100 over 50 ms); a 100-fold jump then made 30 readings of a 50 ms region last 150 s.
     double grow = 2.0;
     if (diff > 0) grow = 1.05 * needed_j / diff;
-    if (duration > 0 && o.min_sample_seconds > 0) grow = std::max(grow, 1.05 * o.min_sample_seconds / duration);
+    if (duration > 0 && min_seconds > 0) grow = std::max(grow, 1.05 * min_seconds / duration);
     reps = std::min(o.max_repetitions, std::max(2 * reps, static_cast<long long>(std::ceil(reps * grow))));
   }
   r.repetitions = reps;
@@ -124,7 +174,13 @@ EnergyResult measure_energy(PowerSource& source, const std::function<void()>& re
     e0 = counter(), t0 = clock();
     for (long long k = 0; k < r.repetitions; ++k) region();
     t1 = clock(), e1 = counter();
-    r.joules.push_back((e1 - e0) / double(r.repetitions));
+    // Between the counter's steps inside the reading where it has two (the board busy all along);
+    // else the difference around it.
+    std::optional<double> aligned;
+    if (o.update_intervals_per_reading > 0 && r.counter_update_interval_s > 0)
+      aligned = tick_aligned_joules(sampler.steps(), t0, t1, r.repetitions);
+    r.tick_aligned_readings += aligned.has_value();
+    r.joules.push_back(aligned ? *aligned : (e1 - e0) / double(r.repetitions));
     r.seconds.push_back((t1 - t0) / double(r.repetitions));
     r.smallest_reading_j = std::min(r.smallest_reading_j, e1 - e0);
     windows.emplace_back(t0, t1);
@@ -177,7 +233,9 @@ nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const 
   nlohmann::json j;
   j["method"] =
       "NVML total-energy counter (nvmlDeviceGetTotalEnergyConsumption) read around each reading of repeated regions, "
-      "after the region ran warmup_seconds; "
+      "after the region ran warmup_seconds; a reading spans several of the counter's update intervals (measured "
+      "during the warm-up) and takes its energy between the counter's first and last step inside it (power while "
+      "busy x the reading's time; tick_aligned_readings), else the difference around it; "
       "power (nvmlDeviceGetPowerUsage) sampled by a background thread; idle power measured first, not subtracted; "
       "intervals: Student t at the level given, n - 1 degrees of freedom";
   j["readings"] = r.samples;
@@ -187,6 +245,8 @@ nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const 
   j["resolution_share_of_smallest_reading"] = r.smallest_reading_j > 0 ? r.counter_resolution_j / r.smallest_reading_j : 0.0;
   j["idle_w"] = r.idle_w;
   j["warmup_seconds"] = r.warmup_seconds;
+  j["counter_update_interval_s"] = r.counter_update_interval_s;
+  j["tick_aligned_readings"] = r.tick_aligned_readings;
   j["region_seconds"] = interval_json(r.region_seconds);
   j["region_joules"] = interval_json(r.region_joules);
   j["mean_watts_counter"] = interval_json(r.mean_watts);

@@ -41,8 +41,18 @@ struct EnergyOptions {
   // climbed from 157 to 660 W over a stencil's 2.5 s of readings without it).
   double warmup_seconds = 1.0;
   double resolution_share = 0.01;    // the counter's resolution at most this share of a reading
-  double min_sample_seconds = 0.05;  // and a reading at least this long (the counter's update interval)
+  double min_sample_seconds = 0.05;  // and a reading at least this long
+  // The counter moves in steps: an H100's every ~100 ms (a stencil's 83 ms readings held one step or
+  // two, 57 or 128 J; the ADI's 36 ms readings alternated 17 and 35 J). A reading therefore lasts at
+  // least this many of its update intervals (measured during the warm-up), at most max_sample_seconds,
+  // and its energy is taken between the first and the last step inside it (tick-aligned, below): two
+  // steps at least an interval apart, timed to the poll (1 ms), so that 3 intervals keep a reading's
+  // error near 1 % while 30 readings of a 100 ms counter take 9 s.
+  // 0: neither (readings sized by the resolution and min_sample_seconds, the difference around each).
+  double update_intervals_per_reading = 3;
+  double max_sample_seconds = 1.0;
   double sampling_period_s = 0.01;   // the power trace's period
+  double counter_poll_s = 0.001;     // how often the background thread reads the counter (its steps' times)
   long long max_repetitions = 1000000;
 };
 
@@ -65,7 +75,21 @@ struct EnergyResult {
   std::vector<PowerSample> trace;  // the whole trace, idle part included
   double counter_resolution_j = 0;
   double smallest_reading_j = 0;  // the least counter difference of a reading
+  // The counter's steps: the median interval between them during the warm-up (0: fewer than three
+  // steps seen), and how many readings took their energy between steps inside them (the rest: the
+  // counter difference around the reading, quantised by a step at either end).
+  double counter_update_interval_s = 0;
+  int tick_aligned_readings = 0;
 };
+
+// A reading's energy per region from the counter's steps inside it: the counter went from e_a at its
+// first step inside [t0, t1] to e_b at its last, so the board drew (e_b - e_a) / (t_b - t_a) watts while
+// the regions ran; a region's energy is that power times its time. nullopt with fewer than two steps
+// inside. `steps`: (seconds, joules) at each change of the counter, in time order.
+struct CounterStep {
+  double seconds = 0, joules = 0;
+};
+std::optional<double> tick_aligned_joules(const std::vector<CounterStep>& steps, double t0, double t1, long long regions);
 
 // Measures `region`, which must wait for its own GPU work before it returns. Throws
 // std::runtime_error when the source cannot read the counter. `clock` gives seconds (steady).
