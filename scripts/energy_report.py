@@ -60,6 +60,15 @@ def check(path, run):
         fail(f"{path}: variant {run.get('variant')!r} is not one of {', '.join(VARIANTS)}")
 
 
+def provenance_cells(run):
+    """A row's own measurement: its run's GPU, driver, CUDA, SM clock, date, commit and command (each row is
+    a run of its own, so the table carries them per row rather than one record for the file)."""
+    p = run.get("provenance", {})
+    clock = p.get("sm_clock_mhz")
+    return [p.get("gpu", ""), p.get("driver", ""), p.get("cuda", ""), "not recorded" if clock is None else clock,
+            p.get("date", ""), p.get("commit", ""), p.get("command", "")]
+
+
 def gain(a, b):
     """a over b - 1, percent, with the range the two intervals allow."""
     m = a["mean"] / b["mean"] - 1
@@ -109,6 +118,16 @@ def render(runs, predicted=None):
     lines.append(f"GPU: {first.get('gpu', '?')}, driver {first.get('driver', '?')}, power limit "
                  f"{runs[0][1]['energy']['board'].get('power_limit_w')} W (read, not changed).")
     lines.append("")
+    # Readings measured before the meter took them between the counter's steps (docs/energy.md): each
+    # is off by up to one step of a counter that moves every ~100 ms on an H100.
+    untimed = [os.path.basename(p) for p, r in runs if "tick_aligned_readings" not in r["energy"]]
+    if untimed:
+        lines.append(f"**Readings not aligned to the counter's steps** ({len(untimed)} of {len(runs)} runs, measured "
+                     "before the meter took each reading's energy between the counter's steps): each reading is off by "
+                     "up to one step of the counter (about 100 ms of the board's power on an H100), so their means "
+                     "depend on where the readings fell; measure again (`scripts/fwi_device_run.sh`, stage "
+                     "stencil-energy).")
+        lines.append("")
     for order in sorted(by_order):
         runs_o = by_order[order]
         rows = []
@@ -130,7 +149,7 @@ def render(runs, predicted=None):
             rows_csv.append([order, v, size, e["joules_per_step"]["mean"], e["joules_per_step"]["half_width"],
                              e["points_per_joule"]["mean"], e["mean_watts_counter"]["mean"],
                              e["efficiency_points_per_s_per_w"]["mean"], e["efficiency_points_per_s_per_w"]["half_width"],
-                             e["idle_w"], mj / 1000 if mj is not None else ""])
+                             e["idle_w"], mj / 1000 if mj is not None else ""] + provenance_cells(r))
         lines.append(f"## Order {order}")
         lines.append("")
         lines.append(md_table(["variant", "size", "J per step", "points per J", "mean W", "efficiency (points/s/W)",
@@ -187,7 +206,8 @@ def main():
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["order", "variant", "size", "joules_per_step", "joules_per_step_half_width", "points_per_joule",
                 "mean_watts", "efficiency_points_per_s_per_w", "efficiency_half_width", "idle_w",
-                "predicted_joules_per_step"])
+                "predicted_joules_per_step", "gpu", "driver", "cuda", "sm_clock_mhz", "measured_date",
+                "measured_commit", "measurement_command"])
     w.writerows(rows)
     write_atomically(os.path.join(a.out, "energy.csv"), buf.getvalue())
 

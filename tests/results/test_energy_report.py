@@ -18,7 +18,7 @@ import tempfile
 def stencil_run(variant, efficiency):
     i = lambda m, h: {"mean": m, "half_width": h, "n": 30, "level": 0.95, "t": 2.045}
     return {"schema": "warpmodel.stencil-run/1", "variant": variant, "order": 8, "size": [512, 512, 512],
-            "provenance": {"gpu": "Test GPU", "driver": "1.0"},
+            "provenance": {"gpu": "Test GPU", "driver": "1.0", "command": f"warpmodel run-stencil --variant {variant}"},
             "energy": {"joules_per_step": i(0.5, 0.01), "points_per_joule": i(2.7e8, 1e6), "mean_watts_counter": i(300.0, 2.0),
                        "efficiency_points_per_s_per_w": i(efficiency, 1.0), "idle_w": 70.0,
                        "board": {"power_limit_w": 700.0}}}
@@ -51,8 +51,24 @@ def main():
                              "700.0 W", "idle W"):
                 if expected not in page:
                     failures.append(f"energy.md lacks {expected!r}")
-            if len(open(os.path.join(tmp, "energy.csv")).read().splitlines()) != 4:
+            rows = open(os.path.join(tmp, "energy.csv")).read().splitlines()
+            if len(rows) != 4:
                 failures.append("energy.csv: expected a header and three rows")
+            # Each row its own run's provenance (not one record for the file).
+            elif not rows[0].endswith(",measured_commit,measurement_command") or \
+                    not all(row.endswith(f"warpmodel run-stencil --variant {row.split(',')[1]}") for row in rows[1:]):
+                failures.append(f"energy.csv: each row should end with its own run's command: {rows}")
+            # Readings taken before the meter aligned them to the counter's steps are flagged.
+            if "not aligned to the counter's steps** (3 of 3 runs" not in page:
+                failures.append("energy.md: the runs without tick_aligned_readings are not flagged")
+        for v in ("naive", "shared", "intz-reg"):  # measured with the aligned meter: no flag
+            path = os.path.join(tmp, f"{v}.json")
+            doc = json.load(open(path))
+            doc["energy"]["tick_aligned_readings"] = 30
+            json.dump(doc, open(path, "w"))
+        r = run(repo, args)
+        if r.returncode != 0 or "not aligned" in r.stdout:
+            failures.append(f"aligned runs flagged or failed: exit {r.returncode}")
         # The predicted launch energy beside the counter's (0.5 J per step): naive 0.45 J (-10 %), intz-reg
         # 0.6 J (+20 %), shared absent from the profile.
         profile = {"schema": "warpmodel.profile/1", "launches": [{"launch_index": 0, "label": "naive order 8"},
