@@ -93,6 +93,7 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
   struct Entry {
     double static_instructions;
     AccessPatterns patterns;
+    std::optional<sass::ClusterStatics> cluster;
   };
   std::map<std::string, Entry> by_symbol;
   std::string from;
@@ -110,7 +111,21 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
         throw InputError(committed.string() + ": kernel '" + symbol + "': expected static_instructions");
       by_symbol[symbol] = {k["static_instructions"].get<double>(),
                            access_patterns_from_json(k.value("access_patterns", nlohmann::json::object()),
-                                                     committed.string() + " (kernel " + symbol + ")")};
+                                                     committed.string() + " (kernel " + symbol + ")"),
+                           std::nullopt};
+      if (k.contains("cluster")) {
+        const nlohmann::json& c = k["cluster"];
+        const auto count = [&](const char* key) {
+          if (!c.is_object() || !c.contains(key) || !c[key].is_number_integer() || c[key].get<long long>() < 0 ||
+              c[key].get<long long>() > 100000)
+            throw InputError(committed.string() + ": kernel '" + symbol + "': cluster." + key +
+                             ": expected a count from 0 to 100000");
+          return c[key].get<int>();
+        };
+        by_symbol[symbol].cluster = sass::ClusterStatics{count("barrier_waits"), count("remote_shared_stores"),
+                                                         count("remote_store_bytes_per_thread"),
+                                                         count("remote_data_waits")};
+      }
     }
     from = committed.filename().string();
   } else if (!binary_given) {
@@ -129,24 +144,37 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
       return std::string("no access patterns (") + e.what() + "): memory counters are kept from the reference shape";
     }
     for (const auto& k : analysis.kernels)
-      by_symbol[k.name] = {static_cast<double>(k.static_instructions), k.access_patterns};
+      by_symbol[k.name] = {static_cast<double>(k.static_instructions), k.access_patterns,
+                           sass::ClusterStatics{k.cluster_barrier_waits, k.remote_shared_stores,
+                                                k.remote_store_bytes_per_thread, k.remote_data_waits}};
     from = "the SASS of " + std::filesystem::path(binary).filename().string();
   }
-  std::size_t attached = 0, other_code = 0;
+  std::size_t attached = 0, other_code = 0, cluster_completed = 0;
   for (ValidationCase& c : cases) {
     const auto source = c.profile.sources.find("kernel");
     if (source == c.profile.sources.end()) continue;
     const auto it = by_symbol.find(source->second.substr(0, source->second.find(' ')));
-    if (it == by_symbol.end() || it->second.patterns.accesses.empty()) continue;
+    if (it == by_symbol.end()) continue;
     if (c.profile.static_instructions && *c.profile.static_instructions != it->second.static_instructions) {
       ++other_code;
       continue;
     }
+    // A launch in clusters measured before the kernel profile carried its waits and remote bytes
+    // (hopper H.18b-c): its kernel's SASS gives them, as the sweep now does when it measures.
+    if (c.profile.launch.cluster && it->second.cluster && !c.profile.cluster_barrier_waits_per_warp &&
+        !c.profile.remote_shared_waits_per_warp) {
+      sass::add_cluster_statics(c.profile, *it->second.cluster);
+      cluster_completed += c.profile.cluster_barrier_waits_per_warp.has_value();
+    }
+    if (it->second.patterns.accesses.empty()) continue;
     c.profile.access_patterns = it->second.patterns;
     ++attached;
   }
   return "access patterns from " + from + " for " + std::to_string(attached) + " of " + std::to_string(cases.size()) +
-         " launches" + (other_code ? " (" + std::to_string(other_code) + " left out: other code)" : "");
+         " launches" + (other_code ? " (" + std::to_string(other_code) + " left out: other code)" : "") +
+         (cluster_completed ? "; cluster waits and remote bytes from the same SASS for " +
+                                  std::to_string(cluster_completed) + " launches in clusters measured without them"
+                            : "");
 }
 
 // Where the numbers in validation.csv/.json came from: the measurements' own provenance (GPU,

@@ -181,6 +181,22 @@ CounterFile load_counters(const std::filesystem::path& path) {
   return counters_from_json(read_json_file(path), path.string());
 }
 
+void add_cluster_statics(KernelProfile& k, const ClusterStatics& s) {
+  if (s.barrier_waits <= 0 && s.remote_shared_stores <= 0) return;
+  auto& src = k.sources;
+  k.cluster_barrier_waits_per_warp = s.barrier_waits;
+  src["instructions_per_warp.cluster_barrier_wait"] = "sass: " + std::to_string(s.barrier_waits) + " UCGABAR_WAIT (each once)";
+  k.remote_shared_waits_per_warp = s.remote_data_waits;
+  src["instructions_per_warp.remote_shared_wait"] =
+      "sass: " + std::to_string(s.remote_data_waits) + " mbarrier try-waits of a kernel that pushes with STAS (each once)";
+  if (s.remote_shared_stores > 0) {
+    k.dsmem_bytes_per_warp = 32.0 * s.remote_store_bytes_per_thread;
+    src["memory.dsmem_bytes_per_warp"] = static_estimate("sass: " + std::to_string(s.remote_shared_stores) + " STAS, " +
+                                                         std::to_string(s.remote_store_bytes_per_thread) +
+                                                         " bytes a thread, 32 lanes");
+  }
+}
+
 double counter_range_overhead_ns(const CounterFile& both_ways) {
   std::vector<double> differences;
   for (const auto& l : both_ways.launches) {
@@ -497,23 +513,13 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
     }
   }
   // --- thread-block clusters (hopper H.18): waits (static, each once) and bytes to other blocks ---
-  if (s.cluster_barrier_waits > 0 || s.remote_shared_stores > 0) {
-    k.cluster_barrier_waits_per_warp = s.cluster_barrier_waits;
-    src["instructions_per_warp.cluster_barrier_wait"] =
-        "sass: " + std::to_string(s.cluster_barrier_waits) + " UCGABAR_WAIT (each once)";
-    k.remote_shared_waits_per_warp = s.remote_data_waits;
-    src["instructions_per_warp.remote_shared_wait"] =
-        "sass: " + std::to_string(s.remote_data_waits) + " mbarrier try-waits of a kernel that pushes with STAS (each once)";
-  }
+  add_cluster_statics(k, ClusterStatics{s.cluster_barrier_waits, s.remote_shared_stores, s.remote_store_bytes_per_thread,
+                                        s.remote_data_waits});
   if (const auto dsmem = first_of(m, {"l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum"})) {
     k.dsmem_bytes_per_warp = dsmem->value / warps;
     src["memory.dsmem_bytes_per_warp"] = cupti(dsmem->name, *k.dsmem_bytes_per_warp);
-  } else if (s.remote_shared_stores > 0) {
-    k.dsmem_bytes_per_warp = 32.0 * s.remote_store_bytes_per_thread;
-    src["memory.dsmem_bytes_per_warp"] = static_estimate("sass: " + std::to_string(s.remote_shared_stores) + " STAS, " +
-                                                         std::to_string(s.remote_store_bytes_per_thread) +
-                                                         " bytes a thread, 32 lanes") +
-                                         fallback("l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum");
+  } else if (k.dsmem_bytes_per_warp) {
+    src["memory.dsmem_bytes_per_warp"] += fallback("l1tex__m_l1tex2xbar_write_bytes_mem_dshared.sum");
   }
 
   // --- memory addresses (static): the shape-aware traffic model's input ---

@@ -146,9 +146,17 @@ nlohmann::json to_json(const KernelStatics& k) {
 
 nlohmann::json access_patterns_document(const BinaryAnalysis& a) {
   nlohmann::json kernels = nlohmann::json::object();
-  for (const auto& k : a.kernels)
+  for (const auto& k : a.kernels) {
     kernels[k.name] = {{"static_instructions", k.static_instructions},
                        {"access_patterns", warpmodel::to_json(k.access_patterns)}};
+    // Its thread-block-cluster statics (hopper H.18), where it has any: validate completes the sweeps'
+    // launches measured before the kernel profile carried them.
+    if (k.cluster_barrier_waits > 0 || k.remote_shared_stores > 0)
+      kernels[k.name]["cluster"] = {{"barrier_waits", k.cluster_barrier_waits},
+                                    {"remote_shared_stores", k.remote_shared_stores},
+                                    {"remote_store_bytes_per_thread", k.remote_store_bytes_per_thread},
+                                    {"remote_data_waits", k.remote_data_waits}};
+  }
   return {{"schema", "warpmodel.access-patterns/1"},
           {"binary", std::filesystem::path(a.binary).filename().string()},
           {"provenance",

@@ -8,6 +8,7 @@
 
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/sass/merge.hpp"
+#include "warpmodel/sass/report.hpp"
 #include "warpmodel/sass/tools.hpp"
 
 using namespace warpmodel;
@@ -81,6 +82,34 @@ KernelProfile merge(const CounterFile& f, std::optional<double> max_warps = std:
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 }  // namespace
+
+// H.18's inputs from a kernel's SASS: each cluster wait once per warp, 32 lanes x the STAS bytes a
+// thread as the warp's bytes into other blocks (a static estimate, said so in the sources); a kernel
+// with neither waits nor remote stores gets nothing. The access-patterns document carries them for
+// validate, which completes launches measured before the kernel profile had them.
+TEST(KernelProfile, ClusterStaticsFromTheSass) {
+  KernelProfile k;
+  add_cluster_statics(k, ClusterStatics{2, 8, 64, 2});
+  EXPECT_EQ(k.cluster_barrier_waits_per_warp, 2.0);
+  EXPECT_EQ(k.remote_shared_waits_per_warp, 2.0);
+  EXPECT_EQ(k.dsmem_bytes_per_warp, 32.0 * 64);
+  EXPECT_TRUE(starts_with(k.sources.at("memory.dsmem_bytes_per_warp"), "static estimate (sass: 8 STAS, 64 bytes"));
+  KernelProfile none;
+  add_cluster_statics(none, ClusterStatics{});
+  EXPECT_FALSE(none.cluster_barrier_waits_per_warp || none.remote_shared_waits_per_warp || none.dsmem_bytes_per_warp);
+  BinaryAnalysis a;
+  a.binary = "fixture";
+  KernelStatics pushing = lat_mov(), plain = lat_mov();
+  pushing.name = "pushing";
+  pushing.cluster_barrier_waits = 2, pushing.remote_shared_stores = 8, pushing.remote_store_bytes_per_thread = 64,
+  pushing.remote_data_waits = 2;
+  a.kernels = {pushing, plain};
+  const json doc = access_patterns_document(a);
+  EXPECT_EQ(doc["kernels"]["pushing"]["cluster"],
+            json({{"barrier_waits", 2}, {"remote_shared_stores", 8}, {"remote_store_bytes_per_thread", 64},
+                  {"remote_data_waits", 2}}));
+  EXPECT_FALSE(doc["kernels"][plain.name].contains("cluster"));
+}
 
 // H.12b's inputs. A profile without timed runs (collection.timing_runs 0: profile -- APP, import-ncu)
 // holds durations from the counter range, and the kernel profile says so; with timed runs it does not.

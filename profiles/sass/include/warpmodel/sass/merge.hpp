@@ -124,6 +124,16 @@ struct CounterFile {
 CounterFile counters_from_json(const nlohmann::json& j, const std::string& origin);
 CounterFile load_counters(const std::filesystem::path& path);
 
+// A kernel's thread-block-cluster statics from its SASS (analysis.hpp: UCGABAR_WAIT, STAS and its bytes
+// per thread, the mbarrier waits for values other blocks push), as hopper H.18 reads them: each wait
+// once per warp, and 32 lanes x the STAS bytes as the warp's bytes into other blocks (a static
+// estimate, replaced by the measured l1tex__m_l1tex2xbar_write_bytes_mem_dshared where a profile has it).
+// Nothing for a kernel with neither waits nor remote stores.
+struct ClusterStatics {
+  int barrier_waits = 0, remote_shared_stores = 0, remote_store_bytes_per_thread = 0, remote_data_waits = 0;
+};
+void add_cluster_statics(KernelProfile& k, const ClusterStatics& s);
+
 // Hopper H.12b's measurement: a small kernel timed both ways in one `warpmodel profile --kernel copy`
 // run (profiler-floor.json): by the Activity API (duration_ns, the median of its timed runs) and by the
 // counter range (its metric gpu__time_duration.sum). The median over its launches of the second less
