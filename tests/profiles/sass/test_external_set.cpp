@@ -145,6 +145,34 @@ TEST(ExternalSet, BundleReadFieldByField) {
   refused([](BundleFiles& b) { b.profiles["applications"][3].erase("run"); }, "p.json.xz", "run");
 }
 
+// H.12b through predict-app: the example application was profiled with `profile -- APP` (timed by the
+// counter range). Without a measured overhead its short launch (one block, 2.7 us) carries a note that
+// the device profile does not price the range's own time, and its long ones none; with one, every
+// prediction grows by that time and the note goes.
+TEST(ExternalSet, ShortLaunchesTimedByACounterRange) {
+  if (!find_cuobjdump()) GTEST_SKIP() << "cuobjdump not found (pip package nvidia-cuda-cuobjdump)";
+  DeviceProfile device = load_device_profile(fs::path(WARPMODEL_RESULTS) / "h200" / "device.json");
+  const CounterFile counters = counters_from_json(read_json_file(kExample / "profile.json"), "profile.json");
+  ASSERT_TRUE(counters.launches.front().duration_from_counter_range);
+  const BinaryAnalysis analysis = analyse_cubin_folder((kExample / "profile.cubins").string());
+  ASSERT_TRUE(device.hopper_calibration && device.hopper_calibration->counter_range_overhead_ns == 0);
+  const AppPrediction plain = predict_application(counters, analysis.kernels, device, ModelVariant::Hopper, true, "x");
+  device.hopper_calibration->counter_range_overhead_ns = 1500;
+  const AppPrediction ranged = predict_application(counters, analysis.kernels, device, ModelVariant::Hopper, true, "x");
+  ASSERT_EQ(plain.rows.size(), ranged.rows.size());
+  int short_rows = 0;
+  for (std::size_t i = 0; i < plain.rows.size(); ++i) {
+    const AppPredictionRow &a = plain.rows[i], &b = ranged.rows[i];
+    ASSERT_TRUE(a.measured_us && a.predicted_us && b.predicted_us) << a.kernel;
+    const bool is_short = *a.measured_us < kShortLaunchUs;
+    short_rows += is_short;
+    EXPECT_EQ(a.note.find("counter range") != std::string::npos, is_short) << a.kernel << ": " << a.note;
+    EXPECT_EQ(b.note.find("counter range"), std::string::npos) << b.kernel;
+    EXPECT_NEAR(*b.predicted_us, *a.predicted_us + 1.5, 1e-6) << b.kernel;
+  }
+  EXPECT_GE(short_rows, 1);
+}
+
 TEST(ExternalSet, EveryApplicationPredictedAsPredictAppPredictsIt) {
   if (!find_cuobjdump()) GTEST_SKIP() << "cuobjdump not found (pip package nvidia-cuda-cuobjdump)";
   const DeviceProfile device = load_device_profile(fs::path(WARPMODEL_RESULTS) / "h200" / "device.json");

@@ -21,6 +21,9 @@
 
 namespace warpmodel::sass {
 
+// A launch measured below this is short: launch overheads (and a counter range's own time) dominate it.
+inline constexpr double kShortLaunchUs = 20.0;
+
 struct AppPredictionRow {
   std::string kernel;   // short demangled name
   std::string mangled;

@@ -22,13 +22,14 @@
 #include "warpmodel/device_profile.hpp"
 #include "warpmodel/prediction.hpp"
 #include "warpmodel/report.hpp"
+#include "warpmodel/sass/app_prediction.hpp"
 
 namespace warpmodel::sass {
 
 inline constexpr const char* kExternalProfilesSchema = "warpmodel.external-profiles/1";
 inline constexpr const char* kExternalCubinsSchema = "warpmodel.external-cubins/1";
 // Launches measured below this are reported apart (launch overheads dominate them).
-inline constexpr double kExternalShortLaunchUs = 20.0;
+inline constexpr double kExternalShortLaunchUs = kShortLaunchUs;
 
 struct ExternalSuite {
   std::string suite, repository, commit;
