@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The FWI's GPU variants and the energy measurements on a GPU machine, in one run (about 10 minutes on
-# an H100 with prebuilt binaries before each energy reading spanned three of the counter's update
-# intervals; about 4 more since, in two calls: FWI_STAGES):
+# The FWI's GPU variants and the energy measurements on a GPU machine (about 14 minutes on an H100
+# with prebuilt binaries since each energy reading spans three of the counter's update intervals:
+# two calls, FWI_STAGES):
 #   1. test_fwi_gpu (every variant against the CPU reference, label gpu)
 #   2. run-fwi --variant all at the study's size (210x68, 625 steps, 5 shots) with --check and --energy
 #   3. run-fwi --variant all at 8192x256 (a size that fills the GPU) with --energy
@@ -21,8 +21,7 @@
 #                         tree (sm_90, the same nvcc) and carried along: no build here
 #   FWI_STAGES=a,b,...:   only these stages (default all): test, small, large, profile-small,
 #                         validate, stencil-energy, stencil-profile, adi-energy, profile-large (the
-#                         reports always); a
-#                         second run with the rest adds to the same results/<gpu>/ folder
+#                         reports always); a second run with the rest adds to the same folder
 #   [WARPMODEL_GIT_COMMIT=abc1234] scripts/fwi_device_run.sh [results/<gpu>]
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -246,8 +246,8 @@ def derived_rules(folder):
         ("fwi.md", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json.xz --profile "
          f"{folder}/fwi/profile-*.json.xz --device {folder}/device.json --out {folder}"),
         ("fwi.csv", ["fwi", "device.json"], f"scripts/fwi_report.py --run {folder}/fwi/run-*.json.xz --out {folder}"),
-        ("energy.md", ["energy"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
-        ("energy.csv", ["energy"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
+        ("energy.md", ["energy/stencil-*.json"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
+        ("energy.csv", ["energy/stencil-*.json"], f"scripts/energy_report.py --run {folder}/energy/stencil-*.json --out {folder}"),
         ("README.md", ["device.json"], f"scripts/gpu_report.py {folder}"),
     ]
 
@@ -347,8 +347,12 @@ def gpu_folder_index(folder):
             continue
         for pattern, inputs, command in derived_rules(folder):
             if matches(pattern, rel):
-                present = [i for i in inputs if os.path.exists(os.path.join(folder, i))]
-                recs = [outputs.get(i) or next((outputs[f] for f in files if f.startswith(i + "/") and f in outputs), None)
+                # An input is a file, a folder (its first file with a record) or a glob (its first match).
+                def inside(i, f):
+                    return matches(i, f) if "*" in i else f.startswith(i + "/")
+                present = [i for i in inputs if os.path.exists(os.path.join(folder, i)) or
+                           ("*" in i and any(matches(i, f) for f in files))]
+                recs = [outputs.get(i) or next((outputs[f] for f in files if inside(i, f) and f in outputs), None)
                         for i in present]
                 outputs[rel] = derived_record(recs, present, command)
                 break

@@ -68,7 +68,7 @@ struct EnergyResult {
   double idle_w = 0;              // mean power before the region ran (apart: not subtracted below)
   double warmup_seconds = 0;      // how long the region ran before the readings
   std::vector<double> seconds;    // per region, one per reading
-  std::vector<double> joules;     // per region, one per reading (counter difference / repetitions)
+  std::vector<double> joules;     // per region, one per reading (tick_aligned_joules, else counter difference / repetitions)
   std::vector<double> sampled_watts;  // per reading: the power trace's mean over it (0: no sample fell in it)
   Interval region_seconds, region_joules, mean_watts;  // mean_watts: joules / seconds per reading
   Interval trace_watts;           // the power trace over the readings (its samples' mean and interval)
