@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The FWI's GPU variants and the energy measurements on a GPU machine (about 14 minutes on an H100
-# with prebuilt binaries since each energy reading spans three of the counter's update intervals:
-# two calls, FWI_STAGES):
+# The FWI's GPU variants and the energy measurements on a GPU machine (about 10 minutes on an H100
+# with prebuilt binaries, measured before each energy reading spanned three of the counter's update
+# intervals, which adds at least 30 x 0.3 s to each measured region; split it with FWI_STAGES):
 #   1. test_fwi_gpu (every variant against the CPU reference, label gpu)
 #   2. run-fwi --variant all at the study's size (210x68, 625 steps, 5 shots) with --check and --energy
 #   3. run-fwi --variant all at 8192x256 (a size that fills the GPU) with --energy
