@@ -202,6 +202,11 @@ ApplicationProfile assemble_application_profile(const std::string& records, cons
           for (const auto& [k, v] : e.at("metrics").items()) l.metrics[k] = number_or_nan(v);
         if (e.contains("derived"))
           for (const auto& [k, v] : e.at("derived").items()) l.derived[k] = number_or_nan(v);
+        // The run's SM clock: read after its first profiled launch and after its last (injection.cpp).
+        if (e.contains("sm_clock_mhz") && e.at("sm_clock_mhz").is_number()) {
+          if (r.provenance.sm_clock_mhz == 0) r.provenance.sm_clock_mhz = e.at("sm_clock_mhz").get<double>();
+          r.provenance.sm_clock_mhz_after = e.at("sm_clock_mhz").get<double>();
+        }
         l.application_launch_index = e.value("application_launch_index", std::size_t{0});
         l.process_id = pid;
         if (seen.insert(l.kernel).second) out.kernels_seen.push_back(l.kernel);

@@ -84,6 +84,9 @@ TEST(AppProfileGpu, EveryLaunchWithItsCountersAndTheModulesCubins) {
   EXPECT_EQ(j.at("application").at("exit_code"), 0);
   EXPECT_EQ(j.at("collection").at("range_mode"), "auto");
   EXPECT_EQ(j.at("collection").at("replay_mode"), "kernel");
+  // The SM clock the launches ran at, read by NVML inside APP after its first and last profiled launch.
+  EXPECT_GT(j.at("provenance").at("sm_clock_mhz").get<double>(), 0.0);
+  EXPECT_GT(j.at("provenance").at("sm_clock_mhz_after").get<double>(), 0.0);
   const auto& launches = j.at("launches");
   ASSERT_EQ(launches.size(), kLaunches) << "2 repetitions of 6 launches, then the 4 guardrail kernels";
   const warpmodel::cupti::MetricSet* model = warpmodel::cupti::find_metric_set("model");

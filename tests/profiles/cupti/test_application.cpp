@@ -161,6 +161,28 @@ TEST(Assembly, ACompleteRun) {
   EXPECT_EQ(wc::profile_report_from_json(j, "x").launches.size(), 3u);
 }
 
+TEST(Assembly, TheRunsSmClockIsReadAfterItsFirstAndLastProfiledLaunch) {
+  auto clocked = [](std::size_t index, double mhz) {
+    json j = json::parse(launch_record(index, kCopy, 512));
+    j["sm_clock_mhz"] = mhz;
+    return line(j);
+  };
+  // A launch whose NVML read failed carries no clock; the first and last that carry one are kept.
+  const std::string records = start_records() + launch_record(0, kCopy, 512) + clocked(1, 1980) + clocked(2, 1755) +
+                              launch_record(3, kCopy, 512);
+  const wc::ProfileReport r = wc::assemble_application_profile(records, exited(0), inputs()).report;
+  EXPECT_EQ(r.provenance.sm_clock_mhz, 1980);
+  EXPECT_EQ(r.provenance.sm_clock_mhz_after, 1755);
+  const json p = wc::to_json(r).at("provenance");
+  EXPECT_EQ(p.at("sm_clock_mhz"), 1980);
+  EXPECT_EQ(p.at("sm_clock_mhz_after"), 1755);
+  // Without NVML: not recorded (0), as the in-process collector writes it.
+  const wc::ProfileReport none = wc::assemble_application_profile(start_records() + launch_record(0, kCopy, 512),
+                                                                  exited(0), inputs()).report;
+  EXPECT_EQ(none.provenance.sm_clock_mhz, 0);
+  EXPECT_EQ(none.provenance.sm_clock_mhz_after, 0);
+}
+
 TEST(Assembly, AFailedApplicationKeepsItsLaunchesMarkedIncomplete) {
   const std::string records = start_records() + launch_record(0, kCopy, 512) + launch_record(1, kCopy, 512);
   wc::ProcessOutcome crashed;

@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cupti_internal.hpp"
+#include "nvml.hpp"
 #include "range_profiler.hpp"
 #include "warpmodel/cupti/application.hpp"
 #include "warpmodel/cupti/metrics.hpp"
@@ -92,6 +93,8 @@ struct DeviceSetup {
   detail::HostObject host;
   std::vector<std::uint8_t> config_image;
   std::size_t passes = 0;
+  // The SM clock after each profiled launch (the run's provenance); unbound where NVML is missing.
+  std::unique_ptr<ubench::Nvml> nvml;
 };
 
 // A profiled launch between its API entry and exit.
@@ -167,6 +170,12 @@ const DeviceSetup& device_setup(CUcontext context, CUdevice device) {
     setup->plan.collect.push_back(kDuration);
   setup->host = detail::make_host_object(setup->chip.chip(), setup->chip.counter_availability());
   setup->config_image = detail::config_image(setup->host.get(), setup->plan.collect, &setup->passes);
+  setup->nvml = std::make_unique<ubench::Nvml>();
+  char pci_bus_id[32] = {};
+  if (cuDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, device) != CUDA_SUCCESS)
+    warn("cuDeviceGetPCIBusId failed: the profile records no SM clock");
+  else if (!setup->nvml->bind(pci_bus_id))
+    warn("NVML cannot read this GPU's SM clock (" + setup->nvml->why_unavailable() + "): the profile records no SM clock");
 
   char name[256] = {};
   if (cuDeviceGetName(name, sizeof name, device) != CUDA_SUCCESS) std::snprintf(name, sizeof name, "device %d", device);
@@ -395,6 +404,8 @@ void launch_exited(const CUpti_CallbackData* cb) {
                    {"duration_ns", std::isfinite(duration) ? json(duration) : json(nullptr)},
                    {"metrics", metrics_json},
                    {"derived", derived}};
+    // Read just after the replay's last pass, before the GPU idles down: the clock the launch ran at.
+    if (const auto clock = f->device->nvml->sample()) record["sm_clock_mhz"] = clock->sm_mhz;
     s.records.write(record);
     s.profiled.fetch_add(1);
   } catch (const CuptiError& e) {

@@ -77,7 +77,8 @@ class LaunchSelector {
 //   {"event":"kernel", "kernel"}                                  a kernel name seen for the first time
 //   {"event":"launch", "application_launch_index", "kernel", "demangled", "grid", "block",
 //    "registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes", "duration_ns",
-//    "metrics":{...}, "derived":{...}}                            a profiled launch
+//    "metrics":{...}, "derived":{...}, "sm_clock_mhz"}            a profiled launch (NVML's SM clock
+//                                                                 just after it, where NVML reads it)
 //   {"event":"launch_failed", "application_launch_index", "kernel", "message"}   not profiled, why
 //   {"event":"warning", "message"}
 //   {"event":"fatal", "exit_code", "message"}                     the child stops APP (exit code: ours)

@@ -63,8 +63,9 @@ struct DeviceSummary {
 
 struct Provenance {
   std::string gpu, driver, cuda;  // driver: NVML's string (e.g. "580.159.04"); cuda: runtime version "13.0"
-  double sm_clock_mhz = 0;        // NVML SM clock just before collection (0 when NVML is unavailable)
-  double sm_clock_mhz_after = 0;  // and just after
+  double sm_clock_mhz = 0;        // NVML SM clock just before collection (0 when NVML is unavailable);
+                                  // for `profile -- APP`, just after its first profiled launch
+  double sm_clock_mhz_after = 0;  // and just after (APP: its last profiled launch)
   std::string date;               // UTC, ISO 8601
   std::string commit;             // git short hash (+dirty)
   std::string command;            // the command line
