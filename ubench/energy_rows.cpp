@@ -1,5 +1,6 @@
 #include "energy_rows.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace warpmodel::ubench {
@@ -11,14 +12,20 @@ EnergyCoefficients energy_coefficients(const std::vector<EnergyRowResult>& rows)
   for (const auto& r : rows) idle += r.idle_w;
   c.static_w = idle / double(rows.size());
   c.measured = true;
-  std::map<std::string, double> joules_per_unit;
+  std::map<std::string, double> joules_per_unit, half_width_per_unit;
   for (const auto& r : rows)
-    if (r.count_per_region > 0) joules_per_unit[r.counts] = (r.joules - c.static_w * r.seconds) / r.count_per_region;
-  if (joules_per_unit.count("dram_byte") && joules_per_unit.count("l2_byte"))
+    if (r.count_per_region > 0) {
+      joules_per_unit[r.counts] = (r.joules - c.static_w * r.seconds) / r.count_per_region;
+      half_width_per_unit[r.counts] = r.joules_half_width / r.count_per_region;
+    }
+  if (joules_per_unit.count("dram_byte") && joules_per_unit.count("l2_byte")) {
     joules_per_unit["dram_byte"] -= joules_per_unit["l2_byte"];
+    half_width_per_unit["dram_byte"] = std::hypot(half_width_per_unit["dram_byte"], half_width_per_unit["l2_byte"]);
+  }
   for (const auto& [unit, joules] : joules_per_unit) {
     if (joules > 0) {
       c.pj_per[unit] = joules * 1e12;
+      c.pj_half_width[unit] = half_width_per_unit[unit] * 1e12;
     } else {
       char text[160];
       std::snprintf(text, sizeof text, "%s left out: %.3g pJ (the row drew no more than the static power)", unit.c_str(),

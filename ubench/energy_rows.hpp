@@ -30,6 +30,9 @@ struct EnergyCoefficients {
   // static (leakage) and constant (fans, memory refresh, idle clocks) power together.
   double static_w = 0;
   std::map<std::string, double> pj_per;  // "fp32_op" -> pJ per thread operation, "dram_byte" -> pJ per byte, ...
+  // Each coefficient's 95 % half-width from its row's energy interval alone (the static power's own
+  // spread is not in it); the DRAM byte's adds the L2 row's in quadrature, as its coefficient subtracts it.
+  std::map<std::string, double> pj_half_width;
   std::vector<std::string> notes;        // a coefficient left out, and why
 };
 

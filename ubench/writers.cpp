@@ -724,7 +724,9 @@ std::string write_energy_markdown(const Results& r) {
     const auto pj = c.pj_per.find(e.counts);
     md << "| " << e.name << " | " << e.of << " | " << e.counts << " | " << fmt(e.joules, 4) << " ± "
        << fmt(e.joules_half_width, 2) << " | " << fmt(e.seconds, 4) << " | " << fmt(e.watts, 4) << " | "
-       << fmt(e.idle_w, 4) << " | " << (pj == c.pj_per.end() ? std::string("-") : fmt(pj->second, 4)) << " |\n";
+       << fmt(e.idle_w, 4) << " | "
+       << (pj == c.pj_per.end() ? std::string("-") : fmt(pj->second, 4) + " ± " + fmt(c.pj_half_width.at(e.counts), 2))
+       << " |\n";
   }
   md << "\nStatic power (no kernel running, mean of the rows' idle readings): " << fmt(c.static_w, 4) << " W.";
   for (const auto& n : c.notes) md << " " << n << ".";

@@ -655,6 +655,10 @@ TEST(EnergyRows, CoefficientsAboveTheStaticPower) {
   EXPECT_NEAR(c.pj_per.at("l2_byte"), 25.0, 1e-9);    // (0.9 - 0.65) J / 1e10
   EXPECT_NEAR(c.pj_per.at("dram_byte"), 60.0, 1e-9);  // (1.5 - 0.65) J / 1e10 - 25
   EXPECT_EQ(c.pj_per.count("shared_byte"), 0u);
+  // Half-widths: the row's 0.01 J over its 1e10 units; DRAM's with L2's in quadrature.
+  EXPECT_NEAR(c.pj_half_width.at("fp32_op"), 1.0, 1e-9);
+  EXPECT_NEAR(c.pj_half_width.at("dram_byte"), std::sqrt(2.0), 1e-9);
+  EXPECT_EQ(c.pj_half_width.count("shared_byte"), 0u);
   ASSERT_EQ(c.notes.size(), 1u);
   EXPECT_NE(c.notes[0].find("shared_byte"), std::string::npos);
   EXPECT_FALSE(energy_coefficients({}).measured);
