@@ -31,7 +31,9 @@
 
 #ifdef WARPMODEL_HAVE_VALIDATION_SWEEP
 #include "characterize.hpp"  // ubench: gpu_slug
+#include "warpmodel/corpus/corpus.hpp"
 #include "warpmodel/support/cuda.hpp"
+#include "warpmodel/support/text.hpp"
 #include "warpmodel/cupti/profiler.hpp"
 #include "warpmodel/sweep/validation_sweep.hpp"
 #endif
@@ -44,6 +46,7 @@ struct ValidateOptions {
   std::string measure;  // measure on the GPU into this folder, then analyse
   bool quick = false;   // --measure: a few configurations only (a smoke run)
   std::vector<std::string> families;  // --measure: which sweeps (stencil, adi, fwi, corpus); empty: all
+  std::vector<std::string> corpus_kernels;  // --measure: only these corpus kernels (the corpus's others kept)
   std::string l2 = "cold";  // --measure: L2 flushed before every launch (cold) or as left (warm)
   std::string output;   // default: the measurements' folder
   std::vector<std::string> cross;  // other GPUs' folders: cross-GPU evaluation in both directions
@@ -780,6 +783,19 @@ int analyse(const ValidateOptions& o) {
 int measure(ValidateOptions o) {
   namespace fs = std::filesystem;
   const fs::path dir(o.measure);
+  // --corpus-kernels: only those corpus kernels are measured, the other families and the corpus's other
+  // kernels kept from the folder's file (a class added to the corpus, measured without the whole sweep).
+  // Checked before anything touches the GPU.
+  if (!o.corpus_kernels.empty()) {
+    if (o.families.empty()) o.families = {"corpus"};
+    if (std::find(o.families.begin(), o.families.end(), "corpus") == o.families.end())
+      throw InputError("--corpus-kernels: --families must include corpus");
+    for (const auto& k : o.corpus_kernels)
+      if (!corpus::find_kernel(k))
+        throw InputError("--corpus-kernels: '" + k + "' is not a corpus kernel; closest: " +
+                         support::join(support::closest_names(k, corpus::kernel_names(), 3)) +
+                         " (profiles/corpus/README.md lists them)");
+  }
   // The device profile is the model's other input: without it the measurements cannot be analysed.
   if (!fs::exists(dir / "device.json"))
     throw InputError((dir / "device.json").string() + ": missing; run `warpmodel characterize --output " +
@@ -825,6 +841,7 @@ int measure(ValidateOptions o) {
   auto measured = [&](const std::string& f) {
     return o.families.empty() || std::find(o.families.begin(), o.families.end(), f) != o.families.end();
   };
+  plan.corpus_kernels = o.corpus_kernels.empty() ? plan.corpus_kernels : o.corpus_kernels;
   if (!measured("stencil")) plan.stencil_sizes.clear();
   if (!measured("adi")) plan.adi_sizes.clear();
   if (!measured("fwi")) plan.fwi_sizes.clear();
@@ -852,7 +869,8 @@ int measure(ValidateOptions o) {
     sweep::SweepOutcome out = sweep::run_validation_sweep(
         plan, ec ? std::string("/proc/self/exe") : self.string(), o.command,
         [](const std::string& line) { std::cerr << "validate: " << line << "\n"; });
-    if (!kept.is_null()) out.measurements = sweep::merge_measurements(kept, out.measurements, o.families);
+    if (!kept.is_null())
+      out.measurements = sweep::merge_measurements(kept, out.measurements, o.families, o.corpus_kernels);
     // The measured kernels' SASS addresses beside them (the cross-shape evaluation's traffic model),
     // once per kernel: `validate --from` attaches them to every case of that kernel, so the cases'
     // own copies (3.8 KB each, two thirds of the file) are left out when the document is written.
@@ -912,6 +930,10 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--families", o->families,
                   "with --measure: only these sweeps (stencil, adi, fwi, corpus; comma-separated); the other families' cases "
                   "are kept from the folder's validation-measurements.json")
+      ->delimiter(',');
+  cmd->add_option("--corpus-kernels", o->corpus_kernels,
+                  "with --measure: only these corpus kernels (comma-separated; profiles/corpus/README.md); the corpus's "
+                  "other cases and the other families' are kept from the folder's validation-measurements.json")
       ->delimiter(',');
   cmd->add_option("--l2", o->l2,
                   "with --measure: cold (default): L2 written back and emptied before every timed and counted launch, "

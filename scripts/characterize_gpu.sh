@@ -42,7 +42,8 @@
 # --other-gpu: a machine asked for as one GPU model can come with another, and an H100's numbers must not land
 # in results/h200/.
 # Environment: WARPMODEL_BUILD_DIR (default build), WARPMODEL_GIT_COMMIT (the commit, where the copy's
-# git metadata is stale), VALIDATE_FAMILIES (e.g. corpus: measure only those and keep the rest).
+# git metadata is stale), VALIDATE_FAMILIES (e.g. corpus: measure only those and keep the rest),
+# VALIDATE_CORPUS_KERNELS (e.g. gemm-wmma-f16,gemm-mma-bf16: only those corpus kernels, the rest kept).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 root=$(pwd)
@@ -196,6 +197,7 @@ stage_validate() {
   local args=()
   [ $quick = 1 ] && args+=(--quick)
   [ -n "${VALIDATE_FAMILIES:-}" ] && args+=(--families "$VALIDATE_FAMILIES")
+  [ -n "${VALIDATE_CORPUS_KERNELS:-}" ] && args+=(--corpus-kernels "$VALIDATE_CORPUS_KERNELS")
   nvidia-smi >"$logs/validation-nvidia-smi.txt" 2>&1
   "$bin" validate --measure "$out" "${args[@]}" 2>"$logs/validation-sweep.log" &&
     python3 scripts/plot_validation.py "$out/validation.csv" &&

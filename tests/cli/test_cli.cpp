@@ -220,6 +220,24 @@ TEST(Cli, FlushBeforeEachLaunchNeedsUserRanges) {
   expect_bad_input(run("validate --measure /nonexistent --l2 lukewarm"), "--l2: lukewarm not in {cold,warm}");
 }
 
+// validate --measure --corpus-kernels: the names are checked before any GPU work (a build without CUDA
+// refuses --measure itself: one line, exit 3).
+TEST(Cli, ValidateCorpusKernelsAreCheckedFirst) {
+  const auto refused = [](const CommandResult& r, const std::string& needle) {
+    if (r.err.find("this build has no CUDA") != std::string::npos) {
+      EXPECT_EQ(r.exit_code, 3) << r.err;
+      return;
+    }
+    expect_bad_input(r, needle);
+  };
+  refused(run("validate --measure /nonexistent --corpus-kernels gemm-wmma-f16,gemm-wmma-f61"),
+          "--corpus-kernels: 'gemm-wmma-f61' is not a corpus kernel; closest: gemm-wmma-f16");
+  refused(run("validate --measure /nonexistent --families adi --corpus-kernels gemm-wmma-f16"),
+          "--corpus-kernels: --families must include corpus");
+  // Good names go on to the folder's check.
+  refused(run("validate --measure /nonexistent --corpus-kernels gemm-wmma-f16"), "/nonexistent/device.json: missing");
+}
+
 TEST(Cli, OutputToUnwritableFolderLeavesNothing) {
   // A regular file where the folder should be: not writable even for root.
   const std::string blocker = write("blocker", "not a folder");

@@ -445,30 +445,40 @@ bool measured_cold(const json& measurements) {
   return measurements.contains(at) && measurements.at(at).is_string() && measurements.at(at).get<std::string>() == kL2Cold;
 }
 
-json merge_measurements(const json& earlier, const json& fresh, const std::vector<std::string>& families) {
-  auto is_new_family = [&](const json& c) {
-    const std::string f = c.contains("family") && c.at("family").is_string() ? c.at("family").get<std::string>() : "";
-    return std::find(families.begin(), families.end(), f) != families.end();
+json merge_measurements(const json& earlier, const json& fresh, const std::vector<std::string>& families,
+                        const std::vector<std::string>& corpus_kernels) {
+  auto listed = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // A family measured anew replaces the earlier file's cases of it; the corpus, where only some of its
+  // kernels were measured, only those kernels' cases.
+  auto replaced = [&](const std::string& family, const std::string& kernel) {
+    return listed(families, family) && (family != "corpus" || corpus_kernels.empty() || listed(corpus_kernels, kernel));
   };
   json merged = fresh;
   json cases = json::array();
   std::vector<std::string> kept_families;
   if (earlier.contains("cases") && earlier.at("cases").is_array())
-    for (const auto& c : earlier.at("cases"))
-      if (!is_new_family(c)) {
+    for (const auto& c : earlier.at("cases")) {
+      const std::string f = c.contains("family") && c.at("family").is_string() ? c.at("family").get<std::string>() : "";
+      const std::string k = c.contains("kernel") && c.at("kernel").is_string() ? c.at("kernel").get<std::string>() : "";
+      if (!replaced(f, k)) {
         cases.push_back(c);
-        const std::string f = c.value("family", "");
-        if (std::find(kept_families.begin(), kept_families.end(), f) == kept_families.end()) kept_families.push_back(f);
+        if (!listed(kept_families, f)) kept_families.push_back(f);
       }
+    }
   for (const auto& c : fresh.at("cases")) cases.push_back(c);
   merged["cases"] = cases;
   json skipped = fresh.contains("skipped") ? fresh.at("skipped") : json::array();
   if (earlier.contains("skipped") && earlier.at("skipped").is_array())
-    for (const auto& s : earlier.at("skipped"))
-      // Each entry starts with its family ("stencil ...", "adi ...", "corpus ...").
-      if (s.is_string() && !std::any_of(families.begin(), families.end(),
-                                        [&](const std::string& f) { return s.get<std::string>().rfind(f + " ", 0) == 0; }))
-        skipped.push_back(s);
+    for (const auto& s : earlier.at("skipped")) {
+      // Each entry starts with its family and, for the corpus, its kernel ("corpus NAME, SIZE, ...").
+      if (!s.is_string()) continue;
+      const std::string text = s.get<std::string>();
+      const std::string family = text.substr(0, text.find(' '));
+      const std::string rest = text.size() > family.size() ? text.substr(family.size() + 1) : "";
+      if (!replaced(family, rest.substr(0, rest.find_first_of(", :")))) skipped.push_back(s);
+    }
   merged["skipped"] = skipped;
   json parts = json::array();
   if (earlier.contains("provenance") && earlier.at("provenance").is_object()) {
@@ -480,6 +490,7 @@ json merge_measurements(const json& earlier, const json& fresh, const std::vecto
     for (const auto& p : older) parts.push_back(p);
   }
   merged["provenance"]["families_measured"] = families;
+  if (!corpus_kernels.empty()) merged["provenance"]["corpus_kernels_measured"] = corpus_kernels;
   merged["provenance"]["earlier_parts"] = parts;
   return merged;
 }

@@ -57,6 +57,25 @@ TEST(MergeMeasurements, SeveralFamiliesAndNoEarlierProvenance) {
   EXPECT_EQ(m.at("provenance").at("earlier_parts"), json::array());
 }
 
+TEST(MergeMeasurements, SomeCorpusKernelsReplaceOnlyTheirOwnCases) {
+  json earlier = earlier_file();
+  earlier["cases"].push_back({{"family", "corpus"}, {"kernel", "y"}});
+  earlier["skipped"].push_back("corpus c, 1024, 256: failed, not measured: x");
+  json fresh = fresh_file();
+  fresh["cases"] = json::parse(R"([{"family": "corpus", "kernel": "y"}])");
+  fresh["skipped"] = json::array();
+  const json m = merge_measurements(earlier, fresh, {"corpus"}, {"y"});
+  // The corpus's other kernel (c) and its skip are kept; y's case and skip are the fresh run's.
+  EXPECT_EQ(m.at("cases"), json::parse(R"([{"family": "stencil", "kernel": "a"}, {"family": "adi", "kernel": "b"},
+                                            {"family": "corpus", "kernel": "c"}, {"family": "stencil", "kernel": "d"},
+                                            {"family": "corpus", "kernel": "y"}])"));
+  EXPECT_EQ(m.at("skipped"), json::parse(R"(["stencil x: cannot launch", "adi z: cannot launch",
+                                              "corpus c, 1024, 256: failed, not measured: x"])"));
+  EXPECT_EQ(m.at("provenance").at("corpus_kernels_measured"), json::parse(R"(["y"])"));
+  EXPECT_EQ(m.at("provenance").at("earlier_parts").at(0).at("families_kept"),
+            json::parse(R"(["stencil", "adi", "corpus"])"));
+}
+
 TEST(MergeMeasurements, TheCacheProtocolIsReadFromTheProvenance) {
   // Files from before the protocol was recorded were warm.
   EXPECT_FALSE(warpmodel::sweep::measured_cold(earlier_file()));

@@ -71,8 +71,10 @@ SweepOutcome run_validation_sweep(const SweepPlan& plan, const std::string& bina
 // A measurement file from a sweep of some families only (`validate --measure --families`), merged
 // into an earlier one: the earlier file's cases of the other families are kept, the new ones
 // replace those of `families`; the provenance is the new run's, with the earlier run's under
-// "earlier_parts" (and the families each part measured). Plain JSON, no GPU.
+// "earlier_parts" (and the families each part measured). With `corpus_kernels` (`--corpus-kernels`),
+// only those corpus kernels' cases are replaced and the corpus's other cases kept. Plain JSON, no GPU.
 nlohmann::json merge_measurements(const nlohmann::json& earlier, const nlohmann::json& fresh,
-                                  const std::vector<std::string>& families);
+                                  const std::vector<std::string>& families,
+                                  const std::vector<std::string>& corpus_kernels = {});
 
 }  // namespace warpmodel::sweep
