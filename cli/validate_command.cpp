@@ -228,10 +228,10 @@ const std::vector<std::string> kProvenanceColumns = {"gpu",         "driver",   
 
 std::vector<std::string> provenance_cells(const nlohmann::json& measurements, const ValidationCase& c,
                                           const std::string& analysis_command) {
+  // The run that measured this case (a merged file holds several: measuring_run).
+  const nlohmann::json run = measuring_run(measurements, c.family, c.kernel);
   auto field = [&](const char* key) {
-    const nlohmann::json* p = measurements.contains("provenance") ? &measurements["provenance"] : nullptr;
-    return p && p->is_object() && p->contains(key) && (*p)[key].is_string() ? (*p)[key].get<std::string>()
-                                                                           : std::string("unknown");
+    return run.contains(key) && run[key].is_string() ? run[key].get<std::string>() : std::string("unknown");
   };
   return {field("gpu"),  field("driver"), field("cuda"),    format_number(c.sm_clock_mhz, 6),
           field("date"), field("commit"), field("command"), analysis_command};

@@ -853,6 +853,27 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
   return cases;
 }
 
+json measuring_run(const json& measurements, const std::string& family, const std::string& kernel) {
+  if (!measurements.is_object() || !measurements.contains("provenance") || !measurements["provenance"].is_object())
+    return json::object();
+  const json& top = measurements["provenance"];
+  auto lists = [](const json& part, const char* key, const std::string& item) {
+    if (!part.contains(key) || !part[key].is_array()) return true;  // absent: the run measured them all
+    for (const auto& v : part[key])
+      if (v.is_string() && v.get<std::string>() == item) return true;
+    return false;
+  };
+  auto measured = [&](const json& part) {
+    return part.is_object() && lists(part, "families_measured", family) &&
+           (family != "corpus" || lists(part, "corpus_kernels_measured", kernel));
+  };
+  if (measured(top)) return top;
+  if (top.contains("earlier_parts") && top["earlier_parts"].is_array())
+    for (const auto& part : top["earlier_parts"])
+      if (measured(part)) return part;
+  return top;
+}
+
 json to_json(const ValidationCase& c) {
   json out = {{"family", c.family},       {"kernel", c.kernel},           {"size", c.size},
               {"shape", c.shape},         {"duration_ns", c.duration_ns}, {"sm_clock_mhz", c.sm_clock_mhz},

@@ -298,5 +298,25 @@ TEST(JsonFuzz, KernelProfiles) {
   }, 2);
 }
 
+// A merged measurements file: each case's provenance is the newest run that measured its family (and,
+// for the corpus, its kernel), not the last run's.
+TEST(Json, EachCaseComesFromTheRunThatMeasuredIt) {
+  const json m = json::parse(R"({"provenance": {
+      "command": "fwi run", "families_measured": ["fwi"],
+      "earlier_parts": [
+        {"command": "tensor run", "families_measured": ["corpus"], "corpus_kernels_measured": ["gemm-wmma-f16"]},
+        {"command": "adi run", "families_measured": ["adi"]},
+        {"command": "corpus run", "families_measured": ["corpus"]},
+        {"command": "first full sweep"}]}})");
+  EXPECT_EQ(measuring_run(m, "fwi", "propagate").at("command"), "fwi run");
+  EXPECT_EQ(measuring_run(m, "corpus", "gemm-wmma-f16").at("command"), "tensor run");
+  EXPECT_EQ(measuring_run(m, "corpus", "copy-f32").at("command"), "corpus run");
+  EXPECT_EQ(measuring_run(m, "adi", "sweep-y").at("command"), "adi run");
+  EXPECT_EQ(measuring_run(m, "stencil", "order 2").at("command"), "first full sweep");
+  // One run, or no record: the top-level record, or an empty object.
+  EXPECT_EQ(measuring_run(json::parse(R"({"provenance": {"command": "only"}})"), "adi", "x").at("command"), "only");
+  EXPECT_TRUE(measuring_run(json::object(), "adi", "x").empty());
+}
+
 }  // namespace
 }  // namespace warpmodel

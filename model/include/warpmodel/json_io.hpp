@@ -46,6 +46,13 @@ KernelProfile load_kernel_profile(const std::filesystem::path& path);
 // sm_clock_mhz, optional sm_cycles_elapsed and the launch's kernel profile under "profile".
 std::vector<ValidationCase> validation_cases_from_json(const nlohmann::json& j, const std::string& origin);
 nlohmann::json to_json(const ValidationCase& c);
+// The provenance of the run that measured a case of that family and kernel: a measurements file
+// merged from several runs (`validate --measure --families`, `--corpus-kernels`) holds the newest
+// run's record at the top and the earlier ones, newest first, under "earlier_parts"; a case comes
+// from the newest part whose families_measured (absent: every family) include its family and, for
+// the corpus, whose corpus_kernels_measured (absent: every kernel) include its kernel. The top-level
+// record where none matches (and where the file has no parts); an empty object without a record.
+nlohmann::json measuring_run(const nlohmann::json& measurements, const std::string& family, const std::string& kernel);
 
 nlohmann::json to_json(const DeviceProfile& d);
 nlohmann::json to_json(const DeviceProfile::HopperCalibration& c);

@@ -628,12 +628,12 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   // Sectors per request of local loads (H.8b), local stores (H.9c) and global stores (H.8c): the
   // counter rule's ratio, or the source says what the model does without it.
   const auto sectors_per_request = [&](std::optional<double>& field, const std::string& name, const char* not_set,
-                                       const char* sectors, const char* requests) {
-    if (const auto ratio = counter_rules::sectors_per_request(lookup, sectors, requests)) {
+                                       const char* sector_counter, const char* request_counter) {
+    if (const auto ratio = counter_rules::sectors_per_request(lookup, sector_counter, request_counter)) {
       field = ratio->total;
       src[name] = cupti(ratio->expression, *field);
     } else {
-      src[name] = std::string("not set: ") + not_set + fallback(std::string(sectors) + ", " + requests);
+      src[name] = std::string("not set: ") + not_set + fallback(std::string(sector_counter) + ", " + request_counter);
     }
   };
   sectors_per_request(k.local_load_sectors_per_request, "memory.local_load_sectors_per_request",
