@@ -725,7 +725,14 @@ int analyse(const ValidateOptions& o) {
   support::progress("validate", "writing the tables in " + out_dir.string());
   write_file_atomically(out_dir / "validation.md", md.str());
   write_file_atomically(out_dir / "validation-derived-counters.csv", counter_rows.render(TableFormat::Csv));
-  write_file_atomically(out_dir / "validation.csv", validation_rows_table(v).render(TableFormat::Csv));
+  // Each row with the provenance of the run that measured its launch (a merged file holds several).
+  Table rows = validation_rows_table(v);
+  rows.headers.insert(rows.headers.end(), kProvenanceColumns.begin(), kProvenanceColumns.end());
+  for (std::size_t r = 0; r < v.rows.size(); ++r) {
+    const std::vector<std::string> cells = provenance_cells(measurements, v.cases[v.rows[r].case_index], o.command);
+    rows.rows[r].insert(rows.rows[r].end(), cells.begin(), cells.end());
+  }
+  write_file_atomically(out_dir / "validation.csv", rows.render(TableFormat::Csv));
   write_file_atomically(out_dir / "validation-held-out.csv", held_out.render(TableFormat::Csv));
   write_file_atomically(out_dir / "device.json", device_json.dump(2) + "\n");
   write_file_atomically(out_dir / "validation.tex", tex.str());

@@ -426,8 +426,9 @@ def root_index(root):
 COLUMNS = ["gpu", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_commit", "measurement_command"]
 MARKER = "<!-- provenance: scripts/provenance_index.py -->"
 # Tables whose rows carry their measurement's provenance (a long series only on its first row).
-# (energy.csv carries each row's own run: scripts/energy_report.py writes the same columns per row.)
-EMBED_CSV = ["validation.csv", "adi.csv", "tridiagonal.csv", "adi-dram-*.csv", "app-example/predict.csv", "fwi.csv"]
+# (energy.csv carries each row's own run: scripts/energy_report.py writes the same columns per row;
+# validation.csv each row's sweep run: `warpmodel validate` writes them, a merged sweep holds several.)
+EMBED_CSV = ["adi.csv", "tridiagonal.csv", "adi-dram-*.csv", "app-example/predict.csv", "fwi.csv"]
 EMBED_CSV_FIRST_ROW = ["ubench.csv", "ubench.csv.xz"]
 EMBED_MD = ["app-example/predict.md"]
 
@@ -474,13 +475,6 @@ def embed_in_markdown(path, recs):
     write_text(path, text)
 
 
-def validation_clock(folder):
-    clock = load(os.path.join(folder, "validation.json")).get("provenance", {}).get("sm_clock_mhz")
-    if isinstance(clock, dict):
-        return f"{clock.get('min')}-{clock.get('max')}"
-    return clock
-
-
 def embed_tables(folder, index):
     outputs = index["outputs"]
     def measurement(rel):
@@ -489,9 +483,6 @@ def embed_tables(folder, index):
     for rel, rec in outputs.items():
         path = os.path.join(folder, rel)
         if any(matches(p, rel) for p in EMBED_CSV):
-            if rel == "validation.csv":
-                # The sweep records each launch's clock; validate --from sums them up in validation.json.
-                rec = dict(rec, sm_clock_mhz=validation_clock(folder))
             embed_in_csv(path, rec)
         elif any(matches(p, rel) for p in EMBED_CSV_FIRST_ROW):
             embed_in_csv(path, rec, every_row=False)

@@ -351,7 +351,8 @@ TEST(Cli, ValidateFromCommittedMeasurementsWritesEveryOutput) {
   const std::string csv = read_text_file(fs::path(dir) / "validation.csv").value_or("");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "family,kernel,size,shape,warps_per_sm,split,model,measured_cycles,sm_cycles_elapsed,predicted_cycles,"
-            "signed_error,abs_error,bound,error");
+            "signed_error,abs_error,bound,error,gpu,driver,cuda,sm_clock_mhz,measured_date,measured_commit,"
+            "measurement_command,analysis_command");
   EXPECT_EQ(lines(csv), 1 + 8 * 4);  // header + 8 cases x 4 variants
   EXPECT_NE(r.out.find("hopper"), std::string::npos);
   const nlohmann::json summary = nlohmann::json::parse(read_text_file(fs::path(dir) / "validation.json").value_or(""));
