@@ -61,6 +61,15 @@ def main():
             # Readings taken before the meter aligned them to the counter's steps are flagged.
             if "not aligned to the counter's steps** (3 of 3 runs" not in page:
                 failures.append("energy.md: the runs without tick_aligned_readings are not flagged")
+        # A base run with the aligned meter beside an intz-reg run without it: no gain is computed between them.
+        path = os.path.join(tmp, "naive.json")
+        doc = json.load(open(path))
+        doc["energy"]["tick_aligned_readings"] = 30
+        json.dump(doc, open(path, "w"))
+        r = run(repo, args)
+        if r.returncode != 0 or "| naive | +34.30 % | not comparable: one of the two runs predates" not in r.stdout \
+                or "+25.0 %" not in r.stdout:
+            failures.append(f"a mixed-meter gain was computed (exit {r.returncode}): {r.stdout[:400]}")
         for v in ("naive", "shared", "intz-reg"):  # measured with the aligned meter: no flag
             path = os.path.join(tmp, f"{v}.json")
             doc = json.load(open(path))
