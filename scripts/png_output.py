@@ -24,7 +24,9 @@ def save_png(fig, path, dpi):
     software = image.info.get("Software") or f"Matplotlib version{matplotlib.__version__}, https://matplotlib.org/"
     rgb = image.convert("RGB")
     # Median cut over the picture's own colours; no dithering, so flat areas stay flat (and compress).
-    palette = rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    # 64 colours hold a plot's few series and their anti-aliased edges, and keep a results folder's
+    # plots within its re-measure budget (docs/results-layout.md); 256 made them a fifth larger.
+    palette = rgb.quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     info = PngImagePlugin.PngInfo()
     info.add_text("Software", software)
     tmp = f"{path}.tmp"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """results.external_regenerate: the committed external tables are what `warpmodel validate --from` writes
-from the committed measurements (external/profiles.json.xz, the corpus sweep, device.json).
+from the committed measurements (external/profiles.json.xz, the corpus sweep, device.json, profiler-floor.json).
 
 For every results/<gpu>/external/profiles.json.xz (with cubins.json.xz): the GPU folder's inputs are copied to a temporary
 folder, `validate --from` runs there, and its external/launches.csv, apps.csv and summary.md must equal
@@ -19,8 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+# profiler-floor.json where measured: validate --from reads the counter range's overhead from it (H.12b).
 INPUTS = ["device.json", "validation-measurements.json.xz", "access-patterns.json.xz", "external/profiles.json.xz",
-          "external/cubins.json.xz"]
+          "external/cubins.json.xz", "profiler-floor.json"]
 TABLES = ["launches.csv", "apps.csv", "summary.md"]
 
 
