@@ -255,6 +255,12 @@ DeviceComparison compare_devices(const std::vector<DeviceProfileDocument>& profi
     d.profile_name = string_at(p.json, "name");
     d.source = p.source;
     d.compute_capability = string_at(p.json.at("hardware"), "compute_capability");
+    if (p.json.contains("provenance") && p.json["provenance"].is_object()) {
+      const json& from = p.json["provenance"];
+      for (const char* key : {"gpu", "driver", "cuda_runtime", "date", "commit", "command"})
+        if (from.contains(key)) d.provenance[key] = from[key];
+      if (p.json["hardware"].contains("sm_clock_mhz")) d.provenance["sm_clock_mhz"] = p.json["hardware"]["sm_clock_mhz"];
+    }
     d.name = short_name(d.profile_name, p.source);
     c.devices.push_back(std::move(d));
     leaves.push_back(quantities_of(p.json));
@@ -356,7 +362,7 @@ json to_json(const DeviceComparison& c) {
   json devices = json::array();
   for (const auto& d : c.devices)
     devices.push_back({{"name", d.name}, {"profile_name", d.profile_name}, {"source", d.source},
-                       {"compute_capability", d.compute_capability}});
+                       {"compute_capability", d.compute_capability}, {"provenance", d.provenance}});
   json quantities = json::array();
   for (const auto& q : c.quantities) {
     std::vector<std::optional<double>> ratios;

@@ -89,6 +89,20 @@ TEST(DeviceComparison, DevicesAreNamedShortly) {
   EXPECT_EQ(c.devices[1].name, "GPU B");
 }
 
+// Each device's JSON entry says where its numbers came from (a profile without a provenance: empty).
+TEST(DeviceComparison, EachDeviceCarriesItsProfilesProvenance) {
+  json a = kProfileA;
+  a["provenance"] = {{"gpu", "GPU A"}, {"driver", "580"}, {"cuda_runtime", "13000"}, {"date", "2026-12-06"},
+                     {"commit", "abc1234"}, {"command", "warpmodel characterize --output a"}, {"note", "left out"}};
+  const json j = to_json(compare_devices({{"a/device.json", a}, {"b/device.json", kProfileB}}));
+  const json& pa = j.at("devices").at(0).at("provenance");
+  EXPECT_EQ(pa.at("commit"), "abc1234");
+  EXPECT_EQ(pa.at("command"), "warpmodel characterize --output a");
+  EXPECT_EQ(pa.at("sm_clock_mhz"), 1000);
+  EXPECT_FALSE(pa.contains("note"));
+  EXPECT_TRUE(j.at("devices").at(1).at("provenance").empty());
+}
+
 TEST(DeviceComparison, ValuesAndRatiosByHand) {
   const DeviceComparison c = compare_a_b();
   const ComparedQuantity& dram = row(c, "latency_cycles.dram");

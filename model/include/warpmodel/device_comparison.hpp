@@ -38,6 +38,10 @@ struct ComparedDevice {
   std::string profile_name;        // the profile's own "name" ("" when it has none)
   std::string source;
   std::string compute_capability;  // hardware.compute_capability ("" when absent)
+  // Where the profile's numbers came from: its "provenance" fields gpu, driver, cuda_runtime, date,
+  // commit and command, and the SM clock the ns were computed at (hardware.sm_clock_mhz); only what
+  // the profile has (the thesis's K40: its clock).
+  nlohmann::json provenance = nlohmann::json::object();
 };
 
 struct ComparedQuantity {
