@@ -848,7 +848,7 @@ int measure(ValidateOptions o) {
   auto measured = [&](const std::string& f) {
     return o.families.empty() || std::find(o.families.begin(), o.families.end(), f) != o.families.end();
   };
-  plan.corpus_kernels = o.corpus_kernels.empty() ? plan.corpus_kernels : o.corpus_kernels;
+  if (!o.corpus_kernels.empty()) plan.corpus_kernels = o.corpus_kernels;
   if (!measured("stencil")) plan.stencil_sizes.clear();
   if (!measured("adi")) plan.adi_sizes.clear();
   if (!measured("fwi")) plan.fwi_sizes.clear();

@@ -853,24 +853,25 @@ std::vector<ValidationCase> validation_cases_from_json(const json& j, const std:
   return cases;
 }
 
+bool run_measured(const json& run, const std::string& family, const std::string& kernel) {
+  auto lists = [&](const char* key, const std::string& item) {
+    if (!run.contains(key) || !run[key].is_array()) return true;  // absent: the run measured them all
+    for (const auto& v : run[key])
+      if (v.is_string() && v.get<std::string>() == item) return true;
+    return false;
+  };
+  return run.is_object() && lists("families_measured", family) &&
+         (family != "corpus" || lists("corpus_kernels_measured", kernel));
+}
+
 json measuring_run(const json& measurements, const std::string& family, const std::string& kernel) {
   if (!measurements.is_object() || !measurements.contains("provenance") || !measurements["provenance"].is_object())
     return json::object();
   const json& top = measurements["provenance"];
-  auto lists = [](const json& part, const char* key, const std::string& item) {
-    if (!part.contains(key) || !part[key].is_array()) return true;  // absent: the run measured them all
-    for (const auto& v : part[key])
-      if (v.is_string() && v.get<std::string>() == item) return true;
-    return false;
-  };
-  auto measured = [&](const json& part) {
-    return part.is_object() && lists(part, "families_measured", family) &&
-           (family != "corpus" || lists(part, "corpus_kernels_measured", kernel));
-  };
-  if (measured(top)) return top;
+  if (run_measured(top, family, kernel)) return top;
   if (top.contains("earlier_parts") && top["earlier_parts"].is_array())
     for (const auto& part : top["earlier_parts"])
-      if (measured(part)) return part;
+      if (run_measured(part, family, kernel)) return part;
   return top;
 }
 

@@ -53,6 +53,9 @@ nlohmann::json to_json(const ValidationCase& c);
 // the corpus, whose corpus_kernels_measured (absent: every kernel) include its kernel. The top-level
 // record where none matches (and where the file has no parts); an empty object without a record.
 nlohmann::json measuring_run(const nlohmann::json& measurements, const std::string& family, const std::string& kernel);
+// Whether one run's record (a measurements file's "provenance" or one of its earlier_parts) measured
+// the cases of that family and kernel: the rule measuring_run and the sweep's merge share.
+bool run_measured(const nlohmann::json& run, const std::string& family, const std::string& kernel);
 
 nlohmann::json to_json(const DeviceProfile& d);
 nlohmann::json to_json(const DeviceProfile::HopperCalibration& c);

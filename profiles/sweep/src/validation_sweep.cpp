@@ -447,14 +447,12 @@ bool measured_cold(const json& measurements) {
 
 json merge_measurements(const json& earlier, const json& fresh, const std::vector<std::string>& families,
                         const std::vector<std::string>& corpus_kernels) {
-  auto listed = [](const std::vector<std::string>& v, const std::string& x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-  };
-  // A family measured anew replaces the earlier file's cases of it; the corpus, where only some of its
-  // kernels were measured, only those kernels' cases.
-  auto replaced = [&](const std::string& family, const std::string& kernel) {
-    return listed(families, family) && (family != "corpus" || corpus_kernels.empty() || listed(corpus_kernels, kernel));
-  };
+  // The fresh run's record says what it measured; a case it measured (run_measured, the rule validate
+  // reads the records by) replaces the earlier file's: a family measured anew, and of the corpus, where
+  // only some kernels were measured, only those kernels' cases.
+  json fresh_run = {{"families_measured", families}};
+  if (!corpus_kernels.empty()) fresh_run["corpus_kernels_measured"] = corpus_kernels;
+  auto replaced = [&](const std::string& family, const std::string& kernel) { return run_measured(fresh_run, family, kernel); };
   json merged = fresh;
   json cases = json::array();
   std::vector<std::string> kept_families;
@@ -464,7 +462,7 @@ json merge_measurements(const json& earlier, const json& fresh, const std::vecto
       const std::string k = c.contains("kernel") && c.at("kernel").is_string() ? c.at("kernel").get<std::string>() : "";
       if (!replaced(f, k)) {
         cases.push_back(c);
-        if (!listed(kept_families, f)) kept_families.push_back(f);
+        if (std::find(kept_families.begin(), kept_families.end(), f) == kept_families.end()) kept_families.push_back(f);
       }
     }
   for (const auto& c : fresh.at("cases")) cases.push_back(c);
@@ -489,8 +487,7 @@ json merge_measurements(const json& earlier, const json& fresh, const std::vecto
     parts.push_back(earlier_provenance);
     for (const auto& p : older) parts.push_back(p);
   }
-  merged["provenance"]["families_measured"] = families;
-  if (!corpus_kernels.empty()) merged["provenance"]["corpus_kernels_measured"] = corpus_kernels;
+  merged["provenance"].update(fresh_run);
   merged["provenance"]["earlier_parts"] = parts;
   return merged;
 }
