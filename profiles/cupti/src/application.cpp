@@ -130,6 +130,8 @@ ApplicationProfile assemble_application_profile(const std::string& records, cons
   ProfileReport& r = out.report;
   bool saw_process = false, saw_device = false;
   std::optional<json> exit_counts;
+  std::size_t failed_launches = 0;  // launches APP made that the injection could not profile
+  std::string first_failure;
   std::set<std::string> seen;
   std::set<std::string> devices;
   std::map<std::string, int> occurrences;
@@ -212,6 +214,7 @@ ApplicationProfile assemble_application_profile(const std::string& records, cons
         if (seen.insert(l.kernel).second) out.kernels_seen.push_back(l.kernel);
         r.launches.push_back(std::move(l));
       } else if (event == "launch_failed") {
+        if (failed_launches++ == 0) first_failure = e.value("message", std::string());
         out.warnings.push_back("launch " + std::to_string(e.value("application_launch_index", 0)) + " of " +
                                short_name(demangle(e.value("kernel", std::string()))) + " (process " +
                                std::to_string(pid) + ") not profiled: " + e.value("message", std::string()));
@@ -260,8 +263,13 @@ ApplicationProfile assemble_application_profile(const std::string& records, cons
         std::string counts;
         if (exit_counts)
           counts = " (" + std::to_string(exit_counts->value("matched", 0)) + " matching launch(es) in all)";
-        out.message = "--launch-skip " + std::to_string(in.config.launch_skip) + " skipped every matching launch" +
-                      counts + launched;
+        // Launches that ran but could not be profiled (APP's own error, say) are not skipped ones.
+        if (failed_launches > 0)
+          out.message = "no matching launch could be profiled: " + std::to_string(failed_launches) +
+                        " failed (the first: " + first_failure + ")" + counts + launched;
+        else
+          out.message = "--launch-skip " + std::to_string(in.config.launch_skip) + " skipped every matching launch" +
+                        counts + launched;
       }
     }
     return out;

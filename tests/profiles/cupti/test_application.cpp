@@ -249,6 +249,19 @@ TEST(Assembly, TheOtherOutcomes) {
   EXPECT_EQ(p.status, Status::NothingMatched);
   EXPECT_NE(p.message.find("--launch-skip 9 skipped every matching launch (2 matching launch(es) in all)"), std::string::npos)
       << p.message;
+  // Every matching launch ran but failed in APP: the message says so, not that they were skipped.
+  in.config.launch_skip = 0;
+  p = wc::assemble_application_profile(
+      start_records() +
+          line({{"event", "launch_failed"}, {"application_launch_index", 0}, {"kernel", kCopy}, {"message", "the launch itself failed: CUDA_ERROR_INVALID_VALUE"}}) +
+          line({{"event", "exit"}, {"launches", 1}, {"matched", 1}}),
+      exited(1), in);
+  EXPECT_EQ(p.status, Status::NothingMatched);
+  EXPECT_NE(p.message.find("no matching launch could be profiled: 1 failed (the first: the launch itself failed: "
+                           "CUDA_ERROR_INVALID_VALUE) (1 matching launch(es) in all)"),
+            std::string::npos)
+      << p.message;
+  EXPECT_EQ(p.message.find("skipped"), std::string::npos) << p.message;
   // A launch the library could not profile is a warning, the others are kept.
   p = wc::assemble_application_profile(
       start_records() + line({{"event", "launch_failed"}, {"application_launch_index", 0}, {"kernel", kCopy}, {"message", "busy"}}) +
