@@ -295,13 +295,16 @@ def cubins_path(out):
 
 
 def provenance_of(runs, suites, apps):
-    """The record provenance_index.py files under profiles.json.xz: the last run's GPU, driver, CUDA, the
-    commits and commands of every run, both suites, and the build lines (with their applications)."""
+    """The record provenance_index.py files under profiles.json.xz: the last run's GPU, driver, CUDA, every
+    run's card (UUID), commit and command, both suites, and the build lines (with their applications)."""
     last = runs[-1] if runs else {}
     builds = {}
     for a in apps:
         builds.setdefault(a["build"], []).append(a["name"])
-    return {"gpu": last.get("gpu"), "gpu_uuid": last.get("gpu_uuid"), "driver": last.get("driver"),
+    # One folder's applications may have been measured on several cards of the model (one per call):
+    # every card is named, in the order of the calls; launches.csv names each launch's.
+    uuids = list(dict.fromkeys(r.get("gpu_uuid") for r in runs if r.get("gpu_uuid")))
+    return {"gpu": last.get("gpu"), "gpu_uuid": last.get("gpu_uuid"), "gpu_uuids": uuids, "driver": last.get("driver"),
             "cuda": last.get("cuda"), "sm_clock_mhz": last.get("sm_clock_mhz"),
             "sm_clock_source": last.get("sm_clock_source"), "date": last.get("date"), "commit": last.get("commit"),
             "command": "; ".join(r.get("command", "") for r in runs if r.get("command")) or None,

@@ -146,6 +146,7 @@ def from_external_bundle(doc):
                  cuda=cuda_text(p.get("cuda")), sm_clock_mhz=p.get("sm_clock_mhz"),
                  sm_clock_source=p.get("sm_clock_source"), date=p.get("date"), commit=p.get("commit"),
                  command=p.get("command"))
+    rec["gpu_uuids"] = p.get("gpu_uuids")
     rec["nvcc"] = p.get("nvcc")
     rec["suites"] = p.get("suites")
     rec["build_lines"] = p.get("build_lines")

@@ -151,7 +151,7 @@ def main():
         write(os.path.join(work, "gamma", "status.txt"), "build_exit\t2\nbuild_seconds\t1\nbuild_reason\tbuild exit 2: x\n")
         record = os.path.join(tmp, "run.json")
         write(record, json.dumps({"date": "2026-03-04T05:00:00Z", "commit": "abc1234", "gpu": "NVIDIA H100 80GB HBM3",
-                                  "driver": "580.1", "cuda": "13.0", "command": "scripts/external_suite.sh ...",
+                                  "gpu_uuid": "GPU-first", "driver": "580.1", "cuda": "13.0", "command": "scripts/external_suite.sh ...",
                                   "suites": []}))
         unused = os.path.join(tmp, "run-unused.json")  # a run no status dates: dropped
         write(unused, json.dumps({"date": "2026-03-01T00:00:00Z", "commit": "0000000"}))
@@ -195,7 +195,8 @@ def main():
         # the first run is still alpha's, so both runs stay.
         os.rename(os.path.join(work, "alpha"), os.path.join(tmp, "alpha-away"))
         write(os.path.join(work, "beta", "status.txt"), ok.replace("2026-03-04T05:00:00Z", "2026-03-05T00:00:00Z"))
-        write(record, json.dumps({"date": "2026-03-05T00:00:00Z", "commit": "def5678", "gpu": "NVIDIA H100 80GB HBM3"}))
+        write(record, json.dumps({"date": "2026-03-05T00:00:00Z", "commit": "def5678", "gpu": "NVIDIA H100 80GB HBM3",
+                                  "gpu_uuid": "GPU-second"}))
         r = run(script, "--work", work, "--list", lst, "--out", out, "--run", record)
         doc2 = load(out) if r.returncode == 0 else {"applications": [], "runs": []}
         if r.returncode != 0 or {e["app"]: e for e in doc2["applications"]}.get("alpha") != a or \
@@ -204,6 +205,10 @@ def main():
                             f"{r.stderr.strip()})")
         if [x.get("date") for x in doc2.get("runs", [])] != ["2026-03-04T05:00:00Z", "2026-03-05T00:00:00Z"]:
             failures.append(f"runs after the second call {[x.get('date') for x in doc2.get('runs', [])]}")
+        # Two calls on two cards: the provenance names both, the last one's as gpu_uuid.
+        if doc2.get("provenance", {}).get("gpu_uuids") != ["GPU-first", "GPU-second"] or \
+                doc2.get("provenance", {}).get("gpu_uuid") != "GPU-second":
+            failures.append(f"cards after the second call {doc2.get('provenance', {}).get('gpu_uuids')}")
         # alpha run again too: no status dates the first run any more.
         os.rename(os.path.join(tmp, "alpha-away"), os.path.join(work, "alpha"))
         write(os.path.join(work, "alpha", "status.txt"), ok.replace("2026-03-04T05:00:00Z", "2026-03-05T00:00:00Z"))

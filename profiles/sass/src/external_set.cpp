@@ -99,25 +99,39 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// The card that measured an application: the UUID of the run record (one per call) its status.run_date
+// names; profiles carry no UUID of their own, and one folder's applications may span several cards.
+std::string gpu_uuid_of(const ExternalApp& app, const std::vector<json>& runs) {
+  const auto run_date = app.status.find("run_date");
+  if (run_date != app.status.end())
+    for (const json& run : runs)
+      if (run.is_object() && run.value("date", std::string()) == run_date->second && run.contains("gpu_uuid") &&
+          run["gpu_uuid"].is_string())
+        return run["gpu_uuid"].get<std::string>();
+  return "not recorded";
+}
+
 // The provenance columns of an application's launches: its profile's own record, else the last run
 // record's with the application's run date and the `warpmodel profile` command of its list line.
-std::vector<std::string> provenance_cells(const ExternalApp& app, const json& last_run, const std::string& origin) {
+std::vector<std::string> provenance_cells(const ExternalApp& app, const ExternalBundle& bundle) {
+  const json& last_run = bundle.last_run;
+  const std::string uuid = gpu_uuid_of(app, bundle.runs);
   const json p = app.profile && app.profile->contains("provenance") ? (*app.profile)["provenance"] : json();
   auto has = [](const json& j, const char* key) { return j.is_object() && j.contains(key) && !j[key].is_null(); };
   if (has(p, "gpu") && has(p, "driver") && has(p, "cuda") && has(p, "date") && has(p, "commit") && has(p, "command")) {
     auto s = [&](const char* key) { return p[key].is_string() ? p[key].get<std::string>() : p[key].dump(); };
-    return {s("gpu"), s("driver"), cuda_text(p["cuda"]), clock_text(p), s("date"), s("commit"), relative_command(s("command"))};
+    return {s("gpu"), uuid, s("driver"), cuda_text(p["cuda"]), clock_text(p), s("date"), s("commit"), relative_command(s("command"))};
   }
   for (const char* key : {"gpu", "driver", "cuda", "commit"})
     if (!has(last_run, key))
-      throw InputError(origin + ": application " + app.name + ": its profile has no provenance and the last run record no '" +
+      throw InputError(bundle.origin + ": application " + app.name + ": its profile has no provenance and the last run record no '" +
                        key + "'");
   const auto run_date = app.status.find("run_date");
   if (run_date == app.status.end())
-    throw InputError(origin + ": application " + app.name + ": no status.run_date for the provenance of its launches");
+    throw InputError(bundle.origin + ": application " + app.name + ": no status.run_date for the provenance of its launches");
   auto s = [&](const char* key) { return last_run[key].is_string() ? last_run[key].get<std::string>() : last_run[key].dump(); };
   const std::string options = app.profile_options.empty() || app.profile_options == "-" ? "" : " " + app.profile_options;
-  return {s("gpu"), s("driver"), cuda_text(last_run["cuda"]), "not recorded", run_date->second, s("commit"),
+  return {s("gpu"), uuid, s("driver"), cuda_text(last_run["cuda"]), "not recorded", run_date->second, s("commit"),
           "warpmodel profile -o .work/" + app.name + "/profile" + options + " -- bash -c " + shell_quote(app.run)};
 }
 
@@ -151,8 +165,11 @@ ExternalBundle external_bundle_from_json(const json& j, const std::string& origi
       if (!s.is_object()) throw InputError(where + ": expected an object");
       b.suites.push_back({text_field(s, "suite", where), text_field(s, "repository", where), text_field(s, "commit", where, false)});
     }
-  if (j.contains("runs") && j["runs"].is_array() && !j["runs"].empty() && j["runs"].back().is_object())
-    b.last_run = j["runs"].back();
+  if (j.contains("runs") && j["runs"].is_array()) {
+    for (const json& run : j["runs"])
+      if (run.is_object()) b.runs.push_back(run);
+    if (!b.runs.empty()) b.last_run = b.runs.back();
+  }
   for (std::size_t i = 0; i < j["applications"].size(); ++i) {
     const json& a = j["applications"][i];
     const std::string where = origin + ": applications[" + std::to_string(i) + "]";
@@ -300,7 +317,7 @@ ExternalSet predict_external_set(const ExternalBundle& bundle, const DeviceProfi
         const BinaryAnalysis analysis = analyse_cubin_folder(scratch.path.string());
         const AppPrediction p =
             predict_application(counters, analysis.kernels, device, variant, true, app.name + "'s cubins");
-        const std::vector<std::string> provenance = provenance_cells(app, bundle.last_run, bundle.origin);
+        const std::vector<std::string> provenance = provenance_cells(app, bundle);
         // Distinct launches in the order of their first launch (predict_application orders groups by time).
         std::vector<const AppPredictionRow*> rows;
         for (const auto& row : p.rows) rows.push_back(&row);

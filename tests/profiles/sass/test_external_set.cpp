@@ -76,7 +76,10 @@ BundleFiles example_bundle() {
   gone["profile_missing"] = "not kept";
   json bundle = {{"schema", kExternalProfilesSchema},
                  {"suites", {{{"suite", "hecbench"}, {"repository", "https://example.org/hec"}, {"commit", "1111111"}}}},
-                 {"runs", {{{"date", "2026-03-04T05:06:07Z"}, {"not_run_reason", "the calls stopped"}}}},
+                 // Two calls on two cards: the example's run_date names the first.
+                 {"runs",
+                  {{{"date", "2026-03-04T05:06:07Z"}, {"gpu_uuid", "GPU-aaaa"}},
+                   {{"date", "2026-03-05T01:00:00Z"}, {"gpu_uuid", "GPU-bbbb"}, {"not_run_reason", "the calls stopped"}}}},
                  {"applications",
                   {example, gone, app_entry("broken", "held-out", {{"build_exit", "2"}, {"build_reason", "error: x"}}),
                    app_entry("idle", "development", {{"build_exit", "0"}})}}};
@@ -205,9 +208,10 @@ TEST(ExternalSet, EveryApplicationPredictedAsPredictAppPredictsIt) {
     // The profile's own provenance, its command relative to the work folder.
     ASSERT_EQ(l.provenance.size(), kExternalProvenanceColumns.size());
     EXPECT_EQ(l.provenance[0], "NVIDIA H200");
-    EXPECT_EQ(l.provenance[3], "not recorded");  // NVML read no clock (0)
-    EXPECT_EQ(l.provenance[5], "dd241ea");
-    EXPECT_EQ(l.provenance[6], "warpmodel profile -o .work/example/profile -- ./main");
+    EXPECT_EQ(l.provenance[1], "GPU-aaaa");  // the card of the call that ran it, not the last call's
+    EXPECT_EQ(l.provenance[4], "not recorded");  // NVML read no clock (0)
+    EXPECT_EQ(l.provenance[6], "dd241ea");
+    EXPECT_EQ(l.provenance[7], "warpmodel profile -o .work/example/profile -- ./main");
   }
   auto shape = [](const Dim3& d) {
     std::string s = std::to_string(d.x);

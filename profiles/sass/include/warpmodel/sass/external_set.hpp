@@ -52,6 +52,9 @@ struct ExternalBundle {
   // The last run record's (gpu, driver, cuda, commit, not_run_reason): the provenance of launches whose
   // profile carries none, and why an application built and never run was not run.
   nlohmann::json last_run = nlohmann::json::object();
+  // Every run record (one per call of scripts/external_suite.sh), each with its date, GPU and UUID: an
+  // application's status.run_date names the call, hence the card, that measured it.
+  std::vector<nlohmann::json> runs;
 };
 
 // Throws InputError naming the file and the field when `profiles` is not a warpmodel.external-profiles/1
@@ -63,7 +66,7 @@ ExternalBundle external_bundle_from_json(const nlohmann::json& profiles, const s
 
 // The provenance columns of a launch row, in order (launches.csv).
 inline const std::vector<std::string> kExternalProvenanceColumns = {
-    "gpu", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_commit", "measurement_command"};
+    "gpu", "gpu_uuid", "driver", "cuda", "sm_clock_mhz", "measured_date", "measured_commit", "measurement_command"};
 
 struct ExternalLaunch {
   std::string app, suite, half, kernel, grid, block;
