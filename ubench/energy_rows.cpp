@@ -1,5 +1,6 @@
 #include "energy_rows.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -8,9 +9,12 @@ namespace warpmodel::ubench {
 EnergyCoefficients energy_coefficients(const std::vector<EnergyRowResult>& rows) {
   EnergyCoefficients c;
   if (rows.empty()) return c;
-  double idle = 0;
-  for (const auto& r : rows) idle += r.idle_w;
-  c.static_w = idle / double(rows.size());
+  // The settled board: a row's idle reading comes seconds after the previous row's load, and the board
+  // cools down for longer than that (an H100's L2 row read 222 W idle after the shared row, above its own
+  // 180 W load, where the first row read 129 W and the stencil runs 128-141 W), so the lowest reading,
+  // not the mean, is the power with no kernel running.
+  c.static_w = rows.front().idle_w;
+  for (const auto& r : rows) c.static_w = std::min(c.static_w, r.idle_w);
   c.measured = true;
   std::map<std::string, double> joules_per_unit, half_width_per_unit;
   for (const auto& r : rows)

@@ -26,8 +26,9 @@ struct EnergyRowResult {
 
 struct EnergyCoefficients {
   bool measured = false;
-  // The board's power with no kernel of ours running, the mean over the rows' idle readings: the
-  // static (leakage) and constant (fans, memory refresh, idle clocks) power together.
+  // The board's power with no kernel of ours running, the lowest of the rows' idle readings (the others
+  // were read before the board settled after the previous row): the static (leakage) and constant
+  // (fans, memory refresh, idle clocks) power together.
   double static_w = 0;
   std::map<std::string, double> pj_per;  // "fp32_op" -> pJ per thread operation, "dram_byte" -> pJ per byte, ...
   // Each coefficient's 95 % half-width from its row's energy interval alone (the static power's own

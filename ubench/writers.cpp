@@ -192,7 +192,7 @@ json energy_section(const Results& r) {
                     {"method",
                      "NVML's total-energy counter around repeated runs of each row's kernel (every SM), readings "
                      "sized so that its 1 mJ resolution is at most 1 % of one, 95 % Student-t intervals; static_w: "
-                     "the board's power with no kernel running, mean over the rows' idle readings; pj_per_<unit> = "
+                     "the board's power with no kernel running, the lowest of the rows' idle readings (the settled board); pj_per_<unit> = "
                      "(E - static_w t) / count per region, the DRAM byte beyond the L2 byte it also is (docs/energy.md)"}};
 }
 
@@ -728,7 +728,7 @@ std::string write_energy_markdown(const Results& r) {
        << (pj == c.pj_per.end() ? std::string("-") : fmt(pj->second, 4) + " ± " + fmt(c.pj_half_width.at(e.counts), 2))
        << " |\n";
   }
-  md << "\nStatic power (no kernel running, mean of the rows' idle readings): " << fmt(c.static_w, 4) << " W.";
+  md << "\nStatic power (no kernel running, the lowest of the rows' idle readings: the others are read while the board still cools from the row before): " << fmt(c.static_w, 4) << " W.";
   for (const auto& n : c.notes) md << " " << n << ".";
   md << "\n";
   return md.str();

@@ -641,16 +641,17 @@ TEST(Declarations, EnergyRowsRunDeclaredKernels) {
   EXPECT_EQ(units, (std::set<std::string>{"fp32_op", "fp64_op", "shared_byte", "l2_byte", "dram_byte"}));
 }
 
-// e = (E - P_static t) / count above the static power (the mean idle power); DRAM beyond L2; a row
-// that drew no more than the static power gives no coefficient, only a note.
+// e = (E - P_static t) / count above the static power (the lowest idle reading: a later row's reads
+// the board still warm from the row before it); DRAM beyond L2; a row that drew no more than the
+// static power gives no coefficient, only a note.
 TEST(EnergyRows, CoefficientsAboveTheStaticPower) {
   std::vector<EnergyRowResult> rows(4);
-  rows[0] = {"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 60, 10, 30};
-  rows[1] = {"energy_l2", "l2_read", "l2_byte", "valid", 1e10, 0.9, 0.01, 0.01, 0, 90, 70, 10, 30};
-  rows[2] = {"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 60, 10, 30};
-  rows[3] = {"energy_shared", "shared_read", "shared_byte", "valid", 1e9, 0.6, 0.01, 0.01, 0, 60, 70, 10, 30};
+  rows[0] = {"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 65, 10, 30};
+  rows[1] = {"energy_l2", "l2_read", "l2_byte", "valid", 1e10, 0.9, 0.01, 0.01, 0, 90, 95, 10, 30};
+  rows[2] = {"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 70, 10, 30};
+  rows[3] = {"energy_shared", "shared_read", "shared_byte", "valid", 1e9, 0.6, 0.01, 0.01, 0, 60, 80, 10, 30};
   const EnergyCoefficients c = energy_coefficients(rows);
-  EXPECT_DOUBLE_EQ(c.static_w, 65.0);
+  EXPECT_DOUBLE_EQ(c.static_w, 65.0);                 // not the mean, 77.5
   EXPECT_NEAR(c.pj_per.at("fp32_op"), 35.0, 1e-9);    // (1.0 - 0.65) J / 1e10
   EXPECT_NEAR(c.pj_per.at("l2_byte"), 25.0, 1e-9);    // (0.9 - 0.65) J / 1e10
   EXPECT_NEAR(c.pj_per.at("dram_byte"), 60.0, 1e-9);  // (1.5 - 0.65) J / 1e10 - 25
