@@ -127,7 +127,7 @@ for dir in results/*/; do
     if [ -n "$profile" ] && [ -f "$dir/device.json" ]; then
       predicted=$(mktemp)
       $bin predict-app --profile "$profile" --device "$dir/device.json" --binary "$bin" --format json -o "$predicted" >/dev/null
-      args+=(--profile "$profile" --predicted "$predicted")
+      args+=(--profile "$profile" --predicted "$predicted" --device "$dir/device.json")
     fi
     python3 scripts/energy_report.py "${args[@]}" --out "$dir" >/dev/null
     [ -z "$predicted" ] || rm -f "$predicted"

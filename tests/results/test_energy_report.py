@@ -82,9 +82,10 @@ def main():
         # 0.6 J (+20 %), shared absent from the profile.
         profile = {"schema": "warpmodel.profile/1", "launches": [{"launch_index": 0, "label": "naive order 8"},
                                                                  {"launch_index": 1, "label": "intz-reg order 8"}]}
-        predicted = {"rows": [{"launch_indices": [0], "predicted_energy_mj": 450.0},
-                              {"launch_indices": [1], "predicted_energy_mj": 600.0}]}
-        for name, doc in (("profile.json", profile), ("predicted.json", predicted)):
+        predicted = {"rows": [{"launch_indices": [0], "predicted_energy_mj": 450.0, "predicted_us": 1200.0},
+                              {"launch_indices": [1], "predicted_energy_mj": 600.0, "predicted_us": 1000.0}]}
+        device = {"measurements": {"energy": {"coefficients": {"static_w": 100.0}}}}
+        for name, doc in (("profile.json", profile), ("predicted.json", predicted), ("device.json", device)):
             with open(os.path.join(tmp, name), "w") as f:
                 json.dump(doc, f)
         r = run(repo, args + ["--profile", os.path.join(tmp, "profile.json"), "--predicted",
@@ -93,6 +94,21 @@ def main():
                          "1 of 2 under-predicted", "worst intz-reg order 8 +20.0 %"):
             if r.returncode != 0 or expected not in r.stdout:
                 failures.append(f"predicted: {expected!r} not in the page (exit {r.returncode}: {r.stderr})")
+        # Priced again at each run's own 1 ms per step with the device's 100 W static power: naive's
+        # predicted 1.2 ms gives back 0.02 J (0.43 J, -14.0 %), intz-reg's 1.0 ms none (0.6 J, +20.0 %).
+        for name in ("naive.json", "intz-reg.json"):
+            path = os.path.join(tmp, name)
+            doc = json.load(open(path))
+            doc["seconds_per_step"] = 0.001
+            json.dump(doc, open(path, "w"))
+        r = run(repo, args + ["--profile", os.path.join(tmp, "profile.json"), "--predicted",
+                              os.path.join(tmp, "predicted.json"), "--device", os.path.join(tmp, "device.json")])
+        for expected in ("| 0.43 | -14.0 % |", "| 0.6 | +20.0 % |", "MAPE 17.0 %, mean signed +3.0 %; worst intz-reg order 8 +20.0 %"):
+            if r.returncode != 0 or expected not in r.stdout:
+                failures.append(f"at the run's time: {expected!r} not in the page (exit {r.returncode}: {r.stderr})")
+        r = run(repo, args + ["--device", os.path.join(tmp, "device.json")])
+        if r.returncode != 2 or "--device goes with" not in r.stderr:
+            failures.append(f"--device alone: expected exit 2, got {r.returncode}: {r.stderr}")
         r = run(repo, args + ["--profile", os.path.join(tmp, "profile.json")])
         if r.returncode != 2 or "go together" not in r.stderr:
             failures.append(f"--profile alone: expected exit 2, got {r.returncode}: {r.stderr}")
