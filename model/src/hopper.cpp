@@ -88,10 +88,12 @@ Rates measured_rates(const DeviceProfile& d) {
 }
 
 // H.17: the clocks one warp's MMAs take at the whole SM's tensor rate, each input type at its
-// measured rate, else the specification's (said in a note), else not priced (said too).
+// measured rate, else the specification's (said in a note), else not priced (said too). The warp-level
+// MMAs' share (mma.sync, WMMA) runs at their own measured rate where the profile has it: on sm_90 the
+// warpgroup MMAs reach about twice theirs.
 double tensor_clocks_per_warp(const DeviceProfile& d, const KernelProfile& k, std::vector<std::string>& notes) {
   double clocks = 0;
-  for (const auto& [type, flops] : k.tensor_flops_per_warp) {
+  for (auto [type, flops] : k.tensor_flops_per_warp) {
     if (!(flops > 0)) continue;
     double rate = 0;
     if (const auto it = d.tensor_flops_per_clock_per_sm.find(type); it != d.tensor_flops_per_clock_per_sm.end()) {
@@ -107,6 +109,13 @@ double tensor_clocks_per_warp(const DeviceProfile& d, const KernelProfile& k, st
                       type + " and no specification for sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
                       "; T_tensor leaves it out (H.17)");
       continue;
+    }
+    const auto warp_level = k.mma_sync_flops_per_warp.find(type);
+    const auto warp_rate = d.mma_sync_flops_per_clock_per_sm.find(type);
+    if (warp_level != k.mma_sync_flops_per_warp.end() && warp_rate != d.mma_sync_flops_per_clock_per_sm.end()) {
+      const double own = std::min(warp_level->second, flops);
+      clocks += hopper_eq::tensor_clocks_per_warp(own, warp_rate->second);
+      flops -= own;
     }
     clocks += hopper_eq::tensor_clocks_per_warp(flops, rate);
   }

@@ -346,12 +346,13 @@ void fill_rates_from_measurements(const json& top, const std::string& origin, De
   static constexpr std::pair<const char*, const char*> kTensorRows[] = {
       {"fp16", "f16"}, {"bf16", "bf16"}, {"tf32", "tf32"}, {"fp8", "e4m3"}, {"int8", "s8"}};
   for (const auto& [type, row] : kTensorRows) {
-    if (d.tensor_flops_per_clock_per_sm.count(type)) continue;
     std::optional<double> wgmma, mma_sync;
     fill(wgmma, "/tensor_cores/wgmma/" + std::string(row) + "/ops_per_clk_per_sm", ranges::kTensorFlopsPerClockPerSm);
     fill(mma_sync, "/tensor_cores/mma_sync/" + std::string(row) + "/ops_per_clk_per_sm",
          ranges::kTensorFlopsPerClockPerSm);
-    if (wgmma || mma_sync) d.tensor_flops_per_clock_per_sm[type] = std::max(wgmma.value_or(0), mma_sync.value_or(0));
+    if ((wgmma || mma_sync) && !d.tensor_flops_per_clock_per_sm.count(type))
+      d.tensor_flops_per_clock_per_sm[type] = std::max(wgmma.value_or(0), mma_sync.value_or(0));
+    if (mma_sync && !d.mma_sync_flops_per_clock_per_sm.count(type)) d.mma_sync_flops_per_clock_per_sm[type] = *mma_sync;
   }
   // The GPC layout (H.18a) from the tensor stage's cluster occupancy, one block per SM, where the
   // profile states none (hardware.sms_per_gpc wins): architecture_specs.hpp inverts the counts.
@@ -524,6 +525,8 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
   }
   if (auto tensor = top.optional_object("tensor_flops_per_clock_per_sm"))
     d.tensor_flops_per_clock_per_sm = tensor_map_from(*tensor, ranges::kTensorFlopsPerClockPerSm);
+  if (auto tensor = top.optional_object("mma_sync_flops_per_clock_per_sm"))
+    d.mma_sync_flops_per_clock_per_sm = tensor_map_from(*tensor, ranges::kTensorFlopsPerClockPerSm);
   if (auto cal = top.optional_object("hopper_calibration")) {
     DeviceProfile::HopperCalibration c;
     c.launch_cycles = cal->in_range("launch_cycles", ranges::kCalibrationCycles);
@@ -744,6 +747,14 @@ KernelProfile kernel_from_json(const json& j, const std::string& origin) {
 
   if (auto tensor = top.optional_object("tensor_flops_per_warp"))
     k.tensor_flops_per_warp = tensor_map_from(*tensor, ranges::kTensorFlopsPerWarp);
+  if (auto tensor = top.optional_object("mma_sync_flops_per_warp")) {
+    k.mma_sync_flops_per_warp = tensor_map_from(*tensor, ranges::kTensorFlopsPerWarp);
+    for (const auto& [type, flops] : k.mma_sync_flops_per_warp) {
+      const auto all = k.tensor_flops_per_warp.find(type);
+      if (all == k.tensor_flops_per_warp.end() || flops > all->second * (1 + 1e-9))
+        tensor->fail(type, "expected at most tensor_flops_per_warp." + type + " (its warp-level part)");
+    }
+  }
   if (auto patterns = top.optional_object("access_patterns")) k.access_patterns = access_patterns_from(*patterns);
   k.sources = top.string_map("sources");
   top.finish();
@@ -998,6 +1009,8 @@ json to_json(const DeviceProfile& d) {
               {"latency_cycles", lat}};
   if (!d.sms_per_gpc.empty()) out["hardware"]["sms_per_gpc"] = d.sms_per_gpc;
   if (!d.tensor_flops_per_clock_per_sm.empty()) out["tensor_flops_per_clock_per_sm"] = d.tensor_flops_per_clock_per_sm;
+  if (!d.mma_sync_flops_per_clock_per_sm.empty())
+    out["mma_sync_flops_per_clock_per_sm"] = d.mma_sync_flops_per_clock_per_sm;
   if (!d.global_load_latency_by_warps.empty()) out["global_load_latency_by_warps"] = d.global_load_latency_by_warps;
   json bw = json::object();
   for (const auto& [key, member] : kBandwidthFields)
@@ -1098,6 +1111,7 @@ json to_json(const KernelProfile& k) {
   if (k.remote_shared_waits_per_warp) out["instructions_per_warp"]["remote_shared_wait"] = *k.remote_shared_waits_per_warp;
   if (k.dsmem_bytes_per_warp) out["memory"]["dsmem_bytes_per_warp"] = *k.dsmem_bytes_per_warp;
   if (!k.tensor_flops_per_warp.empty()) out["tensor_flops_per_warp"] = k.tensor_flops_per_warp;
+  if (!k.mma_sync_flops_per_warp.empty()) out["mma_sync_flops_per_warp"] = k.mma_sync_flops_per_warp;
   if (k.l2_bytes_per_warp) out["memory"]["l2_bytes_per_warp"] = *k.l2_bytes_per_warp;
   if (k.dram_bytes_per_warp) out["memory"]["dram_bytes_per_warp"] = *k.dram_bytes_per_warp;
   if (k.dram_write_bytes_per_warp) out["memory"]["dram_write_bytes_per_warp"] = *k.dram_write_bytes_per_warp;

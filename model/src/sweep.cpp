@@ -63,6 +63,7 @@ void scale_per_warp_counts(KernelProfile& k, double factor) {
     if (*x) **x *= factor;
   k.tensor_inst_per_warp *= factor;
   for (auto& [type, flops] : k.tensor_flops_per_warp) flops *= factor;
+  for (auto& [type, flops] : k.mma_sync_flops_per_warp) flops *= factor;
 }
 
 SweepResult sweep_launch_shapes(const DeviceProfile& device, const KernelProfile& kernel, ModelVariant variant,

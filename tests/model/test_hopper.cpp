@@ -815,6 +815,15 @@ TEST(Hopper, TensorPipeBoundsAnMmaKernel) {
   p = predict_hopper(measured, k);
   EXPECT_DOUBLE_EQ(p.t_tensor, 12800);
   EXPECT_FALSE(has_note(p, "spec, not measured"));
+  // Warp-level MMAs (mma.sync, WMMA) at their own measured rate: a quarter of the fp16 work at 1024 a
+  // clock is 100 clocks, the other three quarters (wgmma) at 2048 another 150: 16 x 4 x 250.
+  DeviceProfile with_sync = measured;
+  with_sync.mma_sync_flops_per_clock_per_sm["fp16"] = 1024;
+  KernelProfile mixed = k;
+  mixed.mma_sync_flops_per_warp["fp16"] = 102400;
+  EXPECT_DOUBLE_EQ(predict_hopper(with_sync, mixed).t_tensor, 16 * 4 * (100 + 150));
+  // Without the mma.sync row, every MMA at the one rate (the faster instruction's), as before.
+  EXPECT_DOUBLE_EQ(predict_hopper(measured, mixed).t_tensor, 12800);
   // Two types on the one pipe add: 409,600 tf32 FLOPs at the specification's 2048 are 200 more clocks.
   k.tensor_flops_per_warp["tf32"] = 409600;
   EXPECT_DOUBLE_EQ(predict_hopper(measured, k).t_tensor, 16 * 4 * (200 + 200));

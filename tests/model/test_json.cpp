@@ -88,6 +88,7 @@ TEST(Json, TensorAndClusterFields) {
   d.sm_count = 132;
   d.sms_per_gpc = {18, 18, 16, 16, 16, 16, 16, 16};
   d.tensor_flops_per_clock_per_sm = {{"fp16", 4096}, {"fp64", 256}};
+  d.mma_sync_flops_per_clock_per_sm = {{"fp16", 2273}};
   d.cluster_barrier_latency_cycles = 380;
   d.dsmem_latency_cycles = 210;
   d.dsmem_bandwidth_gbs = 3300;
@@ -100,6 +101,7 @@ TEST(Json, TensorAndClusterFields) {
   KernelProfile k = testing::random_kernel(rng, d);
   k.launch.cluster = Dim3{16, 1, 1};
   k.tensor_flops_per_warp = {{"bf16", 1.5e6}};
+  k.mma_sync_flops_per_warp = {{"bf16", 0.5e6}};
   k.tensor_inst_per_warp = 366;
   k.cluster_barrier_waits_per_warp = 2;
   k.remote_shared_waits_per_warp = 2;
@@ -121,6 +123,8 @@ TEST(Json, TensorAndClusterFields) {
   EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.at("bf16"), 4000) << "the faster of wgmma and mma.sync";
   EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.at("int8"), 7000);
   EXPECT_EQ(from_measurements.tensor_flops_per_clock_per_sm.count("fp16"), 0u);
+  EXPECT_EQ(from_measurements.mma_sync_flops_per_clock_per_sm.at("bf16"), 2000) << "mma.sync's own rate, kept apart";
+  EXPECT_EQ(from_measurements.mma_sync_flops_per_clock_per_sm.at("int8"), 7000);
   EXPECT_EQ(*from_measurements.cluster_barrier_latency_cycles, 390);
   EXPECT_EQ(*from_measurements.dsmem_latency_cycles, 205);
   EXPECT_EQ(*from_measurements.dsmem_bandwidth_gbs, 3000);
@@ -142,6 +146,11 @@ TEST(Json, TensorAndClusterFields) {
   kb = to_json(k);
   kb["tensor_flops_per_warp"] = {{"fp16", -1}};
   EXPECT_NE(kernel_error(kb).find("field 'tensor_flops_per_warp.fp16'"), std::string::npos) << kernel_error(kb);
+  kb = to_json(k);
+  kb["mma_sync_flops_per_warp"] = {{"bf16", 2e6}};  // more than all of the warp's bf16 MMAs
+  EXPECT_NE(kernel_error(kb).find("field 'mma_sync_flops_per_warp.bf16': expected at most tensor_flops_per_warp.bf16"),
+            std::string::npos)
+      << kernel_error(kb);
 }
 
 TEST(Json, ErrorsNameFileFieldAndExpectation) {

@@ -126,6 +126,10 @@ struct DeviceProfile {
   // int8, fp64), as a microbenchmark of back-to-back MMAs measures it. A type not measured falls back
   // to the architecture's specification (tensor_types.hpp), with a note saying so.
   std::map<std::string, double> tensor_flops_per_clock_per_sm;
+  // The warp-level MMAs' own rate (mma.sync, WMMA), by type, where it was measured: on sm_90 about half
+  // the warpgroup MMAs' (tensor_flops_per_clock_per_sm is the faster of the two). H.17 prices a kernel's
+  // mma_sync_flops_per_warp at it.
+  std::map<std::string, double> mma_sync_flops_per_clock_per_sm;
 
   // Thread-block clusters (hopper H.18). The SMs of each GPC (a cluster's blocks all run in one GPC),
   // as `characterize` finds them; empty: the architecture's GPC count with the SMs spread evenly

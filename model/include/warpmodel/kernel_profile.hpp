@@ -128,6 +128,9 @@ struct KernelProfile {
   // kernel-profile writer takes the MMA instructions from the tensor pipe's counters and each
   // instruction's FLOPs from its SASS shape (HMMA.16816: 4096 a warp). Empty: no tensor work.
   std::map<std::string, double> tensor_flops_per_warp;
+  // The part of tensor_flops_per_warp that warp-level MMAs issue (mma.sync, WMMA: SASS HMMA, IMMA, ...),
+  // priced at the mma.sync rate where the device profile has it; the rest are warpgroup MMAs (wgmma).
+  std::map<std::string, double> mma_sync_flops_per_warp;
   double tensor_inst_per_warp = 0;  // MMA instructions (HMMA, HGMMA, IMMA, DMMA, ...), for reference
 
   // Thread-block clusters (hopper H.18): the cluster-wide waits one warp passes (barrier.cluster

@@ -302,6 +302,7 @@ std::optional<TensorWork> tensor_work(const std::string& opcode) {
   }
   TensorWork w;
   w.flops_per_warp_instruction = 2 * m * n * k / warps;
+  w.warpgroup = warps == 4;
   if (base == "DMMA") w.type = "fp64";
   else if (base == "IMMA" || base == "IGMMA") w.type = (has("S8") || has("U8")) ? "int8" : "";
   else if (base == "QGMMA" || has("E4M3") || has("E5M2")) w.type = "fp8";
@@ -339,6 +340,7 @@ KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<con
     if (in(kTensor, b)) {
       if (const auto w = tensor_work(ins.opcode); w && !w->type.empty()) {
         s.tensor_flops_by_type[w->type] += w->flops_per_warp_instruction;
+        if (!w->warpgroup) s.mma_sync_flops_by_type[w->type] += w->flops_per_warp_instruction;
         ++s.tensor_instructions_read;
       }
     }

@@ -508,6 +508,8 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
         k.tensor_flops_per_warp[type] = k.tensor_inst_per_warp * flops / s.mix.tensor;
         by_type += (by_type.empty() ? "" : ", ") + type + " " + fmt(flops);
       }
+      for (const auto& [type, flops] : s.mma_sync_flops_by_type)
+        k.mma_sync_flops_per_warp[type] = k.tensor_inst_per_warp * flops / s.mix.tensor;
       src["tensor_flops_per_warp"] = "instructions_per_warp.tensor x the SASS's static FLOPs per MMA (" + by_type +
                                      " over " + std::to_string(s.mix.tensor) + " MMA instructions)";
     }

@@ -180,6 +180,9 @@ TEST(CorpusSass, TensorCoreKernelsReachTheTensorPipeTerm) {
     ASSERT_EQ(statics.tensor_flops_by_type.size(), 1u);
     EXPECT_EQ(statics.tensor_flops_by_type.begin()->first, type);
     EXPECT_DOUBLE_EQ(statics.tensor_flops_by_type.begin()->second, flops_per_mma * statics.mix.tensor);
+    // The warp-level MMAs (WMMA, mma.sync) are all of the work of their kernels, none of the wgmma ones'.
+    const bool warpgroup = k.name.find("wgmma") != std::string::npos;
+    EXPECT_EQ(statics.mma_sync_flops_by_type.count(type), warpgroup ? 0u : 1u);
 
     const wc::Size& size = k.sizes.front();
     const wc::Shape shape = k.shapes.front();
@@ -195,6 +198,8 @@ TEST(CorpusSass, TensorCoreKernelsReachTheTensorPipeTerm) {
     EXPECT_EQ(profile.tensor_inst_per_warp, statics.mix.tensor);
     ASSERT_EQ(profile.tensor_flops_per_warp.count(type), 1u);
     EXPECT_DOUBLE_EQ(profile.tensor_flops_per_warp.at(type), flops_per_mma * statics.mix.tensor);
+    if (!warpgroup) EXPECT_DOUBLE_EQ(profile.mma_sync_flops_per_warp.at(type), profile.tensor_flops_per_warp.at(type));
+    else EXPECT_TRUE(profile.mma_sync_flops_per_warp.empty());
   }
   EXPECT_EQ(seen, expected.size());
 }

@@ -505,6 +505,11 @@ TEST(SassAnalysis, TensorShapesGiveFlopsAndType) {
   EXPECT_EQ(type("QGMMA.64x128x32.F32.E4M3.E4M3"), "fp8");
   EXPECT_EQ(type("IGMMA.64x128x32.S32.S8.S8"), "int8");
   EXPECT_EQ(type("IMMA.16864.S4.S4"), "") << "4-bit: not one of the priced types";
+  // Which rate H.17 prices them at: a warpgroup's (wgmma) or a warp's own (mma.sync, WMMA; DMMA too).
+  for (const char* warp_level : {"HMMA.16816.F32", "IMMA.16832.S8.S8", "DMMA.8x8x4"})
+    EXPECT_FALSE(tensor_work(warp_level).value().warpgroup) << warp_level;
+  for (const char* group : {"HGMMA.64x128x16.F32.BF16", "QGMMA.64x128x32.F32.E4M3.E4M3", "IGMMA.64x128x32.S32.S8.S8"})
+    EXPECT_TRUE(tensor_work(group).value().warpgroup) << group;
   EXPECT_FALSE(tensor_work("HMMA.MMA"));
   EXPECT_FALSE(tensor_work("HMMA"));
 }

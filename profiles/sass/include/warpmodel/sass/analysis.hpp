@@ -107,6 +107,7 @@ struct InstructionMix {
 struct TensorWork {
   double flops_per_warp_instruction = 0;
   std::string type;
+  bool warpgroup = false;  // a warpgroup MMA (*GMMA, wgmma); else a warp's own (mma.sync, WMMA)
 };
 std::optional<TensorWork> tensor_work(const std::string& opcode);
 
@@ -142,6 +143,7 @@ struct KernelStatics {
   // Tensor work (hopper H.17): the static MMA instructions' FLOPs per warp by input type (each
   // instruction once), and the MMA instructions whose shape was read.
   std::map<std::string, double> tensor_flops_by_type;
+  std::map<std::string, double> mma_sync_flops_by_type;  // the part of it from warp-level MMAs (HMMA, IMMA, ...)
   int tensor_instructions_read = 0;
   // Thread-block clusters (hopper H.18): UCGABAR_WAIT (barrier.cluster.wait), STAS (st.async into
   // another block's shared memory) and its bytes per thread, and the mbarrier waits (SYNCS.PHASECHK
