@@ -226,15 +226,16 @@ const std::vector<std::string> kProvenanceColumns = {"gpu",         "driver",   
                                                      "sm_clock_mhz", "measured_date", "measured_commit",
                                                      "measurement_command", "analysis_command"};
 
-std::vector<std::string> provenance_cells(const nlohmann::json& measurements, const ValidationCase& c,
-                                          const std::string& analysis_command) {
-  // The run that measured this case (a merged file holds several: measuring_run).
+// A table row's kProvenanceColumns cells, appended: the run that measured its case (a merged file holds
+// several: measuring_run).
+void append_provenance(std::vector<std::string>& row, const nlohmann::json& measurements, const ValidationCase& c,
+                       const std::string& analysis_command) {
   const nlohmann::json run = measuring_run(measurements, c.family, c.kernel);
   auto field = [&](const char* key) {
     return run.contains(key) && run[key].is_string() ? run[key].get<std::string>() : std::string("unknown");
   };
-  return {field("gpu"),  field("driver"), field("cuda"),    format_number(c.sm_clock_mhz, 6),
-          field("date"), field("commit"), field("command"), analysis_command};
+  row.insert(row.end(), {field("gpu"), field("driver"), field("cuda"), format_number(c.sm_clock_mhz, 6), field("date"),
+                         field("commit"), field("command"), analysis_command});
 }
 
 // held_out_rows_table's rows for one evaluation, each with the provenance columns of its case.
@@ -245,10 +246,8 @@ Table held_out_rows_with_provenance(const std::vector<ValidationCase>& cases, co
   const std::size_t first = into.rows.size();
   Table t = held_out_rows_table(cases, e, label, std::move(into));
   if (fresh) t.headers.insert(t.headers.end(), kProvenanceColumns.begin(), kProvenanceColumns.end());
-  for (std::size_t r = 0; r < e.rows.size(); ++r) {
-    const std::vector<std::string> cells = provenance_cells(measurements, cases[e.rows[r].case_index], analysis_command);
-    t.rows[first + r].insert(t.rows[first + r].end(), cells.begin(), cells.end());
-  }
+  for (std::size_t r = 0; r < e.rows.size(); ++r)
+    append_provenance(t.rows[first + r], measurements, cases[e.rows[r].case_index], analysis_command);
   return t;
 }
 
@@ -716,8 +715,7 @@ int analyse(const ValidateOptions& o) {
       counter_rows.rows.push_back({vc.family, vc.kernel_class, vc.kernel, vc.size, reference_shape[vc.group()], vc.shape,
                                    c.counter, format_number(c.kept, 6), format_number(c.derived, 6),
                                    format_number(c.measured, 6), c.derived_close ? "1" : "0", c.kept_close ? "1" : "0"});
-      const std::vector<std::string> cells = provenance_cells(measurements, vc, o.command);
-      counter_rows.rows.back().insert(counter_rows.rows.back().end(), cells.begin(), cells.end());
+      append_provenance(counter_rows.rows.back(), measurements, vc, o.command);
     }
   }
 
@@ -728,10 +726,8 @@ int analyse(const ValidateOptions& o) {
   // Each row with the provenance of the run that measured its launch (a merged file holds several).
   Table rows = validation_rows_table(v);
   rows.headers.insert(rows.headers.end(), kProvenanceColumns.begin(), kProvenanceColumns.end());
-  for (std::size_t r = 0; r < v.rows.size(); ++r) {
-    const std::vector<std::string> cells = provenance_cells(measurements, v.cases[v.rows[r].case_index], o.command);
-    rows.rows[r].insert(rows.rows[r].end(), cells.begin(), cells.end());
-  }
+  for (std::size_t r = 0; r < v.rows.size(); ++r)
+    append_provenance(rows.rows[r], measurements, v.cases[v.rows[r].case_index], o.command);
   write_file_atomically(out_dir / "validation.csv", rows.render(TableFormat::Csv));
   write_file_atomically(out_dir / "validation-held-out.csv", held_out.render(TableFormat::Csv));
   write_file_atomically(out_dir / "device.json", device_json.dump(2) + "\n");

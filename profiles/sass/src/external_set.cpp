@@ -99,6 +99,15 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+}  // namespace
+
+const json& ExternalBundle::last_run() const {
+  static const json none = json::object();
+  return runs.empty() ? none : runs.back();
+}
+
+namespace {
+
 // The card that measured an application: the UUID of the run record (one per call) its status.run_date
 // names; profiles carry no UUID of their own, and one folder's applications may span several cards.
 std::string gpu_uuid_of(const ExternalApp& app, const std::vector<json>& runs) {
@@ -114,7 +123,7 @@ std::string gpu_uuid_of(const ExternalApp& app, const std::vector<json>& runs) {
 // The provenance columns of an application's launches: its profile's own record, else the last run
 // record's with the application's run date and the `warpmodel profile` command of its list line.
 std::vector<std::string> provenance_cells(const ExternalApp& app, const ExternalBundle& bundle) {
-  const json& last_run = bundle.last_run;
+  const json& last_run = bundle.last_run();
   const std::string uuid = gpu_uuid_of(app, bundle.runs);
   const json p = app.profile && app.profile->contains("provenance") ? (*app.profile)["provenance"] : json();
   auto has = [](const json& j, const char* key) { return j.is_object() && j.contains(key) && !j[key].is_null(); };
@@ -165,11 +174,9 @@ ExternalBundle external_bundle_from_json(const json& j, const std::string& origi
       if (!s.is_object()) throw InputError(where + ": expected an object");
       b.suites.push_back({text_field(s, "suite", where), text_field(s, "repository", where), text_field(s, "commit", where, false)});
     }
-  if (j.contains("runs") && j["runs"].is_array()) {
+  if (j.contains("runs") && j["runs"].is_array())
     for (const json& run : j["runs"])
       if (run.is_object()) b.runs.push_back(run);
-    if (!b.runs.empty()) b.last_run = b.runs.back();
-  }
   for (std::size_t i = 0; i < j["applications"].size(); ++i) {
     const json& a = j["applications"][i];
     const std::string where = origin + ": applications[" + std::to_string(i) + "]";
@@ -277,8 +284,8 @@ ExternalSet predict_external_set(const ExternalBundle& bundle, const DeviceProfi
   set.device = device.name;
   set.suites = bundle.suites;
   const std::string not_run_reason =
-      bundle.last_run.contains("not_run_reason") && bundle.last_run["not_run_reason"].is_string()
-          ? bundle.last_run["not_run_reason"].get<std::string>()
+      bundle.last_run().contains("not_run_reason") && bundle.last_run()["not_run_reason"].is_string()
+          ? bundle.last_run()["not_run_reason"].get<std::string>()
           : "built only";
   for (const ExternalApp& app : bundle.apps) {
     ExternalAppResult r;

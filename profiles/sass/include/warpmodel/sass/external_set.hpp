@@ -49,12 +49,13 @@ struct ExternalBundle {
   std::string origin;
   std::vector<ExternalSuite> suites;
   std::vector<ExternalApp> apps;
-  // The last run record's (gpu, driver, cuda, commit, not_run_reason): the provenance of launches whose
-  // profile carries none, and why an application built and never run was not run.
-  nlohmann::json last_run = nlohmann::json::object();
   // Every run record (one per call of scripts/external_suite.sh), each with its date, GPU and UUID: an
   // application's status.run_date names the call, hence the card, that measured it.
   std::vector<nlohmann::json> runs;
+  // The last run record's (gpu, driver, cuda, commit, not_run_reason): the provenance of launches whose
+  // profile carries none, and why an application built and never run was not run (an empty object
+  // without runs).
+  const nlohmann::json& last_run() const;
 };
 
 // Throws InputError naming the file and the field when `profiles` is not a warpmodel.external-profiles/1
