@@ -257,8 +257,8 @@ struct WaveTerms {
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& counted,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
-                     const GatherDemand& gather, const LoneStoreSectors& lone, const ClusterAndTensor& ct, double n,
-                     double sms, double blocks_per_sm) {
+                     const GatherDemand& gather, const LoneStoreSectors& lone, double lone_load_l2_share,
+                     const ClusterAndTensor& ct, double n, double sms, double blocks_per_sm) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
   w.issue = hopper_eq::t_issue(n, p, k.inst_per_warp);                                                    // H.2
@@ -290,10 +290,13 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.l2 = r.l2_write_bytes_per_clock > 0
              ? hopper_eq::t_l2(n, traffic.l2 - traffic.l2_write, l2_read_rate, traffic.l2_write, l2_share(r.l2_write_bytes_per_clock))
              : hopper_eq::t_bandwidth(n, traffic.l2, l2_read_rate);
-  // H.8b: scattered local reads at the random-sector rate, when it was measured.
-  if (traffic.l2_scattered_read > 0 && r.l2_random_bytes_per_clock > 0) {
+  // H.8b, H.8d: scattered local reads and the load sectors alone in their line at the random-sector
+  // rate, when it was measured.
+  const double l2_random_read =
+      traffic.l2_scattered_read + lone_load_l2_share * std::max(0.0, traffic.l2 - traffic.l2_write);
+  if (l2_random_read > 0 && r.l2_random_bytes_per_clock > 0) {
     const double written = r.l2_write_bytes_per_clock > 0 ? traffic.l2_write : 0;
-    w.l2 = hopper_eq::t_with_scattered_reads(n, traffic.l2 - written, l2_read_rate, traffic.l2_scattered_read,
+    w.l2 = hopper_eq::t_with_scattered_reads(n, traffic.l2 - written, l2_read_rate, l2_random_read,
                                              l2_share(r.l2_random_bytes_per_clock), written,
                                              r.l2_write_bytes_per_clock > 0 ? l2_share(r.l2_write_bytes_per_clock) : 1);
   }
@@ -435,8 +438,10 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const bool rows_measured =
       device.dram_read_rows_32b_gbs && device.dram_read_rows_64b_gbs && device.dram_read_rows_128b_gbs;
   const bool lone_stores_measured = rates.lone_store_sectors_per_clock[0] > 0;
+  const bool random_reads_measured = rates.l2_random_bytes_per_clock > 0;  // H.8d
   std::optional<ShapeTraffic> shape;
-  if (kernel.access_patterns && (rows_measured || lone_stores_measured || p.scattered_load_share > 0))
+  if (kernel.access_patterns &&
+      (rows_measured || lone_stores_measured || random_reads_measured || p.scattered_load_share > 0))
     shape = shape_traffic(*kernel.access_patterns, kernel.launch,
                           loop_trip_factor(*kernel.access_patterns, global_loads), SmResidency{});
   // H.16a: the regular loads' sectors (SASS) out of the measured ones; the rest are the gathers'.
@@ -570,6 +575,25 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   }
   p.lone_store_sector_share = lone.total_share();
 
+  // H.8d: the regular loads' sectors alone in their line (SASS, at this launch shape), where the SASS's
+  // sectors per load request agree with the measured ones, as a share of the L2 read bytes.
+  p.lone_load_l2_share = 0;
+  if (shape && random_reads_measured && shape->load_sectors_per_request > 0 &&
+      hopper_eq::store_addresses_agree(shape->load_sectors_per_request, kernel.transactions_per_request)) {
+    const double weight = shape->regular_load_weight + shape->irregular_load_weight;
+    const double regular_sectors =
+        weight > 0 ? global_loads * shape->regular_load_weight / weight * shape->load_sectors_per_request : 0;
+    // Only requests that scatter like the microbenchmark's: H.8b's reading of the sectors per request
+    // (8 a coalesced request, 32 a scattered one). An 8 x 32 block's warp reads a sector in each of 4
+    // lines, coalesced in this reading: its neighbours read the rest of each line.
+    const double lone_share = load_sectors > 0 ? regular_sectors * shape->load_sectors_by_line_fill[0] *
+                                                     hopper_eq::scattered_local_sector_share(shape->load_sectors_per_request) /
+                                                     load_sectors
+                                               : 0;
+    p.lone_load_l2_share = hopper_eq::lone_load_l2_share(std::min(1.0, lone_share), load_sectors, kernel.l1_miss_ratio,
+                                                         std::max(0.0, traffic.l2 - traffic.l2_write));
+  }
+
   // H.1b: a launch that runs in one wave, and whose measured active warps per SM (CUPTI's achieved
   // occupancy) stay under the wave's resident warps: the warps that exit early leave the work to the
   // others, so the wave runs `working` warps, each carrying the resident warps' share of the work
@@ -588,7 +612,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (one_wave) p.mlp = mlp_of(loads * f), p.batch_latency = batch_latency;
     if (f == 1)
       return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,
-                        gather, lone, ct, resident_warps, sms, blocks_per_sm);
+                        gather, lone, p.lone_load_l2_share, ct, resident_warps, sms, blocks_per_sm);
     KernelProfile concentrated = kernel;
     scale_per_warp_counts(concentrated, f);
     GatherDemand concentrated_gather = gather;
@@ -596,7 +620,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     ClusterAndTensor concentrated_ct = ct;  // the MMAs move with the work; the waits are each warp's own
     concentrated_ct.tensor_clocks_per_warp *= f;
     return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f, batch_latency,
-                      slice_atomics_per_warp * f, concentrated_gather, lone, concentrated_ct, working, sms, blocks_per_sm);
+                      slice_atomics_per_warp * f, concentrated_gather, lone, p.lone_load_l2_share, concentrated_ct,
+                      working, sms, blocks_per_sm);
   };
   const WaveTerms full = wave(resident_blocks * occ.warps_per_block, occ.active_sms, resident_blocks);
   p.t_issue = full.issue;

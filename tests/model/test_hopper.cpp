@@ -583,6 +583,54 @@ TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
   EXPECT_EQ(kernel_from_json(to_json(k), "round-trip").store_sectors_per_request, 32);
 }
 
+// H.8d through predict_hopper: a column read (each lane a different line, one sector of each) at 32x8,
+// written along the row. Its L2 reads go at the random-sector rate once that was measured; a read of
+// one sector in each of 4 lines (8x32) is coalesced in H.8b's reading and stays at the streaming rate.
+KernelProfile column_read(long long bx, long long by) {
+  KernelProfile k = round_kernel();
+  k.launch.block = {bx, by, 1};
+  k.mem_inst_per_warp = 2;
+  k.global_load_inst_per_warp = 1;
+  k.transactions_per_request = bx == 32 ? 32 : 4;  // as CUPTI counts the column read's sectors
+  k.l2_bytes_per_warp = k.transactions_per_request * 32 + 128;
+  k.l2_write_bytes_per_warp = 128;
+  k.dram_bytes_per_warp = 0;
+  MemoryAccess column, row;
+  column.opcode = "LDG.E";
+  column.address = AddressPolynomial{{1, {"param:0x210"}}, {4, {"param:0x220", "tid.x"}}, {4, {"tid.y"}}};
+  row.opcode = "STG.E";
+  row.kind = AccessKind::store;
+  row.address = AddressPolynomial{{1, {"param:0x218"}}, {4, {"tid.x"}}, {4, {"param:0x220", "tid.y"}}};
+  k.access_patterns = AccessPatterns{{column, row}, "test"};
+  return k;
+}
+
+TEST(Hopper, LoadSectorsAloneInTheirLineGoAtTheRandomSectorRate) {
+  EXPECT_DOUBLE_EQ(hopper_eq::lone_load_l2_share(1, 32, 1, 1024), 1);
+  EXPECT_DOUBLE_EQ(hopper_eq::lone_load_l2_share(1, 32, 0.25, 1024), 0.25) << "only the L1 misses";
+  EXPECT_DOUBLE_EQ(hopper_eq::lone_load_l2_share(1, 64, 1, 1024), 1) << "never more than the L2 reads";
+  EXPECT_DOUBLE_EQ(hopper_eq::lone_load_l2_share(0, 32, 1, 1024), 0);
+  DeviceProfile d = round_device();
+  d.l2_write_bandwidth_gbs = 1600;  // 16 B/clk per SM
+  const Prediction unmeasured = predict_hopper(d, column_read(32, 8));
+  EXPECT_DOUBLE_EQ(unmeasured.t_l2_bandwidth, 64 * (1024 / 64.0 + 128 / 16.0));
+  EXPECT_DOUBLE_EQ(unmeasured.lone_load_l2_share, 0);
+  d.l2_random_read_bandwidth_gbs = 3200;   // 32 B/clk per SM
+  d.dram_random_read_bandwidth_gbs = 1600;  // H.16's pair
+  const Prediction lone = predict_hopper(d, column_read(32, 8));
+  EXPECT_DOUBLE_EQ(lone.lone_load_l2_share, 1);
+  EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 64 * (1024 / 32.0 + 128 / 16.0));
+  // 8x32: a sector in each of 4 lines a request, as a 2D stencil's row read: streaming rate.
+  const Prediction narrow = predict_hopper(d, column_read(8, 32));
+  EXPECT_DOUBLE_EQ(narrow.lone_load_l2_share, 0);
+  EXPECT_DOUBLE_EQ(narrow.t_l2_bandwidth, 64 * (128 / 64.0 + 128 / 16.0));
+  // CUPTI counting 4 sectors a load request says the SASS misread the column: H.8 as before.
+  KernelProfile misread = column_read(32, 8);
+  misread.transactions_per_request = 4;
+  misread.l2_bytes_per_warp = 128 + 128;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, misread).lone_load_l2_share, 0);
+}
+
 // H.6d through predict_hopper: the batch's lines leave at the sequential delay when it was measured.
 TEST(Hopper, RegularLoadsDepartAtTheSequentialDelay) {
   DeviceProfile d = round_device();

@@ -600,6 +600,22 @@ inline double t_with_scattered_reads(double n, double read_bytes_per_warp, doubl
   return n * ((read_bytes_per_warp - scattered) / read_bytes_per_clock_per_sm +
               scattered / random_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
 }
+// H.8d Load sectors alone in their 128-byte line. A warp whose lanes each read a different line (a
+// column walk: morphology's vertical pass at 1 x 32 threads, or each thread walking its own row, as
+// a row-per-thread softmax does) sends the L2 one sector from each of up to 32 lines per request,
+// as the random-sector microbenchmark's lanes do (`l2_random_read`: one sector per lane at a hashed
+// place), not whole lines: on the H100 those went at 3.98 TB/s where streamed lines went at 8.27.
+// So the regular loads' sectors that are alone in their line in the request (SASS addresses at the
+// launch shape, share a of the load sectors) and miss L1 (the kernel's miss ratio m) are priced as
+// H.8b prices scattered local reads, a share of the L2 read bytes R:
+//   share = min(1, a x S x 32 x m / R)   (S: the measured load sectors per warp)
+// Their DRAM reads keep H.9b's line-segment rate: the neighbouring warps read the rest of each line.
+// Taken only where the SASS's sectors per load request agree with the measured ones (as H.8c).
+inline double lone_load_l2_share(double lone_sector_share, double load_sectors_per_warp, double l1_miss_ratio,
+                                 double l2_read_bytes_per_warp) {
+  if (!(l2_read_bytes_per_warp > 0) || !(lone_sector_share > 0)) return 0;
+  return std::min(1.0, lone_sector_share * load_sectors_per_warp * 32 * l1_miss_ratio / l2_read_bytes_per_warp);
+}
 // H.9c The DRAM writes of a local array indexed by data. Its lines, dirtied a lane's sector at a time
 // by stores that scatter over the warp's interleaved arrays (the local stores' sectors per request,
 // read as H.8b reads the loads'), leave the L2 a sector at a time when the arrays outgrow it: a
