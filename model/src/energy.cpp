@@ -32,7 +32,13 @@ LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds)
   LaunchCounts c;
   c.seconds = seconds;
   c.fp32_ops = k.fp_inst_per_warp * kLanes * warps;
-  c.shared_bytes = k.shared_inst_per_warp * kLanes * kWordBytes * warps;
+  // E.2b: the L1/shared data pipe's bytes, 128 a wavefront, where the profile counts its wavefronts:
+  // shared memory and the L1 of global and local accesses are one SRAM behind one data pipe, so every
+  // wavefront is priced at the shared row's energy per byte (a stencil's neighbour loads hit L1 and
+  // move 19 wavefronts a warp where its shared instructions are none). Else the shared instructions.
+  constexpr double kWavefrontBytes = 128;
+  c.shared_bytes = k.l1_wavefronts_per_warp ? *k.l1_wavefronts_per_warp * kWavefrontBytes * warps
+                                            : k.shared_inst_per_warp * kLanes * kWordBytes * warps;
   const double l2_per_warp =
       k.l2_bytes_per_warp ? *k.l2_bytes_per_warp : k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
   c.l2_bytes = l2_per_warp * warps;

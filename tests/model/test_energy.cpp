@@ -65,6 +65,10 @@ TEST(LaunchEnergy, CountsFromTheKernelProfile) {
   c = launch_counts(k, 1000, 2e-3);
   EXPECT_DOUBLE_EQ(c.l2_bytes, 1e6);  // measured traffic wins
   EXPECT_DOUBLE_EQ(c.dram_bytes, 3e5);
+  // E.2b: counted data-pipe wavefronts (shared and the L1 of global loads) are the data pipe's bytes.
+  k.l1_wavefronts_per_warp = 22;
+  c = launch_counts(k, 1000, 2e-3);
+  EXPECT_DOUBLE_EQ(c.shared_bytes, 22 * 128 * 1000.0);
 }
 
 nlohmann::json device_document() {
