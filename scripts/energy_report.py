@@ -99,18 +99,6 @@ def predicted_by_label(profile_path, profile, predicted_path, predicted):
     return out
 
 
-def static_watts(path, device):
-    """The device profile's static power (E.1's P_static), as predict-app reads it: `energy.static_w`,
-    else characterize's `measurements.energy.coefficients.static_w`."""
-    for keys in (("energy", "static_w"), ("measurements", "energy", "coefficients", "static_w")):
-        value = device
-        for k in keys:
-            value = value.get(k) if isinstance(value, dict) else None
-        if isinstance(value, (int, float)) and value > 0:
-            return float(value)
-    fail(f"{path}: no static power (field 'energy.static_w' or 'measurements.energy.coefficients.static_w')")
-
-
 def at_run_time(mj, predicted_us, static_w, seconds_per_step):
     """E.1 at the run's own time per step instead of the predicted time: the dynamic energy does not
     depend on the time, so only the static power's share moves. What is left is the coefficients' error."""
@@ -256,7 +244,7 @@ def main():
     predicted = predicted_by_label(a.profile, load(a.profile), a.predicted, load(a.predicted)) if a.profile else None
     if a.device and not a.predicted:
         fail("--device goes with --profile and --predicted (it prices the predictions at the runs' own time)")
-    static_w = static_watts(a.device, load(a.device)) if a.device else None
+    static_w = report_io.static_watts(PROGRAM, a.device, load(a.device)) if a.device else None
     page, rows = render(runs, predicted, static_w)
     if not a.out:
         print(page, end="")

@@ -115,8 +115,19 @@ for dir in results/*/; do
   if compgen -G "$dir/fwi/run-*.json*" >/dev/null; then
     args=()
     for f in "$dir"/fwi/run-*.json*; do args+=(--run "$f"); done
-    for f in "$dir"/fwi/profile-*.json*; do [ -f "$f" ] && args+=(--profile "$f"); done
+    predicted=()
+    for f in "$dir"/fwi/profile-*.json*; do
+      [ -f "$f" ] || continue
+      args+=(--profile "$f")
+      # The same launches' energy as the model predicts it (held out: docs/energy.md).
+      if [ -f "$dir/device.json" ] && grep -q '"static_w"' "$dir/device.json"; then
+        predicted+=("$(mktemp)")
+        $bin predict-app --profile "$f" --device "$dir/device.json" --binary "$bin" --format json -o "${predicted[-1]}" >/dev/null
+        args+=(--predicted "${predicted[-1]}")
+      fi
+    done
     python3 scripts/fwi_report.py "${args[@]}" --device "$dir/device.json" --out "$dir" >/dev/null
+    [ ${#predicted[@]} -eq 0 ] || rm -f "${predicted[@]}"
     echo "regenerate: wrote $dir/fwi.{md,csv}"
   fi
   if compgen -G "$dir/energy/stencil-*.json" >/dev/null; then

@@ -40,3 +40,15 @@ def md_table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out) + "\n"
+
+
+def static_watts(program, path, device):
+    """The device profile's static power (E.1's P_static), as predict-app reads it: `energy.static_w`,
+    else characterize's `measurements.energy.coefficients.static_w`."""
+    for keys in (("energy", "static_w"), ("measurements", "energy", "coefficients", "static_w")):
+        value = device
+        for k in keys:
+            value = value.get(k) if isinstance(value, dict) else None
+        if isinstance(value, (int, float)) and value > 0:
+            return float(value)
+    fail(program, f"{path}: no static power (field 'energy.static_w' or 'measurements.energy.coefficients.static_w')")

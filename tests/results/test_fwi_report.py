@@ -5,7 +5,9 @@ Without a run it says that nothing is measured and shows only the study's column
 speedups are over the run's own original (2.000x for half the time), the GTX 970 column is the
 study's, and each phase sits against the roof from the profile's DRAM bytes x the run's calls over the
 kernel time (100 MB in 0.1 s at a 2000 GB/s roof: 1 GB/s, 0.1 %); a kernel without DRAM bytes is named;
-bad input exits 2 with one line.
+with predict-app's JSON (--predicted) each variant's measured energy stands beside E.1 at the run's time
+(100 W x 0.05 s + 2 x 1000 calls x (1 mJ - 100 W x 5 us) = 6 J against 10 J measured: -40.0 %), a
+variant whose kernels have no prediction is named; bad input exits 2 with one line.
 usage: test_fwi_report.py REPO
 """
 import json
@@ -30,13 +32,23 @@ RUN = {"schema": "warpmodel.fwi-gpu-run/1", "command": "warpmodel run-fwi --vari
        "variants": [variant("original", 2.0, [("PSI", 1000, 0.05), ("Propagator_half", 1000, 0.05)]),
                     variant("fused", 1.0, [("Prop_psi_sh", 1000, 0.05), ("Residual", 5, 0.05)])]}
 
-PROFILE = {"schema": "warpmodel.profile/1", "workload": "fwi variant=original,fused size=210x68 nt=625 shots=5",
-           "launches": [{"label": f"{v} {k}", "metrics": {"dram__bytes_read.sum": b / 2, "dram__bytes_write.sum": b / 2},
-                         "derived": {"achieved_occupancy": 0.5, "gld_transactions": 1234}}
-                        for v, k, b in [("original", "PSI", 50e3), ("original", "Propagator_half", 50e3),
-                                        ("fused", "Prop_psi_sh", 100e3)]]}
+ENERGY = {"region_joules": {"mean": 10.0, "half_width": 0.1}, "region_seconds": {"mean": 0.05, "half_width": 0.001}}
+for v in RUN["variants"]:
+    v["energy"] = ENERGY
 
-DEVICE = {"schema": "warpmodel.device/1", "bandwidth_gbs": {"dram_copy": 2000.0}}
+PROFILE = {"schema": "warpmodel.profile/1", "workload": "fwi variant=original,fused size=210x68 nt=625 shots=5",
+           "launches": [{"label": f"{v} {k}", "launch_index": i,
+                         "metrics": {"dram__bytes_read.sum": b / 2, "dram__bytes_write.sum": b / 2},
+                         "derived": {"achieved_occupancy": 0.5, "gld_transactions": 1234}}
+                        for i, (v, k, b) in enumerate([("original", "PSI", 50e3), ("original", "Propagator_half", 50e3),
+                                                        ("fused", "Prop_psi_sh", 100e3)])]}
+
+DEVICE = {"schema": "warpmodel.device/1", "bandwidth_gbs": {"dram_copy": 2000.0}, "energy": {"static_w": 100.0}}
+
+
+def predicted(profile_path):
+    return {"profile": profile_path,
+            "rows": [{"launch_indices": [i], "predicted_energy_mj": 1.0, "predicted_us": 5.0} for i in (0, 1)]}
 
 
 def run(repo, args):
@@ -53,6 +65,9 @@ def main():
             paths[name] = os.path.join(tmp, name)
             with open(paths[name], "w") as f:
                 json.dump(doc, f)
+        paths["predicted.json"] = os.path.join(tmp, "predicted.json")
+        with open(paths["predicted.json"], "w") as f:
+            json.dump(predicted(paths["profile.json"]), f)
         r = run(repo, [])
         if r.returncode != 0 or "No measurement yet" not in r.stdout or "3.300x" not in r.stdout or "not measured" not in r.stdout:
             failures.append(f"no run: expected the study's column and 'No measurement yet', got {r.returncode}: {r.stdout[:300]} {r.stderr}")
@@ -69,6 +84,21 @@ def main():
             rows = open(os.path.join(tmp, "fwi.csv")).read().splitlines()
             if len(rows) != 3 or not rows[2].startswith("Test GPU,210x68,fused,"):
                 failures.append(f"fwi.csv: {rows}")
+        r = run(repo, ["--run", paths["run.json"], "--profile", paths["profile.json"], "--predicted", paths["predicted.json"],
+                       "--device", paths["device.json"]])
+        if r.returncode != 0:
+            failures.append(f"with predictions: exit {r.returncode}: {r.stderr}")
+        else:
+            for expected in ("| 10 ± 0.1 | 200 | 6 | -40.0 % |", "static 5 J, dynamic 1 J", "no prediction for Prop_psi_sh, Residual",
+                             "MAPE 40.0 % over 1 variants, 1 under-predicted"):
+                if expected not in r.stdout:
+                    failures.append(f"with predictions: the page lacks {expected!r}")
+        for args, says in ((["--predicted", paths["predicted.json"]], "--predicted needs --device"),
+                           (["--predicted", paths["predicted.json"], "--device", paths["device.json"]],
+                            "which is not one of the --profile files")):
+            r = run(repo, ["--run", paths["run.json"]] + args)
+            if r.returncode != 2 or says not in r.stderr or r.stderr.count("\n") != 1:
+                failures.append(f"{args}: expected exit 2 and one line naming {says!r}, got {r.returncode}: {r.stderr}")
         bad = dict(RUN, schema="warpmodel.fwi-run/1")
         with open(paths["run.json"], "w") as f:
             json.dump(bad, f)
