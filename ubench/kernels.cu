@@ -713,11 +713,14 @@ void sync(const char* what) {
 
 using AluKernelF = void (*)(const float*, long long*, float*, int);
 using AluKernelD = void (*)(const double*, long long*, double*, int);
+using AluKernelU = void (*)(const unsigned*, long long*, unsigned*, int);
 struct AluEntry {
   AluKernelF f = nullptr;
   AluKernelD d = nullptr;
+  AluKernelU u = nullptr;
   AluKernelF tf = nullptr;
   AluKernelD td = nullptr;
+  AluKernelU tu = nullptr;
 };
 template <class K>
 void set_kernels(AluEntry& e, K lat, K thr);
@@ -725,6 +728,8 @@ template <>
 void set_kernels<AluKernelF>(AluEntry& e, AluKernelF lat, AluKernelF thr) { e.f = lat; e.tf = thr; }
 template <>
 void set_kernels<AluKernelD>(AluEntry& e, AluKernelD lat, AluKernelD thr) { e.d = lat; e.td = thr; }
+template <>
+void set_kernels<AluKernelU>(AluEntry& e, AluKernelU lat, AluKernelU thr) { e.u = lat; e.tu = thr; }
 
 std::vector<AluEntry> alu_table() {
   std::vector<AluEntry> t;
@@ -782,6 +787,12 @@ Cycles run_alu(AluKernel kernel, int blocks, int warps, int reps) {
     DevBuf<float> in(3), sink(threads);
     check(cudaMemcpy(in.data(), in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
     (throughput ? e.tf : e.f)<<<blocks, warps * 32>>>(in.data(), cyc.data(), sink.data(), reps);
+    sync("alu kernel");
+  } else if (e.u) {
+    const unsigned in_h[3] = {0x9E3779B9u, 7u, 0x85EBCA6Bu};  // a start, a rotate amount, a lane spread
+    DevBuf<unsigned> in(3), sink(threads);
+    check(cudaMemcpy(in.data(), in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
+    (throughput ? e.tu : e.u)<<<blocks, warps * 32>>>(in.data(), cyc.data(), sink.data(), reps);
     sync("alu kernel");
   } else {
     const double in_h[3] = {1.0001, 0.99993, 1e-9};

@@ -578,6 +578,7 @@ std::vector<Declaration> build() {
       EnergyCount counts;
     } rows[] = {{"energy_fp32", "fp32_fma.throughput", EnergyCount::fp32_op},
                 {"energy_fp64", "fp64_fma.throughput", EnergyCount::fp64_op},
+                {"energy_int32", "int32_rotate.throughput", EnergyCount::int32_op},
                 {"energy_shared", "shared_read", EnergyCount::shared_byte},
                 {"energy_l2", "l2_read", EnergyCount::l2_byte},
                 {"energy_dram", "dram_read", EnergyCount::dram_byte}};
@@ -648,6 +649,7 @@ const char* energy_count_name(EnergyCount c) {
   switch (c) {
     case EnergyCount::fp32_op: return "fp32_op";
     case EnergyCount::fp64_op: return "fp64_op";
+    case EnergyCount::int32_op: return "int32_op";
     case EnergyCount::shared_byte: return "shared_byte";
     case EnergyCount::l2_byte: return "l2_byte";
     case EnergyCount::dram_byte: return "dram_byte";

@@ -59,7 +59,7 @@ struct TimedKernel {};
 struct UnitKernel {};
 // An energy row: runs the kernel of row `of` (an ALU throughput row or a bandwidth row) repeatedly
 // under NVML's energy counter and divides what it drew above the static power by what it counts.
-enum class EnergyCount { fp32_op, fp64_op, shared_byte, l2_byte, dram_byte };
+enum class EnergyCount { fp32_op, fp64_op, int32_op, shared_byte, l2_byte, dram_byte };
 struct EnergyOf {
   std::string of;      // the declaration whose kernel runs
   EnergyCount counts;  // what one unit of its work is (an FP op per thread, a byte moved)

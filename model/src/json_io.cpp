@@ -455,6 +455,7 @@ DeviceProfile::EnergyCoefficients energy_from(ObjectReader& e) {
   out.static_w = e.in_range("static_w", ranges::kPowerW);
   out.pj_per_fp32_op = e.optional_in_range("pj_per_fp32_op", ranges::kEnergyPerUnitPj);
   out.pj_per_fp64_op = e.optional_in_range("pj_per_fp64_op", ranges::kEnergyPerUnitPj);
+  out.pj_per_int32_op = e.optional_in_range("pj_per_int32_op", ranges::kEnergyPerUnitPj);
   out.pj_per_shared_byte = e.optional_in_range("pj_per_shared_byte", ranges::kEnergyPerUnitPj);
   out.pj_per_l2_byte = e.optional_in_range("pj_per_l2_byte", ranges::kEnergyPerUnitPj);
   out.pj_per_dram_byte = e.optional_in_range("pj_per_dram_byte", ranges::kEnergyPerUnitPj);
@@ -1026,6 +1027,7 @@ json to_json(const DeviceProfile& d) {
     json energy = {{"static_w", e->static_w}};
     const std::pair<const char*, const std::optional<double>*> terms[] = {
         {"pj_per_fp32_op", &e->pj_per_fp32_op},         {"pj_per_fp64_op", &e->pj_per_fp64_op},
+        {"pj_per_int32_op", &e->pj_per_int32_op},
         {"pj_per_shared_byte", &e->pj_per_shared_byte}, {"pj_per_l2_byte", &e->pj_per_l2_byte},
         {"pj_per_dram_byte", &e->pj_per_dram_byte}};
     for (const auto& [key, value] : terms)

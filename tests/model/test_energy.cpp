@@ -65,6 +65,13 @@ TEST(LaunchEnergy, CountsFromTheKernelProfile) {
   c = launch_counts(k, 1000, 2e-3);
   EXPECT_DOUBLE_EQ(c.l2_bytes, 1e6);  // measured traffic wins
   EXPECT_DOUBLE_EQ(c.dram_bytes, 3e5);
+  EXPECT_DOUBLE_EQ(c.int32_ops, 0) << "no instruction beyond the priced ones";
+  // E.2c: the instructions that are not FP, SFU, memory, barrier or MMA are integer operations.
+  k.inst_per_warp = 40;
+  k.sfu_inst_per_warp = 1;
+  k.sync_inst_per_warp = 1;
+  k.local_load_inst_per_warp = 1;
+  EXPECT_DOUBLE_EQ(launch_counts(k, 1000, 2e-3).int32_ops, (40 - 10 - 1 - 3 - 2 - 1 - 1) * 32 * 1000.0);
   // E.2b: counted data-pipe wavefronts (shared and the L1 of global loads) are the data pipe's bytes.
   k.l1_wavefronts_per_warp = 22;
   c = launch_counts(k, 1000, 2e-3);
@@ -92,7 +99,7 @@ TEST(DeviceEnergy, ReadFromTheProfileOrFromCharacterizesRows) {
   EXPECT_FALSE(d.energy->pj_per_l2_byte);
   EXPECT_NE(d.energy->source.find("characterize"), std::string::npos);
   // The top level wins, and the profile writes it back the same.
-  j["energy"] = {{"static_w", 80.0}, {"pj_per_l2_byte", 4.0}, {"source", "hand"}};
+  j["energy"] = {{"static_w", 80.0}, {"pj_per_l2_byte", 4.0}, {"pj_per_int32_op", 2.5}, {"source", "hand"}};
   d = device_from_json(j, "t");
   EXPECT_EQ(d.energy->static_w, 80.0);
   EXPECT_EQ(d.energy->pj_per_l2_byte, 4.0);
@@ -100,6 +107,7 @@ TEST(DeviceEnergy, ReadFromTheProfileOrFromCharacterizesRows) {
   ASSERT_TRUE(again.energy);
   EXPECT_EQ(again.energy->static_w, 80.0);
   EXPECT_EQ(again.energy->pj_per_l2_byte, 4.0);
+  EXPECT_EQ(again.energy->pj_per_int32_op, 2.5);
   EXPECT_EQ(again.energy->source, "hand");
 }
 

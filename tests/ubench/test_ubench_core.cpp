@@ -513,11 +513,11 @@ TEST(Plan, StagesSelectTheirRows) {
   EXPECT_NE(core.find("fp32_add"), nullptr);
   EXPECT_EQ(core.find("wgmma.f16"), nullptr);
   EXPECT_EQ(core.find("energy_dram"), nullptr);
-  // The energy stage: its five rows and the clock cost, none of the core rows it re-runs the kernels of.
+  // The energy stage: its six rows and the clock cost, none of the core rows it re-runs the kernels of.
   const Plan energy = make_plan(3, {"energy"});
   EXPECT_NE(energy.find("energy_dram"), nullptr);
   EXPECT_EQ(energy.find("dram_read"), nullptr);
-  EXPECT_EQ(energy.of(Method::energy).size(), 5u);
+  EXPECT_EQ(energy.of(Method::energy).size(), 6u);
   EXPECT_EQ(make_plan(3).benchmarks.size(), declarations().size());
   EXPECT_THROW(make_plan(3, {"tensors"}), std::invalid_argument);
 }
@@ -638,7 +638,7 @@ TEST(Declarations, EnergyRowsRunDeclaredKernels) {
         << d.name;
     EXPECT_TRUE(units.insert(energy_count_name(of->counts)).second) << d.name;
   }
-  EXPECT_EQ(units, (std::set<std::string>{"fp32_op", "fp64_op", "shared_byte", "l2_byte", "dram_byte"}));
+  EXPECT_EQ(units, (std::set<std::string>{"fp32_op", "fp64_op", "int32_op", "shared_byte", "l2_byte", "dram_byte"}));
 }
 
 // e = (E - P_static t) / count above the static power (the lowest idle reading: a later row's reads
