@@ -567,7 +567,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   // where the SASS's sectors per store request agree with the measured ones.
   LoneStoreSectors lone;
   if (shape && lone_stores_measured && shape->store_sectors_per_request > 0 &&
-      hopper_eq::store_addresses_agree(shape->store_sectors_per_request, kernel.store_sectors_per_request)) {
+      hopper_eq::sass_sectors_agree(shape->store_sectors_per_request, kernel.store_sectors_per_request)) {
     const double regular = shape->regular_store_weight / (shape->regular_store_weight + shape->irregular_store_weight);
     lone.sectors_per_request = shape->store_sectors_per_request;
     for (int f = 0; f < 4; ++f)
@@ -579,7 +579,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   // sectors per load request agree with the measured ones, as a share of the L2 read bytes.
   p.lone_load_l2_share = 0;
   if (shape && random_reads_measured && shape->load_sectors_per_request > 0 &&
-      hopper_eq::store_addresses_agree(shape->load_sectors_per_request, kernel.transactions_per_request)) {
+      hopper_eq::sass_sectors_agree(shape->load_sectors_per_request, kernel.transactions_per_request)) {
     const double weight = shape->regular_load_weight + shape->irregular_load_weight;
     const double regular_sectors =
         weight > 0 ? global_loads * shape->regular_load_weight / weight * shape->load_sectors_per_request : 0;

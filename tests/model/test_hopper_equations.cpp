@@ -242,11 +242,11 @@ TEST(HopperEquations, LoneStoreSectorsAtTheirOwnRatesWhereTheSassAgreesWithTheCo
   EXPECT_DOUBLE_EQ(hopper_eq::t_lone_store_sectors(10, sectors, rates), 10 * (32 / 0.25 + 8 / 0.5));
   const double unmeasured[4] = {0, 0, 0, 0};
   EXPECT_DOUBLE_EQ(hopper_eq::t_lone_store_sectors(10, sectors, unmeasured), 0);
-  EXPECT_TRUE(hopper_eq::store_addresses_agree(32, 32.0));
-  EXPECT_TRUE(hopper_eq::store_addresses_agree(32, 25.0));
-  EXPECT_FALSE(hopper_eq::store_addresses_agree(32, 4.0)) << "a runtime stride of 1 the SASS took for a pitch";
-  EXPECT_FALSE(hopper_eq::store_addresses_agree(4, 32.0));
-  EXPECT_TRUE(hopper_eq::store_addresses_agree(32, std::nullopt)) << "nothing measured: the SASS alone";
+  EXPECT_TRUE(hopper_eq::sass_sectors_agree(32, 32.0));
+  EXPECT_TRUE(hopper_eq::sass_sectors_agree(32, 25.0));
+  EXPECT_FALSE(hopper_eq::sass_sectors_agree(32, 4.0)) << "a runtime stride of 1 the SASS took for a pitch";
+  EXPECT_FALSE(hopper_eq::sass_sectors_agree(4, 32.0));
+  EXPECT_TRUE(hopper_eq::sass_sectors_agree(32, std::nullopt)) << "nothing measured: the SASS alone";
 }
 
 // H.9c: the scattered write-backs leave the streaming rate for the random one; nothing without a rate.

@@ -560,13 +560,13 @@ inline double t_l2(double n, double read_bytes_per_warp, double read_bytes_per_c
 // pitch), so a store at x * stride, stride 1 at run time (the ADI build kernels, one source for the
 // x and y sweeps), looks like a column store: 32 lone sectors a request where CUPTI counts 4. H.8c
 // takes the SASS's lone sectors only where its sectors per store request are within a third of the
-// measured ones (or nothing was measured).
-inline constexpr double kStoreSectorsAgreement = 4.0 / 3.0;  // largest SASS / CUPTI ratio either way
-inline bool store_addresses_agree(double sass_sectors_per_request, std::optional<double> measured_sectors_per_request) {
+// measured ones (or nothing was measured); H.8d asks the same of the loads.
+inline constexpr double kSassSectorsAgreement = 4.0 / 3.0;  // largest SASS / CUPTI ratio either way
+inline bool sass_sectors_agree(double sass_sectors_per_request, std::optional<double> measured_sectors_per_request) {
   if (!measured_sectors_per_request) return true;
   if (!(*measured_sectors_per_request > 0) || !(sass_sectors_per_request > 0)) return false;
   const double ratio = sass_sectors_per_request / *measured_sectors_per_request;
-  return ratio <= kStoreSectorsAgreement && ratio >= 1 / kStoreSectorsAgreement;
+  return ratio <= kSassSectorsAgreement && ratio >= 1 / kSassSectorsAgreement;
 }
 inline double t_lone_store_sectors(double n, const double sectors_per_warp[4], const double sectors_per_clock_per_sm[4]) {
   double t = 0;
