@@ -28,7 +28,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_io import md_table, write_atomically  # noqa: E402
+from report_io import md_table, pct_error, summary, write_atomically  # noqa: E402
 import report_io  # noqa: E402
 
 PROGRAM = "energy_report.py"
@@ -105,17 +105,6 @@ def at_run_time(mj, predicted_us, static_w, seconds_per_step):
     if mj is None or predicted_us is None or static_w is None or not seconds_per_step:
         return None
     return mj / 1000 - static_w * (predicted_us * 1e-6 - seconds_per_step)
-
-
-def pct_error(predicted, measured):
-    return 100 * (predicted / measured - 1) if predicted is not None else None
-
-
-def summary(errors):
-    """(MAPE, mean signed error, the worst (error, configuration), how many under-predicted) over
-    [(error %, configuration), ...]."""
-    return (sum(abs(e) for e, _ in errors) / len(errors), sum(e for e, _ in errors) / len(errors),
-            max(errors, key=lambda x: abs(x[0])), sum(1 for e, _ in errors if e < 0))
 
 
 def render(runs, predicted=None, static_w=None):

@@ -20,7 +20,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_io import md_table, write_atomically  # noqa: E402
+from report_io import md_table, pct_error, summary, write_atomically  # noqa: E402
 import report_io  # noqa: E402
 
 PROGRAM = "fwi_report.py"
@@ -163,7 +163,7 @@ def energy_rows(size, by_name, dynamic, static_w):
             continue
         dynamic_j = sum(dynamic[(size, variant, k["name"])] * k["calls"] for k in v["kernels"])
         predicted = static_w * seconds + dynamic_j
-        error = 100 * (predicted / joules - 1)
+        error = pct_error(predicted, joules)
         errors.append((error, variant))
         rows.append([phase, variant, f"{fmt(joules)} ± {fmt(e['region_joules']['half_width'], 2)}", fmt(joules / seconds),
                      fmt(predicted), f"{error:+.1f} %", f"static {fmt(static_w * seconds)} J, dynamic {fmt(dynamic_j)} J"])
@@ -276,9 +276,7 @@ def render(runs, profile, roof, roof_source, dynamic=None, static_w=None):
                 lines.append("")
                 lines.append(md_table(["phase", "variant", "J per evaluation", "mean W", "predicted J", "error", "predicted"], rows))
                 if errors:
-                    mape = sum(abs(x) for x, _ in errors) / len(errors)
-                    worst = max(errors, key=lambda x: abs(x[0]))
-                    under = sum(1 for x, _ in errors if x < 0)
+                    mape, _, worst, under = summary(errors)
                     lines.append(f"MAPE {mape:.1f} % over {len(errors)} variants, {under} under-predicted; worst {worst[1]} "
                                  f"{worst[0]:+.1f} %.")
                     lines.append("")

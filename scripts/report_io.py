@@ -52,3 +52,14 @@ def static_watts(program, path, device):
         if isinstance(value, (int, float)) and value > 0:
             return float(value)
     fail(program, f"{path}: no static power (field 'energy.static_w' or 'measurements.energy.coefficients.static_w')")
+
+
+def pct_error(predicted, measured):
+    """100 (predicted / measured - 1), None without a prediction."""
+    return 100 * (predicted / measured - 1) if predicted is not None else None
+
+
+def summary(errors):
+    """(MAPE, mean signed error, the worst (error, name), how many under-predicted) over [(error %, name), ...]."""
+    return (sum(abs(e) for e, _ in errors) / len(errors), sum(e for e, _ in errors) / len(errors),
+            max(errors, key=lambda x: abs(x[0])), sum(1 for e, _ in errors if e < 0))

@@ -32,8 +32,6 @@ LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds)
   LaunchCounts c;
   c.seconds = seconds;
   c.fp32_ops = k.fp_inst_per_warp * kLanes * warps;
-  // The integer instructions are not priced (docs/energy.md: pricing every other instruction at the
-  // integer row's pJ took the held-out FWI variants from 16.7 % to 94.6 %).
   // E.2b: the L1/shared data pipe's bytes, 128 a wavefront, where the profile counts its wavefronts:
   // shared memory and the L1 of global and local accesses are one SRAM behind one data pipe, so every
   // wavefront is priced at the shared row's energy per byte (a stencil's neighbour loads hit L1 and
@@ -45,6 +43,8 @@ LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds)
       k.l2_bytes_per_warp ? *k.l2_bytes_per_warp : k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
   c.l2_bytes = l2_per_warp * warps;
   c.dram_bytes = (k.dram_bytes_per_warp ? *k.dram_bytes_per_warp : l2_per_warp * k.l2_miss_ratio) * warps;
+  // The integer instructions are not priced (docs/energy.md: pricing every other instruction at the
+  // integer row's pJ took the held-out FWI variants from 16.7 % to 94.6 %).
   return c;
 }
 

@@ -254,6 +254,13 @@ struct WaveTerms {
   std::string bound;
 };
 
+// H.16a, H.8d: the regular loads' sectors per warp (SASS at the launch shape), the irregular loads'
+// share of the instructions taken out.
+double regular_load_sectors_of(const ShapeTraffic& shape, double global_loads) {
+  const double weight = shape.regular_load_weight + shape.irregular_load_weight;
+  return weight > 0 ? global_loads * shape.regular_load_weight / weight * shape.load_sectors_per_request : 0;
+}
+
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& counted,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
@@ -448,9 +455,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const double load_sectors = global_loads * kernel.transactions_per_request;
   double regular_load_sectors = 0;
   if (shape && p.scattered_load_share > 0) {
-    const double weight = shape->regular_load_weight + shape->irregular_load_weight;
-    regular_load_sectors =
-        weight > 0 ? global_loads * shape->regular_load_weight / weight * shape->load_sectors_per_request : 0;
+    regular_load_sectors = regular_load_sectors_of(*shape, global_loads);
     p.scattered_load_share = hopper_eq::gather_sector_share(p.scattered_load_share, load_sectors, regular_load_sectors);
   }
   // H.6d: the regular loads' lines leave at the sequential departure delay, the gathers' at Delta.
@@ -580,9 +585,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.lone_load_l2_share = 0;
   if (shape && random_reads_measured && shape->load_sectors_per_request > 0 &&
       hopper_eq::sass_sectors_agree(shape->load_sectors_per_request, kernel.transactions_per_request)) {
-    const double weight = shape->regular_load_weight + shape->irregular_load_weight;
-    const double regular_sectors =
-        weight > 0 ? global_loads * shape->regular_load_weight / weight * shape->load_sectors_per_request : 0;
+    const double regular_sectors = regular_load_sectors_of(*shape, global_loads);
     // Only requests that scatter like the microbenchmark's: H.8b's reading of the sectors per request
     // (8 a coalesced request, 32 a scattered one). An 8 x 32 block's warp reads a sector in each of 4
     // lines, coalesced in this reading: its neighbours read the rest of each line.

@@ -44,7 +44,8 @@ EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const
 
 // E.2: the counts of a launch of `warps` warps that takes `seconds`, from its profile: FP32 operations
 // = FP instructions per warp x 32 lanes (the profile does not split FP64 from FP32, so every FP
-// instruction is priced as FP32); shared bytes = shared-memory instructions x 32 lanes x 4 bytes (E.2b: the data pipe's wavefronts);
+// instruction is priced as FP32); E.2b L1/shared data-pipe bytes = its counted wavefronts x 128 bytes, else
+// shared-memory instructions x 32 lanes x 4 bytes;
 // L2 and DRAM bytes the measured per-warp traffic where the profile has it, else L2 = global memory
 // instructions x sectors per request x 32 bytes and DRAM = that x the L2 miss ratio.
 LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds);
