@@ -19,7 +19,8 @@ struct EnergyRowResult {
   double joules = 0, joules_half_width = 0;    // per region (95 % Student t over the readings)
   double seconds = 0, seconds_half_width = 0;  // per region
   double watts = 0;    // mean of the readings' joules / seconds
-  double idle_w = 0;   // the board's power with no kernel running, just before this row
+  double idle_w = 0;   // the board's power with no kernel running, just before this row (settled)
+  double idle_settle_seconds = 0;  // how long the board was left to settle before it
   long long repetitions = 0;  // regions per reading
   int readings = 0;
 };

@@ -180,6 +180,7 @@ json energy_section(const Results& r) {
                     {"seconds_half_width", e.seconds_half_width},
                     {"watts", e.watts},
                     {"idle_w", e.idle_w},
+                    {"idle_settle_seconds", e.idle_settle_seconds},
                     {"repetitions_per_reading", e.repetitions},
                     {"readings", e.readings},
                     {"sass", e.sass}};
@@ -718,17 +719,17 @@ std::string write_energy_markdown(const Results& r) {
     return md.str();
   }
   const EnergyCoefficients c = energy_coefficients(r.energy);
-  md << "| row | kernel of | unit | J per region | s per region | W | idle W | pJ per unit above static |\n"
-        "|---|---|---|---|---|---|---|---|\n";
+  md << "| row | kernel of | unit | J per region | s per region | W | idle W | settled after s | pJ per unit above static |\n"
+        "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& e : r.energy) {
     const auto pj = c.pj_per.find(e.counts);
     md << "| " << e.name << " | " << e.of << " | " << e.counts << " | " << fmt(e.joules, 4) << " ± "
        << fmt(e.joules_half_width, 2) << " | " << fmt(e.seconds, 4) << " | " << fmt(e.watts, 4) << " | "
-       << fmt(e.idle_w, 4) << " | "
+       << fmt(e.idle_w, 4) << " | " << fmt(e.idle_settle_seconds, 2) << " | "
        << (pj == c.pj_per.end() ? std::string("-") : fmt(pj->second, 4) + " ± " + fmt(c.pj_half_width.at(e.counts), 2))
        << " |\n";
   }
-  md << "\nStatic power (no kernel running, the lowest of the rows' idle readings: the others are read while the board still cools from the row before): " << fmt(c.static_w, 4) << " W.";
+  md << "\nStatic power (no kernel running, the lowest of the rows' idle readings, each read once two 1 s windows agree within 2 %, at most 20 s after the row before): " << fmt(c.static_w, 4) << " W.";
   for (const auto& n : c.notes) md << " " << n << ".";
   md << "\n";
   return md.str();

@@ -234,6 +234,48 @@ TEST(Energy, EfficiencyIsPerformanceOverTheSampledPower) {
   EXPECT_NEAR(w.joules_per_step.mean, 0.5, 1e-12);
 }
 
+// A board that cools after the last load: 100 W settled, 200 W above that when the idle phase starts,
+// the excess halving every 40 ms (an H100 read 182-222 W a second after an energy row, 126 W settled).
+class CoolingBoard : public PowerSource {
+ public:
+  std::optional<double> total_energy_j() override { return 1.0; }
+  std::optional<double> power_w() override {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return 100.0 + 200.0 * std::exp2(-t / 0.04);
+  }
+  const std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+TEST(Energy, IdlePowerIsReadOnceTheBoardHasSettled) {
+  EnergyOptions o;
+  o.idle_seconds = 0.05;
+  o.warmup_seconds = 0;
+  o.samples = 2;
+  o.update_intervals_per_reading = 0;
+  o.min_sample_seconds = 0;
+  o.max_repetitions = 1;
+  o.sampling_period_s = 0.002;
+  const auto region = [] {};
+  CoolingBoard hot;
+  const EnergyResult once = measure_energy(hot, region, o);  // one window: the board still cools
+  EXPECT_GT(once.idle_w, 130.0);
+  o.settle_max_seconds = 5;
+  CoolingBoard board;
+  const EnergyResult settled = measure_energy(board, region, o);
+  EXPECT_TRUE(settled.idle_settled);
+  EXPECT_NEAR(settled.idle_w, 100.0, 3.0);  // two windows within 2 %: the excess below ~2 W
+  EXPECT_GE(settled.idle_settle_seconds, 0.2);
+  EXPECT_LT(settled.idle_settle_seconds, 2.0);
+  o.settle_max_seconds = 0.12;  // not long enough: said so, the last window read
+  CoolingBoard short_wait;
+  const EnergyResult unsettled = measure_energy(short_wait, region, o);
+  EXPECT_FALSE(unsettled.idle_settled);
+  EXPECT_GT(unsettled.idle_w, 105.0);
+  const nlohmann::json j = energy_json(settled, per_work(settled, 1, 1), BoardState{"stand-in", "0", 300.0, 1980.0, 2619.0});
+  EXPECT_EQ(j["idle_settled"], true);
+  EXPECT_GE(j["idle_settle_seconds"].get<double>(), 0.2);
+}
+
 TEST(Energy, CounterThatCannotBeReadIsRefusedBeforeTheRegionRuns) {
   struct Broken : PowerSource {
     std::optional<double> total_energy_j() override { return std::nullopt; }

@@ -113,6 +113,35 @@ double mean_between(const std::vector<PowerSample>& trace, double from, double t
   return n ? sum / n : 0.0;
 }
 
+// Idle: nothing of ours runs. Windows of o.idle_seconds until two in a row agree within
+// o.settle_tolerance (or o.settle_max_seconds have passed); the last window's mean power. Timed by
+// the steady clock, not `clock`: a simulated clock does not move while nothing runs.
+double settled_idle_power(PowerSource& source, Sampler& sampler, const EnergyOptions& o,
+                          const std::function<double()>& clock, double& settle_seconds, bool& settled) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  std::optional<double> previous;
+  double watts = 0;
+  settled = true;
+  for (;;) {
+    const double from = clock();
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_seconds));
+    int count = 0;
+    watts = mean_between(sampler.trace(), from, clock(), &count);
+    if (count == 0)
+      if (const auto w = source.power_w()) watts = *w;
+    if (o.settle_max_seconds <= 0) break;
+    if (previous && std::fabs(watts - *previous) <= o.settle_tolerance * std::max(std::fabs(watts), 1.0)) break;
+    if (elapsed() >= o.settle_max_seconds) {
+      settled = false;
+      break;
+    }
+    previous = watts;
+  }
+  settle_seconds = elapsed();
+  return watts;
+}
+
 }  // namespace
 
 EnergyResult measure_energy(PowerSource& source, const std::function<void()>& region, const EnergyOptions& o,
@@ -130,13 +159,7 @@ EnergyResult measure_energy(PowerSource& source, const std::function<void()>& re
   EnergyResult r;
   r.counter_resolution_j = source.counter_resolution_j();
   Sampler sampler(source, o.sampling_period_s, o.counter_poll_s, clock);
-  // Idle: nothing of ours runs.
-  const double idle_from = clock();
-  std::this_thread::sleep_for(std::chrono::duration<double>(o.idle_seconds));
-  int idle_count = 0;
-  r.idle_w = mean_between(sampler.trace(), idle_from, clock(), &idle_count);
-  if (idle_count == 0)
-    if (const auto w = source.power_w()) r.idle_w = *w;
+  r.idle_w = settled_idle_power(source, sampler, o, clock, r.idle_settle_seconds, r.idle_settled);
   // Warm up: the region until warmup_seconds have passed (at least once).
   const double warm_from = clock();
   do region();
@@ -236,7 +259,7 @@ nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const 
       "after the region ran warmup_seconds; a reading spans several of the counter's update intervals (measured "
       "during the warm-up) and takes its energy between the counter's first and last step inside it (power while "
       "busy x the reading's time; tick_aligned_readings), else the difference around it; "
-      "power (nvmlDeviceGetPowerUsage) sampled by a background thread; idle power measured first, not subtracted; "
+      "power (nvmlDeviceGetPowerUsage) sampled by a background thread; idle power measured first (windows of idle_seconds until two agree within settle_tolerance, at most settle_max_seconds), not subtracted; "
       "intervals: Student t at the level given, n - 1 degrees of freedom";
   j["readings"] = r.samples;
   j["repetitions_per_reading"] = r.repetitions;
@@ -244,6 +267,8 @@ nlohmann::json energy_json(const EnergyResult& r, const EnergyPerWork& w, const 
   j["smallest_reading_j"] = r.smallest_reading_j;
   j["resolution_share_of_smallest_reading"] = r.smallest_reading_j > 0 ? r.counter_resolution_j / r.smallest_reading_j : 0.0;
   j["idle_w"] = r.idle_w;
+  j["idle_settle_seconds"] = r.idle_settle_seconds;
+  j["idle_settled"] = r.idle_settled;
   j["warmup_seconds"] = r.warmup_seconds;
   j["counter_update_interval_s"] = r.counter_update_interval_s;
   j["tick_aligned_readings"] = r.tick_aligned_readings;

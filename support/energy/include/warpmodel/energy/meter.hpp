@@ -35,7 +35,13 @@ struct PowerSample {
 struct EnergyOptions {
   int samples = 30;                  // readings of the counter (seed 004: 30 runs)
   double level = 0.95;               // the confidence level of the intervals
-  double idle_seconds = 1.0;         // power sampled with nothing running, first
+  double idle_seconds = 1.0;         // power sampled with nothing running, first (one window)
+  // Settling: windows of idle_seconds are repeated until two in a row agree within settle_tolerance
+  // of their mean, at most settle_max_seconds (0: one window). NVML's power reading averages about a
+  // second and the board cools for longer after a load: an H100 read 182-222 W "idle" seconds after
+  // an energy row where its settled board reads 126 W.
+  double settle_max_seconds = 0.0;
+  double settle_tolerance = 0.02;
   // Then the region repeated this long before any reading: NVML's power reading is an average over
   // about a second, and the board takes that long to reach its steady draw (an H100's sampled power
   // climbed from 157 to 660 W over a stencil's 2.5 s of readings without it).
@@ -66,6 +72,8 @@ struct EnergyResult {
   int samples = 0;
   long long repetitions = 0;      // regions per reading
   double idle_w = 0;              // mean power before the region ran (apart: not subtracted below)
+  double idle_settle_seconds = 0;  // how long the idle phase lasted (settling included)
+  bool idle_settled = true;        // false: settle_max_seconds passed before two windows agreed
   double warmup_seconds = 0;      // how long the region ran before the readings
   std::vector<double> seconds;    // per region, one per reading
   std::vector<double> joules;     // per region, one per reading (tick_aligned_joules, else counter difference / repetitions)
