@@ -775,31 +775,32 @@ std::string pci_bus_id(int index) {
 
 int alu_count() { return static_cast<int>(alu_table().size()); }
 
+namespace {
+// One ALU kernel's launch: its three runtime inputs uploaded (so nothing folds), a sink per thread.
+template <typename T, typename Kernel>
+void launch_alu(Kernel* kernel, const T (&inputs)[3], int blocks, int warps, long long* cycles, int reps) {
+  DevBuf<T> in(3), sink(static_cast<std::size_t>(blocks) * warps * 32);
+  check(cudaMemcpy(in.data(), inputs, sizeof inputs, cudaMemcpyHostToDevice), "cudaMemcpy");
+  kernel<<<blocks, warps * 32>>>(in.data(), cycles, sink.data(), reps);
+  sync("alu kernel");
+}
+}  // namespace
+
 Cycles run_alu(AluKernel kernel, int blocks, int warps, int reps) {
   const bool throughput = kernel.throughput;
   const auto table = alu_table();
   const AluEntry& e = table.at(static_cast<std::size_t>(kernel.index));
-  const std::size_t threads = static_cast<std::size_t>(blocks) * warps * 32;
   const std::size_t n = static_cast<std::size_t>(blocks) * warps * (reps + 1) * (throughput ? 2 : 1);
   DevBuf<long long> cyc(n);
   if (e.f) {
-    const float in_h[3] = {1.0001f, 0.99993f, 1e-7f};  // runtime values: nothing folds
-    DevBuf<float> in(3), sink(threads);
-    check(cudaMemcpy(in.data(), in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
-    (throughput ? e.tf : e.f)<<<blocks, warps * 32>>>(in.data(), cyc.data(), sink.data(), reps);
-    sync("alu kernel");
+    const float inputs[3] = {1.0001f, 0.99993f, 1e-7f};
+    launch_alu(throughput ? e.tf : e.f, inputs, blocks, warps, cyc.data(), reps);
   } else if (e.u) {
-    const unsigned in_h[3] = {0x9E3779B9u, 7u, 0x85EBCA6Bu};  // a start, a rotate amount, a lane spread
-    DevBuf<unsigned> in(3), sink(threads);
-    check(cudaMemcpy(in.data(), in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
-    (throughput ? e.tu : e.u)<<<blocks, warps * 32>>>(in.data(), cyc.data(), sink.data(), reps);
-    sync("alu kernel");
+    const unsigned inputs[3] = {0x9E3779B9u, 7u, 0x85EBCA6Bu};  // a start, a rotate amount, a lane spread
+    launch_alu(throughput ? e.tu : e.u, inputs, blocks, warps, cyc.data(), reps);
   } else {
-    const double in_h[3] = {1.0001, 0.99993, 1e-9};
-    DevBuf<double> in(3), sink(threads);
-    check(cudaMemcpy(in.data(), in_h, sizeof in_h, cudaMemcpyHostToDevice), "cudaMemcpy");
-    (throughput ? e.td : e.d)<<<blocks, warps * 32>>>(in.data(), cyc.data(), sink.data(), reps);
-    sync("alu kernel");
+    const double inputs[3] = {1.0001, 0.99993, 1e-9};
+    launch_alu(throughput ? e.td : e.d, inputs, blocks, warps, cyc.data(), reps);
   }
   return cyc.download();
 }
