@@ -22,8 +22,9 @@
 #   FWI_STENCIL_CONFIGS="v:order ...": the stencil energy runs to make (default the ten: five variants
 #                         at orders 4 and 8), e.g. "intz-reg:4 naive:8" to finish an interrupted stage
 #   FWI_STAGES=a,b,...:   only these stages (default all): test, small, large, profile-small,
-#                         validate, stencil-energy, stencil-profile, adi-energy, profile-large (the
-#                         reports always); a second run with the rest adds to the same folder
+#                         validate, stencil-energy, stencil-profile, adi-energy, profile-large,
+#                         energy-profile (the reports always); a second run with the rest adds to
+#                         the same folder
 #   [WARPMODEL_GIT_COMMIT=abc1234] scripts/fwi_device_run.sh [results/<gpu>]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ t0=$(date +%s)
 deadline=$(( t0 + ${FWI_RUN_SECONDS:-480} ))
 stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 left() { echo $(( deadline - $(date +%s) )); }
-stages=",${FWI_STAGES:-test,small,large,profile-small,validate,stencil-energy,stencil-profile,adi-energy,profile-large},"
+stages=",${FWI_STAGES:-test,small,large,profile-small,validate,stencil-energy,stencil-profile,adi-energy,profile-large,energy-profile},"
 want() { [[ "$stages" == *",$1,"* ]]; }
 out=${OUT:-${TMPDIR:-/tmp}/fwi-device-run}
 mkdir -p "$out"
@@ -134,11 +135,22 @@ if want adi-energy && [ "$(left)" -ge 100 ]; then
   stamp "run-adi exit $? ($(grep -E '^energy:' "$logs/adi.log" | cut -c1-120))"
 fi
 want profile-large && profile_fwi 8192x256 original,fused-cpml,gradient-on-the-fly,read-only 90
+# The energy runs' launches again with the model's metric set (executed instructions by kind, the data
+# pipe's wavefronts, L2 bytes), which the study's set lacks: regenerate_results.sh predicts the FWI's
+# energy from these where they exist (fwi_report.py --energy-profile; docs/energy.md).
+if want energy-profile; then
+  for size in 210x68:all 8192x256:original,fused-cpml,gradient-on-the-fly,read-only; do
+    if [ "$(left)" -lt 90 ]; then stamp "energy profile ${size%%:*} skipped: $(left) s left"; continue; fi
+    timeout $(( $(left) - 20 )) "$bin" profile --kernel fwi --variant "${size##*:}" --size "${size%%:*}" --metrics model \
+      -o "$res/fwi/energy-profile-${size%%:*}" >"$logs/energy-profile-${size%%:*}.log" 2>&1
+    stamp "profile fwi ${size%%:*} (model set) exit $? ($(tail -1 "$logs/energy-profile-${size%%:*}.log" | cut -c1-120))"
+  done
+fi
 
 # The measured records stored as results/ stores large measurements: xz-compressed (the reports read
 # them so); the profiles' CSV twins are left out (the JSON holds the same rows; fwi.csv is the table).
-xz -9 -f "$res"/fwi/run-*.json "$res"/fwi/profile-*.json 2>/dev/null
-rm -f "$res"/fwi/profile-*.csv
+xz -9 -f "$res"/fwi/run-*.json "$res"/fwi/profile-*.json "$res"/fwi/energy-profile-*.json 2>/dev/null
+rm -f "$res"/fwi/profile-*.csv "$res"/fwi/energy-profile-*.csv
 
 # 7. The reports, from what was measured.
 args=()

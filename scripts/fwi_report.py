@@ -4,13 +4,14 @@ JSON only: `warpmodel run-fwi --variant all -o RUN.json` (one file per size and 
 `warpmodel profile --kernel fwi --variant all --size NXxNZ --metrics seed-003,dram__bytes_read.sum,dram__bytes_write.sum -o P`
 (P.json: the DRAM bytes of each kernel, and the study's nvprof metric set) and the GPU's device.json
 (the DRAM roof: its measured copy bandwidth) and, for the energy the model predicts, `warpmodel
-predict-app --profile P --format json` of those profiles (--predicted; with the device's static power).
+predict-app --profile P --format json` of those profiles (--predicted; with the device's static power),
+or of the same launches profiled with the model's metric set (--energy-profile, preferred for the energy).
 Writes fwi.md and fwi.csv (atomically) to --out, or
 prints the page. With no run JSON it says that nothing is measured yet and shows the study's column
 only: no number here is typed in, each comes from the JSON named in the page.
 
-  scripts/fwi_report.py [--run RUN.json ...] [--profile P.json ...] [--predicted PREDICTED.json ...]
-                        [--device device.json] [--out DIR]
+  scripts/fwi_report.py [--run RUN.json ...] [--profile P.json ...] [--energy-profile E.json ...]
+                        [--predicted PREDICTED.json ...] [--device device.json] [--out DIR]
 """
 import argparse
 import csv
@@ -120,18 +121,25 @@ def profile_bytes(profiles):
     return out
 
 
-def predicted_dynamic_joules(predictions, profiles, static_w):
-    """{(size, variant, kernel): J} the model's dynamic energy of one launch (E.1 less its static term:
-    predict-app's energy at its predicted time, less the static power over that time) from predict-app
-    JSON, each matched to the --profile it names (its labels: "VARIANT KERNEL")."""
-    by_path = {os.path.abspath(path): p for path, p in profiles}
+# The counts a prediction comes from: the study's metric set (no executed instructions, no data-pipe
+# wavefronts: the kernel profile takes those from the SASS) or the model's.
+STUDY_SET, MODEL_SET = "the study's metric set", "the model's metric set"
+
+
+def predicted_dynamic_joules(predictions, profiles, static_w, energy_profiles=()):
+    """{(size, variant, kernel): (J, counts)} the model's dynamic energy of one launch (E.1 less its
+    static term: predict-app's energy at its predicted time, less the static power over that time) from
+    predict-app JSON, each matched to the --profile or --energy-profile it names (its labels: "VARIANT
+    KERNEL"); where both predict a launch, the --energy-profile's (the model's metric set) is kept."""
+    kind_of = {os.path.abspath(path): (p, STUDY_SET) for path, p in profiles}
+    kind_of.update({os.path.abspath(path): (p, MODEL_SET) for path, p in energy_profiles})
     out = {}
     for path, pred in predictions:
         if not isinstance(pred.get("rows"), list) or "profile" not in pred:
             fail(f"{path}: expected predict-app's JSON with rows and the profile it read (warpmodel predict-app --format json)")
-        prof = by_path.get(os.path.abspath(pred["profile"]))
+        prof, counts = kind_of.get(os.path.abspath(pred["profile"]), (None, None))
         if prof is None:
-            fail(f"{path}: predicts {pred['profile']}, which is not one of the --profile files")
+            fail(f"{path}: predicts {pred['profile']}, which is not one of the --profile or --energy-profile files")
         size = re.search(r"size=(\d+x\d+)", prof.get("workload", "")).group(1)
         label_of = {l.get("launch_index"): l.get("label", "") for l in prof.get("launches", [])}
         for row in pred["rows"]:
@@ -139,9 +147,10 @@ def predicted_dynamic_joules(predictions, profiles, static_w):
             if mj is None or us is None:
                 continue
             for index in row.get("launch_indices", []):
-                label = label_of.get(index, "")
-                variant, _, kernel = label.partition(" ")
-                out[(size, variant, kernel)] = mj / 1000 - static_w * us * 1e-6
+                variant, _, kernel = label_of.get(index, "").partition(" ")
+                if out.get((size, variant, kernel), (0, None))[1] == MODEL_SET and counts == STUDY_SET:
+                    continue
+                out[(size, variant, kernel)] = (mj / 1000 - static_w * us * 1e-6, counts)
     return out
 
 
@@ -161,12 +170,14 @@ def energy_rows(size, by_name, dynamic, static_w):
             rows.append([phase, variant, f"{fmt(joules)} ± {fmt(e['region_joules']['half_width'], 2)}", fmt(joules / seconds),
                          "-", "-", "no prediction for " + ", ".join(missing[:3]) + (" ..." if len(missing) > 3 else "")])
             continue
-        dynamic_j = sum(dynamic[(size, variant, k["name"])] * k["calls"] for k in v["kernels"])
+        dynamic_j = sum(dynamic[(size, variant, k["name"])][0] * k["calls"] for k in v["kernels"])
+        counts = sorted({dynamic[(size, variant, k["name"])][1] for k in v["kernels"]})
         predicted = static_w * seconds + dynamic_j
         error = pct_error(predicted, joules)
         errors.append((error, variant))
         rows.append([phase, variant, f"{fmt(joules)} ± {fmt(e['region_joules']['half_width'], 2)}", fmt(joules / seconds),
-                     fmt(predicted), f"{error:+.1f} %", f"static {fmt(static_w * seconds)} J, dynamic {fmt(dynamic_j)} J"])
+                     fmt(predicted), f"{error:+.1f} %",
+                     f"static {fmt(static_w * seconds)} J, dynamic {fmt(dynamic_j)} J; counts: {' and '.join(counts)}"])
     return rows, errors
 
 
@@ -296,8 +307,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", action="append", default=[], help="warpmodel run-fwi --variant ... -o output (repeatable)")
     ap.add_argument("--profile", action="append", default=[], help="warpmodel profile --kernel fwi ... JSON (repeatable)")
+    ap.add_argument("--energy-profile", action="append", default=[],
+                    help="warpmodel profile --kernel fwi ... --metrics model JSON (repeatable): launches whose predictions "
+                         "(--predicted) take the place of the --profile ones for the energy")
     ap.add_argument("--predicted", action="append", default=[],
-                    help="warpmodel predict-app --profile P --format json of a --profile (repeatable): the energy the model predicts")
+                    help="warpmodel predict-app --profile P --format json of a --profile or --energy-profile (repeatable): "
+                         "the energy the model predicts")
     ap.add_argument("--device", help="device.json of the GPU the runs come from (the DRAM roof, the static power)")
     ap.add_argument("--out", help="folder for fwi.md and fwi.csv (default: print the page)")
     a = ap.parse_args()
@@ -312,7 +327,8 @@ def main():
         if not a.device:
             fail("--predicted needs --device (the static power of E.1)")
         static_w = report_io.static_watts(PROGRAM, a.device, load(a.device))
-        dynamic = predicted_dynamic_joules([(p, load(p)) for p in a.predicted], profiles, static_w)
+        dynamic = predicted_dynamic_joules([(p, load(p)) for p in a.predicted], profiles, static_w,
+                                           [(p, load(p)) for p in a.energy_profile])
     page, rows = render(runs, profile, roof, roof_source, dynamic, static_w)
     if not a.out:
         print(page, end="")

@@ -126,6 +126,15 @@ for dir in results/*/; do
         args+=(--predicted "${predicted[-1]}")
       fi
     done
+    # The same launches with the model's metric set (fwi_device_run.sh's energy-profile): their
+    # predictions take the place of the study's set's for the energy.
+    for f in "$dir"/fwi/energy-profile-*.json*; do
+      [ -f "$f" ] && [ -f "$dir/device.json" ] && grep -q '"static_w"' "$dir/device.json" || continue
+      args+=(--energy-profile "$f")
+      predicted+=("$(mktemp)")
+      $bin predict-app --profile "$f" --device "$dir/device.json" --binary "$bin" --format json -o "${predicted[-1]}" >/dev/null
+      args+=(--predicted "${predicted[-1]}")
+    done
     python3 scripts/fwi_report.py "${args[@]}" --device "$dir/device.json" --out "$dir" >/dev/null
     [ ${#predicted[@]} -eq 0 ] || rm -f "${predicted[@]}"
     echo "regenerate: wrote $dir/fwi.{md,csv}"

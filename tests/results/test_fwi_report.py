@@ -7,7 +7,9 @@ study's, and each phase sits against the roof from the profile's DRAM bytes x th
 kernel time (100 MB in 0.1 s at a 2000 GB/s roof: 1 GB/s, 0.1 %); a kernel without DRAM bytes is named;
 with predict-app's JSON (--predicted) each variant's measured energy stands beside E.1 at the run's time
 (100 W x 0.05 s + 2 x 1000 calls x (1 mJ - 100 W x 5 us) = 6 J against 10 J measured: -40.0 %), a
-variant whose kernels have no prediction is named; bad input exits 2 with one line.
+variant whose kernels have no prediction is named; the same launches profiled with the model's metric
+set (--energy-profile, predicted at 2 mJ) take the place of the study's set's whatever the order
+(5 J + 2 x 1000 x 1.5 mJ = 8 J: -20.0 %); bad input exits 2 with one line.
 usage: test_fwi_report.py REPO
 """
 import json
@@ -46,9 +48,9 @@ PROFILE = {"schema": "warpmodel.profile/1", "workload": "fwi variant=original,fu
 DEVICE = {"schema": "warpmodel.device/1", "bandwidth_gbs": {"dram_copy": 2000.0}, "energy": {"static_w": 100.0}}
 
 
-def predicted(profile_path):
+def predicted(profile_path, mj=1.0):
     return {"profile": profile_path,
-            "rows": [{"launch_indices": [i], "predicted_energy_mj": 1.0, "predicted_us": 5.0} for i in (0, 1)]}
+            "rows": [{"launch_indices": [i], "predicted_energy_mj": mj, "predicted_us": 5.0} for i in (0, 1)]}
 
 
 def run(repo, args):
@@ -68,6 +70,12 @@ def main():
         paths["predicted.json"] = os.path.join(tmp, "predicted.json")
         with open(paths["predicted.json"], "w") as f:
             json.dump(predicted(paths["profile.json"]), f)
+        paths["energy-profile.json"] = os.path.join(tmp, "energy-profile.json")
+        with open(paths["energy-profile.json"], "w") as f:
+            json.dump(PROFILE, f)
+        paths["energy-predicted.json"] = os.path.join(tmp, "energy-predicted.json")
+        with open(paths["energy-predicted.json"], "w") as f:
+            json.dump(predicted(paths["energy-profile.json"], 2.0), f)
         r = run(repo, [])
         if r.returncode != 0 or "No measurement yet" not in r.stdout or "3.300x" not in r.stdout or "not measured" not in r.stdout:
             failures.append(f"no run: expected the study's column and 'No measurement yet', got {r.returncode}: {r.stdout[:300]} {r.stderr}")
@@ -89,13 +97,24 @@ def main():
         if r.returncode != 0:
             failures.append(f"with predictions: exit {r.returncode}: {r.stderr}")
         else:
-            for expected in ("| 10 ± 0.1 | 200 | 6 | -40.0 % |", "static 5 J, dynamic 1 J", "no prediction for Prop_psi_sh, Residual",
+            for expected in ("| 10 ± 0.1 | 200 | 6 | -40.0 % |", "static 5 J, dynamic 1 J; counts: the study's metric set", "no prediction for Prop_psi_sh, Residual",
                              "MAPE 40.0 % over 1 variants, 1 under-predicted"):
                 if expected not in r.stdout:
                     failures.append(f"with predictions: the page lacks {expected!r}")
+        for order in ((paths["energy-predicted.json"], paths["predicted.json"]),
+                      (paths["predicted.json"], paths["energy-predicted.json"])):
+            r = run(repo, ["--run", paths["run.json"], "--profile", paths["profile.json"], "--energy-profile",
+                           paths["energy-profile.json"], "--predicted", order[0], "--predicted", order[1],
+                           "--device", paths["device.json"]])
+            if r.returncode != 0:
+                failures.append(f"with an energy profile: exit {r.returncode}: {r.stderr}")
+            else:
+                for expected in ("| 10 ± 0.1 | 200 | 8 | -20.0 % |", "dynamic 3 J; counts: the model's metric set"):
+                    if expected not in r.stdout:
+                        failures.append(f"with an energy profile ({os.path.basename(order[0])} first): the page lacks {expected!r}")
         for args, says in ((["--predicted", paths["predicted.json"]], "--predicted needs --device"),
                            (["--predicted", paths["predicted.json"], "--device", paths["device.json"]],
-                            "which is not one of the --profile files")):
+                            "which is not one of the --profile or --energy-profile files")):
             r = run(repo, ["--run", paths["run.json"]] + args)
             if r.returncode != 2 or says not in r.stderr or r.stderr.count("\n") != 1:
                 failures.append(f"{args}: expected exit 2 and one line naming {says!r}, got {r.returncode}: {r.stderr}")
