@@ -641,15 +641,15 @@ TEST(Declarations, EnergyRowsRunDeclaredKernels) {
   EXPECT_EQ(units, (std::set<std::string>{"fp32_op", "fp64_op", "int32_op", "shared_byte", "l2_byte", "dram_byte"}));
 }
 
-// e = (E - P_static t) / count above the static power (the lowest idle reading: a later row's reads
-// the board still warm from the row before it); DRAM beyond L2; a row that drew no more than the
-// static power gives no coefficient, only a note.
+// e = (E - P_static t) / count above the static power (the lowest of the rows' settled idle
+// readings); DRAM beyond L2; a row that drew no more than the static power gives no coefficient,
+// only a note.
 TEST(EnergyRows, CoefficientsAboveTheStaticPower) {
   std::vector<EnergyRowResult> rows(4);
-  rows[0] = {"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 65, 10, 30};
-  rows[1] = {"energy_l2", "l2_read", "l2_byte", "valid", 1e10, 0.9, 0.01, 0.01, 0, 90, 95, 10, 30};
-  rows[2] = {"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 70, 10, 30};
-  rows[3] = {"energy_shared", "shared_read", "shared_byte", "valid", 1e9, 0.6, 0.01, 0.01, 0, 60, 80, 10, 30};
+  rows[0] = {"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 65, 2.5, 10, 30};
+  rows[1] = {"energy_l2", "l2_read", "l2_byte", "valid", 1e10, 0.9, 0.01, 0.01, 0, 90, 95, 2.5, 10, 30};
+  rows[2] = {"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 70, 2.5, 10, 30};
+  rows[3] = {"energy_shared", "shared_read", "shared_byte", "valid", 1e9, 0.6, 0.01, 0.01, 0, 60, 80, 2.5, 10, 30};
   const EnergyCoefficients c = energy_coefficients(rows);
   EXPECT_DOUBLE_EQ(c.static_w, 65.0);                 // not the mean, 77.5
   EXPECT_NEAR(c.pj_per.at("fp32_op"), 35.0, 1e-9);    // (1.0 - 0.65) J / 1e10
@@ -668,17 +668,20 @@ TEST(EnergyRows, CoefficientsAboveTheStaticPower) {
 TEST(Writers, EnergyRowsReachTheModel) {
   Results r = synthetic_results();
   r.stages = {kStageCore, kStageEnergy};
-  r.energy.push_back({"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 65, 10, 30});
-  r.energy.push_back({"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 65, 10, 30});
+  r.energy.push_back({"energy_fp32", "fp32_fma.throughput", "fp32_op", "valid", 1e10, 1.0, 0.01, 0.01, 0, 100, 65, 2.5, 10, 30});
+  r.energy.push_back({"energy_dram", "dram_read", "dram_byte", "valid", 1e10, 1.5, 0.01, 0.01, 0, 150, 65, 2.5, 10, 30});
   const auto j = nlohmann::json::parse(write_device_json(r));
   for (const char* p : {"/energy/rows/energy_fp32/joules_per_region", "/energy/coefficients/static_w",
                         "/energy/coefficients/pj_per_fp32_op", "/energy/coefficients/pj_per_dram_byte"})
     EXPECT_TRUE(j.at("measurements").contains(nlohmann::json::json_pointer(p))) << p;
+  EXPECT_DOUBLE_EQ(j.at("measurements").at("energy").at("rows").at("energy_fp32").at("idle_settle_seconds"), 2.5);
+  EXPECT_EQ(j.at("measurements").at("energy").at("rows").at("energy_fp32").at("repetitions_per_reading"), 10);
   const warpmodel::DeviceProfile device = warpmodel::device_from_json(j, "synthetic");
   ASSERT_TRUE(device.energy);
   EXPECT_DOUBLE_EQ(device.energy->static_w, 65.0);
   EXPECT_NEAR(*device.energy->pj_per_dram_byte, 85.0, 1e-9);  // no L2 row: nothing to take out
   EXPECT_NE(write_energy_markdown(r).find("| energy_dram | dram_read | dram_byte |"), std::string::npos);
+  EXPECT_NE(write_energy_markdown(r).find("| 65.0000 | 2.50 |"), std::string::npos);  // idle W, settled after s
   EXPECT_EQ(write_markdown(r).find("energy_dram |"), std::string::npos);  // its own page, not ubench.md's
   // The energy stage alone adds its section to a profile and leaves the rest as it was ...
   const std::string core_only = write_device_json(synthetic_results());
