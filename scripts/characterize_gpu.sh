@@ -7,7 +7,7 @@
 # "h100-80gb-hbm3"). Stages, in order (estimated GPU seconds, full / --quick):
 #   build         configure and build warpmodel and the benchmarks            (150 / 150)
 #   characterize  warpmodel characterize --only core: device.json, ubench.csv.xz/.md, plots ( 30 /  15)
-#   energy        warpmodel characterize --only energy: energy per operation (pJ per  ( 60 /  60)
+#   energy        warpmodel characterize --only energy: energy per operation (pJ per  (125 / 125)
 #                 FP32/FP64 op, shared, L2 and DRAM byte; static power) through NVML:
 #                 energy-per-op.md and measurements.energy of device.json
 #   tensor        warpmodel characterize --only tensor: tensor cores (mma.sync, wgmma, ( 60 /  40)
@@ -106,7 +106,7 @@ t_start=$(date +%s)
 estimate() {  # full / quick seconds of a stage
   case "$1" in
     build) echo 150 ;; sanitizers) echo 120 ;; characterize) [ $quick = 1 ] && echo 15 || echo 30 ;;
-    tensor) [ $quick = 1 ] && echo 40 || echo 60 ;;
+    tensor) [ $quick = 1 ] && echo 40 || echo 60 ;; energy) echo 125 ;;
     validate) [ $quick = 1 ] && echo 60 || echo 420 ;; stencils) [ $quick = 1 ] && echo 40 || echo 150 ;; adi) [ $quick = 1 ] && echo 40 || echo 240 ;;
     app) echo 90 ;; profiler-floor) echo 20 ;; report) echo 5 ;; repeatability) echo 60 ;; gpu-tests) echo 300 ;; vs-ncu) echo 240 ;; *) echo 60 ;;
   esac
