@@ -335,6 +335,15 @@ extern "C" __global__ void ubench_bw_copy(const float4* __restrict__ a, float4* 
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     b[i] = a[i];
 }
+// In place: every float4 read and written back to the same address (a read-modify-write sweep, as
+// kernels that update their arrays do).
+extern "C" __global__ void ubench_bw_inplace(float4* __restrict__ a, std::size_t n) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    float4 v = a[i];
+    v.x += 1.0f, v.y += 1.0f, v.z += 1.0f, v.w += 1.0f;
+    a[i] = v;
+  }
+}
 extern "C" __global__ void ubench_bw_l2_read(const float4* __restrict__ a, std::size_t n, int passes, float* sink) {
   float s = 0;  // n is a power of two
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -956,6 +965,7 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
       case BandwidthKind::dram_read: ubench_bw_read<<<blocks, threads>>>(base, 2 * half, sink.data()); break;
       case BandwidthKind::dram_write: ubench_bw_write<<<blocks, threads>>>(base, 2 * half); break;
       case BandwidthKind::dram_copy: ubench_bw_copy<<<blocks, threads>>>(base, base + half, half); break;
+      case BandwidthKind::dram_inplace: ubench_bw_inplace<<<blocks, threads>>>(base, 2 * half); break;
       case BandwidthKind::l2_read: ubench_bw_l2_read<<<sm_count * 4, 512>>>(base, l2_n, l2_passes, sink.data()); break;
       case BandwidthKind::l2_write: ubench_bw_l2_write<<<sm_count * 4, 512>>>(base, l2_n, l2_passes); break;
       case BandwidthKind::shared_read: ubench_bw_shared<<<sm_count * 4, 256>>>(shared_iters, sink.data()); break;
@@ -1014,6 +1024,7 @@ Bandwidth run_bandwidth(BandwidthKind kind, int sm_count, int reps) {
     case BandwidthKind::dram_read:
     case BandwidthKind::dram_write:
     case BandwidthKind::dram_copy: out.bytes = 2.0 * half * sizeof(float4); break;
+    case BandwidthKind::dram_inplace: out.bytes = 2.0 * 2.0 * half * sizeof(float4); break;  // read + written
     case BandwidthKind::l2_read:
     case BandwidthKind::l2_write: out.bytes = double(l2_n) * sizeof(float4) * l2_passes; break;
     case BandwidthKind::shared_read: out.bytes = double(sm_count) * 4 * 256 * shared_iters * 8 * sizeof(float4); break;

@@ -519,6 +519,10 @@ std::vector<Declaration> build() {
                             "STG\\.E\\.128", 1));
   d.push_back(bandwidth_row("dram_copy", "ubench_bw_copy", BandwidthKind::dram_copy, "float4 copy, 2 x 1 GiB",
                             "STG\\.E\\.128", 1));
+  // In place (hopper H.9d): the lines a kernel reads written back to the same addresses; GB/s of the
+  // bytes read and written, as dram_copy's.
+  d.push_back(bandwidth_row("dram_inplace", "ubench_bw_inplace", BandwidthKind::dram_inplace,
+                            "float4 read and written back in place, 2 GiB (read + written bytes)", "STG\\.E\\.128", 1));
   d.push_back(bandwidth_row("l2_read", "ubench_bw_l2_read", BandwidthKind::l2_read,
                             "__ldcg(float4) over 16 MiB, 256 passes", "LDG\\.E\\.128\\.STRONG\\.GPU", 1));
   d.push_back(bandwidth_row("l2_write", "ubench_bw_l2_write", BandwidthKind::l2_write,

@@ -44,7 +44,8 @@ enum class BandwidthKind {
   dram_write_rows_32b, dram_write_rows_64b, dram_write_rows_128b,  // and of a 2D write
   // A store whose request writes 4, 8, 16 or 32 bytes of each of 32, 16, 8 or 4 lines (hopper H.8c)
   l2_write_sectors_4b, l2_write_sectors_8b, l2_write_sectors_16b, l2_write_sectors_32b,
-  dram_random_write  // whole sectors written at random places of 256 MiB (hopper H.9c)
+  dram_random_write,  // whole sectors written at random places of 256 MiB (hopper H.9c)
+  dram_inplace        // each line read and written back in place (hopper H.9d)
 };
 struct AluKernel {
   int index = 0;  // row of ubench.def

@@ -31,6 +31,7 @@ struct Rates {
   double l2_random_bytes_per_clock = 0;   // whole device, 32 B per random sector; 0: no H.16 term
   double dram_random_bytes_per_clock = 0;  // whole device, 32 B per random sector; 0: no H.16 term
   double dram_random_write_bytes_per_clock = 0;  // whole device, 32 B per random sector; 0: no H.9c term
+  double dram_inplace_bytes_per_clock = 0;       // whole device, read + written bytes in place; 0: no H.9d term
   // Store sectors alone in their line, written 4, 8, 16 or 32 bytes at a time, per clock (whole
   // device); all 0: no H.8c term.
   double lone_store_sectors_per_clock[4] = {0, 0, 0, 0};
@@ -83,6 +84,8 @@ Rates measured_rates(const DeviceProfile& d) {
   }
   if (d.dram_random_write_bandwidth_gbs)
     r.dram_random_write_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_random_write_bandwidth_gbs, d.sm_clock_mhz);
+  if (d.dram_inplace_bandwidth_gbs)
+    r.dram_inplace_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dram_inplace_bandwidth_gbs, d.sm_clock_mhz);
   if (d.dsmem_bandwidth_gbs) r.dsmem_bytes_per_clock = hopper_eq::bytes_per_clock(*d.dsmem_bandwidth_gbs, d.sm_clock_mhz);
   return r;
 }
@@ -264,7 +267,7 @@ double regular_load_sectors_of(const ShapeTraffic& shape, double global_loads) {
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& counted,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
-                     const GatherDemand& gather, const LoneStoreSectors& lone, double lone_load_l2_share,
+                     const GatherDemand& gather, const LoneStoreSectors& lone, double lone_load_l2_share, double inplace_share,
                      const ClusterAndTensor& ct, double n, double sms, double blocks_per_sm) {
   const double p = d.limits.sub_partitions_per_sm;
   WaveTerms w;
@@ -313,6 +316,12 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),
                                                   traffic.dram_write, per_sm(r.dram_write_bytes_per_clock))
                               : hopper_eq::t_bandwidth(n, traffic.dram_read, per_sm(r.dram_copy_bytes_per_clock));
+  // H.9d: the written bytes that go back to lines the kernel read, and those reads, at the in-place
+  // rate, where it was measured.
+  if (traffic.dram_split && inplace_share > 0 && r.dram_inplace_bytes_per_clock > 0)
+    w.dram = hopper_eq::t_dram_inplace(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock), traffic.dram_write,
+                                       per_sm(r.dram_write_bytes_per_clock), inplace_share,
+                                       per_sm(r.dram_inplace_bytes_per_clock));
   // H.8b in DRAM: the reads behind the scattered local reads (their share of the L2 reads) at the
   // random-sector DRAM rate.
   if (traffic.l2_scattered_read > 0 && traffic.dram_split && r.dram_random_bytes_per_clock > 0) {
@@ -597,6 +606,9 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
                                                          std::max(0.0, traffic.l2 - traffic.l2_write));
   }
 
+  // H.9d: the stores that write back lines the kernel read (SASS).
+  p.inplace_store_share = kernel.access_patterns ? inplace_store_share(*kernel.access_patterns, global_loads) : 0.0;
+
   // H.1b: a launch that runs in one wave, and whose measured active warps per SM (CUPTI's achieved
   // occupancy) stay under the wave's resident warps: the warps that exit early leave the work to the
   // others, so the wave runs `working` warps, each carrying the resident warps' share of the work
@@ -615,7 +627,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     if (one_wave) p.mlp = mlp_of(loads * f), p.batch_latency = batch_latency;
     if (f == 1)
       return wave_terms(device, kernel, rates, traffic, stall_per_inst, loads, batch_latency, slice_atomics_per_warp,
-                        gather, lone, p.lone_load_l2_share, ct, resident_warps, sms, blocks_per_sm);
+                        gather, lone, p.lone_load_l2_share, p.inplace_store_share, ct, resident_warps, sms, blocks_per_sm);
     KernelProfile concentrated = kernel;
     scale_per_warp_counts(concentrated, f);
     GatherDemand concentrated_gather = gather;
@@ -623,7 +635,8 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     ClusterAndTensor concentrated_ct = ct;  // the MMAs move with the work; the waits are each warp's own
     concentrated_ct.tensor_clocks_per_warp *= f;
     return wave_terms(device, concentrated, rates, warp_traffic(concentrated), stall_per_inst, loads * f, batch_latency,
-                      slice_atomics_per_warp * f, concentrated_gather, lone, p.lone_load_l2_share, concentrated_ct,
+                      slice_atomics_per_warp * f, concentrated_gather, lone, p.lone_load_l2_share, p.inplace_store_share,
+                      concentrated_ct,
                       working, sms, blocks_per_sm);
   };
   const WaveTerms full = wave(resident_blocks * occ.warps_per_block, occ.active_sms, resident_blocks);

@@ -290,6 +290,7 @@ constexpr std::pair<const char*, std::optional<double> DeviceProfile::*> kBandwi
     {"dram_random_read", &DeviceProfile::dram_random_read_bandwidth_gbs},
     {"l2_random_read", &DeviceProfile::l2_random_read_bandwidth_gbs},
     {"dram_random_write", &DeviceProfile::dram_random_write_bandwidth_gbs},
+    {"dram_inplace", &DeviceProfile::dram_inplace_bandwidth_gbs},
     {"dram_read_rows_32b", &DeviceProfile::dram_read_rows_32b_gbs},
     {"dram_read_rows_64b", &DeviceProfile::dram_read_rows_64b_gbs},
     {"dram_read_rows_128b", &DeviceProfile::dram_read_rows_128b_gbs},

@@ -593,6 +593,22 @@ bool copies_a_line_apart(const AddressPolynomial& a, const AddressPolynomial& b)
 }
 }  // namespace
 
+double inplace_store_share(const AccessPatterns& patterns, double global_load_inst_per_warp) {
+  const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
+  double stores = 0, inplace = 0;
+  for (const MemoryAccess& s : patterns.accesses) {
+    if (s.kind != AccessKind::store || !s.address) continue;
+    const double w = weight_of(s, trip);
+    stores += w;
+    for (const MemoryAccess& l : patterns.accesses)
+      if (is_load(l) && l.address && l.loop_depth == s.loop_depth && l.offset < s.offset && *l.address == *s.address) {
+        inplace += w;
+        break;
+      }
+  }
+  return stores > 0 ? inplace / stores : 0.0;
+}
+
 LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const LaunchConfig& launch,
                                     double global_load_inst_per_warp) {
   const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);

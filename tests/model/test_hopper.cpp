@@ -427,6 +427,47 @@ TEST(Hopper, ScatteredLocalWriteBacksGoAtTheRandomDramWriteRate) {
   EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, streaming) << "no measured random write rate";
 }
 
+// H.9d: a kernel that writes back half its stores to the lines it read (rf[i] = rf[i] * c[i]; out[i]
+// elsewhere) moves those lines' reads and writes at the in-place rate; without the rate, or without
+// such a store, H.9 is left as it was.
+TEST(Hopper, LinesWrittenBackInPlaceGoAtTheInPlaceRate) {
+  DeviceProfile d = round_device();
+  d.dram_read_bandwidth_gbs = 3200;
+  d.dram_write_bandwidth_gbs = 3200;
+  KernelProfile k = round_kernel();
+  k.global_load_inst_per_warp = 2;
+  k.dram_bytes_per_warp = 256;
+  k.dram_write_bytes_per_warp = 128;
+  const AddressPolynomial rf = {{1, {"param:0x210"}}, {4, {"tid.x"}}, {4, {"ctaid.x", "ntid.x"}}};
+  AddressPolynomial c = rf, out = rf;
+  c[0] = {1, {"param:0x218"}};
+  out[0] = {1, {"param:0x220"}};
+  MemoryAccess load_rf, load_c, store_rf, store_out;
+  load_rf.opcode = load_c.opcode = "LDG.E";
+  load_rf.address = rf, load_c.address = c;
+  load_c.offset = 16;
+  store_rf.kind = store_out.kind = AccessKind::store;
+  store_rf.opcode = store_out.opcode = "STG.E";
+  store_rf.address = rf, store_out.address = out;
+  store_rf.offset = 32, store_out.offset = 48;
+  k.access_patterns = AccessPatterns{{load_rf, load_c, store_rf, store_out}, "test"};
+  const double streaming = 64 * (128 / 32.0 + 128 / 32.0);  // reads 128 B, writes 128 B a warp at 32 B/clk/SM
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, streaming) << "no measured in-place rate: H.9";
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).inplace_store_share, 0.5);
+  d.dram_inplace_bandwidth_gbs = 1600;  // 16 B/clk/SM: half the streaming rates
+  // 64 of the 128 written bytes go back to lines read, with 64 of the read bytes: 128 B at 16 B/clk.
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, 64 * (64 / 32.0 + 64 / 32.0 + 128 / 16.0));
+  k.access_patterns->accesses[2].address = out;  // no store at a load's address
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).inplace_store_share, 0.0);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_dram_bandwidth, streaming);
+}
+
+TEST(HopperEquations, InPlaceBytesNeverExceedTheReads) {
+  // All 100 written bytes in place but only 40 read: 40 of each at the in-place rate.
+  EXPECT_DOUBLE_EQ(hopper_eq::t_dram_inplace(2, 40, 10, 100, 20, 1.0, 5), 2 * (0 / 10.0 + 60 / 20.0 + 80 / 5.0));
+  EXPECT_DOUBLE_EQ(hopper_eq::t_dram_inplace(2, 40, 10, 100, 20, 0.0, 5), hopper_eq::t_dram(2, 40, 10, 100, 20));
+}
+
 // One block of `threads` threads, each warp averaging 25 instructions and one global load.
 KernelProfile one_block_kernel(long long threads) {
   KernelProfile k = round_kernel();

@@ -304,6 +304,7 @@ Results synthetic_results() {
   for (const char* fill : {"l2_write_sectors_4b", "l2_write_sectors_8b", "l2_write_sectors_16b", "l2_write_sectors_32b"})
     r.bandwidth.push_back({fill, estimate({300, 302}), 1.0e9, std::nullopt, "no published L2 bandwidth"});
   r.bandwidth.push_back({"dram_random_write", estimate({1200, 1210}), 5.4e8, std::nullopt, "no published random-write bandwidth"});
+  r.bandwidth.push_back({"dram_inplace", estimate({1640, 1660}), 4.3e9, std::nullopt, "read + written bytes"});
   r.launch.measured = true;
   r.launch.empty_kernel_us = 4;
   r.launch.back_to_back_us = 2;
@@ -349,6 +350,7 @@ TEST(Writers, DeviceJsonHasTheModelsPointers) {
   EXPECT_EQ(device.l2_write_sectors_4b_gbs, 301);
   EXPECT_EQ(device.l2_write_sectors_32b_gbs, 301);
   EXPECT_EQ(device.dram_random_write_bandwidth_gbs, 1205);  // hopper H.9c
+  EXPECT_EQ(device.dram_inplace_bandwidth_gbs, 1650);        // hopper H.9d
   EXPECT_NE(write_markdown(r).find("| sequential [cycles] |"), std::string::npos);
   // The report has a table per group and the CSV its header.
   const std::string md = write_markdown(r);

@@ -86,6 +86,7 @@ struct DeviceProfile {
   // Whole sectors written at random places of 256 MiB, 32 B counted per sector: the write-back of a
   // data-indexed per-thread array's lines (hopper H.9c). Absent: such writes at the streaming rate.
   std::optional<double> dram_random_write_bandwidth_gbs;
+  std::optional<double> dram_inplace_bandwidth_gbs;   // read + written bytes of lines written back in place (H.9d)
   // A 2D read whose warps take 32-, 64- or 128-byte segments of rows (blocks 8x32, 16x16, 32x8; the
   // neighbouring blocks read the rest of each line): the DRAM rate by the bytes of a line one request
   // asks for (hopper H.9b).

@@ -746,6 +746,22 @@ inline double t_dram(double n, double read_bytes_per_warp, double read_bytes_per
                      double write_bytes_per_warp, double write_bytes_per_clock_per_sm) {
   return n * (read_bytes_per_warp / read_bytes_per_clock_per_sm + write_bytes_per_warp / write_bytes_per_clock_per_sm);
 }
+// H.9d The lines written back in place: a share s of the written bytes goes to lines the kernel read
+// (SASS: a store at a load's address), and those bytes and the reads of the same lines move at the
+// in-place rate (dram_inplace: read + written bytes of a read-modify-write sweep), the rest at H.9's:
+//   T_dram = n x ((R - s W) / R_read + (1 - s) W / R_write + 2 s W / R_inplace).
+// s = 0 is H.9. Where a kernel updates its arrays in place, the DRAM turns between reading and
+// writing the same rows: the development half's in-place kernels (s3d's ratx2, ratx4, qssa2; ace's
+// swapGrid) drew 1.6-1.7 TB/s on an H100 whose copy runs at 2.8 and whose 50/50 transposes at 2.0-2.2.
+inline double t_dram_inplace(double n, double read_bytes_per_warp, double read_bytes_per_clock_per_sm,
+                             double write_bytes_per_warp, double write_bytes_per_clock_per_sm, double inplace_share,
+                             double inplace_bytes_per_clock_per_sm) {
+  const double s = std::clamp(inplace_share, 0.0, 1.0);
+  const double inplace_written = std::min(s * write_bytes_per_warp, read_bytes_per_warp);
+  return n * ((read_bytes_per_warp - inplace_written) / read_bytes_per_clock_per_sm +
+              (write_bytes_per_warp - inplace_written) / write_bytes_per_clock_per_sm +
+              2 * inplace_written / inplace_bytes_per_clock_per_sm);
+}
 // GB/s at an SM clock in MHz -> bytes per clock.
 inline double bytes_per_clock(double gbs, double sm_clock_mhz) { return gbs * 1e3 / sm_clock_mhz; }
 

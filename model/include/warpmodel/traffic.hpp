@@ -108,6 +108,12 @@ inline bool is_gather(const MemoryAccess& a) { return !a.address && a.address_fr
 double gather_load_sector_share(const AccessPatterns& patterns, double global_load_inst_per_warp,
                                 double transactions_per_request);
 
+// The stores that write back what the kernel read: a store whose address (SASS) is the address of a
+// load of the same kernel at the same loop depth (rf[i] = rf[i] * c[i]; a swap of two grids). The
+// loop-weighted share of the stores with an address (as loop_invariant_load_share weighs loads); 0
+// without stores. Hopper prices their DRAM bytes at the in-place rate (H.9d).
+double inplace_store_share(const AccessPatterns& patterns, double global_load_inst_per_warp);
+
 // A line-walking load: a load in a loop whose address moves to another 128-byte line in every
 // iteration (B[k][col] of a naive matrix product, walking k). The SASS says so in two ways: the
 // address's movement in one trip of its loop (stride_per_trip, where the analysis follows the
