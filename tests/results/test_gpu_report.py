@@ -218,6 +218,20 @@ def main():
         check(r3.returncode == 0 and open(os.path.join(moved, "README.md"), encoding="utf-8").read() == readme,
               "the same files at another path gave another page")
 
+        # With the energy stage's coefficients: each unit a row, the integer one said to be unpriced.
+        energetic = os.path.join(tmp, "energetic")
+        shutil.copytree(folder, energetic)
+        device = json.loads(json.dumps(DEVICE))
+        device["measurements"]["energy"] = {"coefficients": {"static_w": 123.6, "pj_per_fp32_op": 4.55,
+                                                             "pj_per_int32_op": 12.1, "pj_per_dram_byte": 62.5}}
+        write(energetic, "device.json", device)
+        r = run(repo, energetic)
+        page = open(os.path.join(energetic, "README.md"), encoding="utf-8").read()
+        for text in ("| static power (no kernel running) | 123.6 | W |", "| FP32 operation | 4.55 | pJ |",
+                     "| 32-bit integer operation (measured, not priced) | 12.1 | pJ |",
+                     "| DRAM byte (beyond its L2 byte) | 62.5 | pJ |"):
+            check(r.returncode == 0 and text in page, f"energy coefficients: the page lacks {text!r}")
+
         # A bare folder: device.json without the capacity table (cache sizes from the footprint
         # curve), no provenance.json, validation.json, stencils.csv, adi.csv, roofline.png or figures.
         bare = os.path.join(tmp, "bare")
