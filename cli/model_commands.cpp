@@ -361,8 +361,24 @@ int run_reproduce_thesis(const CommonOptions& o) {
                        {"recomputed", c.recomputed ? nlohmann::json(*c.recomputed) : nlohmann::json(nullptr)},
                        {"with_8_warp_inputs", c.with_fixed_inputs ? nlohmann::json(*c.with_fixed_inputs) : nlohmann::json(nullptr)},
                        {"status", c.status}});
-    emit(o.output, nlohmann::json{{"worked_example", rows}, {"tables_4_5_4_7", cells}, {"prediction", to_json(r.prediction)}}
-                    .dump(2) + "\n");
+    // Where the numbers come from: the thesis's printed inputs, no GPU; no date or commit, so that the
+    // committed file is what every regeneration writes (results/k40-thesis/provenance.json says so too).
+    const DeviceProfile k40 = thesis_k40_device();
+    const nlohmann::json provenance = {
+        {"kind", "computed"},
+        {"gpu", "none: the printed inputs of " + k40.name},
+        {"driver", "none (no GPU was used)"},
+        {"cuda", "none (no GPU was used)"},
+        {"sm_clock_mhz", k40.sm_clock_mhz},
+        {"sm_clock_source", "the thesis's K40 clock (model/data/k40-thesis.device.json)"},
+        {"date", "not measured: recomputed from the printed inputs"},
+        {"command", "warpmodel reproduce-thesis --format json"},
+        {"from", {"model/data/k40-thesis.device.json", "model/data/stencil-order2-k40-thesis.kernel.json"}}};
+    emit(o.output, nlohmann::json{{"provenance", provenance},
+                                  {"worked_example", rows},
+                                  {"tables_4_5_4_7", cells},
+                                  {"prediction", to_json(r.prediction)}}
+                       .dump(2) + "\n");
     return kExitOk;
   }
   const TableFormat tf = table_format(format);

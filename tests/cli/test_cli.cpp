@@ -111,6 +111,14 @@ TEST(Cli, ReproduceThesisShowsMatchesAndDifferences) {
   const CommandResult csv = run("reproduce-thesis --format csv");
   ASSERT_EQ(csv.exit_code, 0);
   EXPECT_EQ(csv.out.rfind("quantity,eq,thesis,recomputed,difference,verdict,reading\n", 0), 0u);
+  // The JSON says where its numbers come from: the printed K40 inputs, no GPU, the thesis's clock.
+  const CommandResult json_out = run("reproduce-thesis --format json");
+  ASSERT_EQ(json_out.exit_code, 0);
+  const auto provenance = nlohmann::json::parse(json_out.out).at("provenance");
+  EXPECT_EQ(provenance.at("kind"), "computed");
+  EXPECT_EQ(provenance.at("driver"), "none (no GPU was used)");
+  EXPECT_DOUBLE_EQ(provenance.at("sm_clock_mhz").get<double>(), 745.0);
+  EXPECT_EQ(provenance.at("command"), "warpmodel reproduce-thesis --format json");
 }
 
 TEST(Cli, SweepRanksShapes) {
