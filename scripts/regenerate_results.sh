@@ -116,24 +116,23 @@ for dir in results/*/; do
     args=()
     for f in "$dir"/fwi/run-*.json*; do args+=(--run "$f"); done
     predicted=()
+    # The launches' energy as the model predicts it (held out: docs/energy.md), where the device has
+    # energy coefficients: `predict_energy FLAG FILE` adds the profile (after FLAG) and its predict-app JSON.
+    energy=
+    if [ -f "$dir/device.json" ] && grep -q '"static_w"' "$dir/device.json"; then energy=yes; fi
+    predict_energy() {
+      predicted+=("$(mktemp)")
+      $bin predict-app --profile "$2" --device "$dir/device.json" --binary "$bin" --format json -o "${predicted[-1]}" >/dev/null
+      args+=("$1" "$2" --predicted "${predicted[-1]}")
+    }
     for f in "$dir"/fwi/profile-*.json*; do
       [ -f "$f" ] || continue
-      args+=(--profile "$f")
-      # The same launches' energy as the model predicts it (held out: docs/energy.md).
-      if [ -f "$dir/device.json" ] && grep -q '"static_w"' "$dir/device.json"; then
-        predicted+=("$(mktemp)")
-        $bin predict-app --profile "$f" --device "$dir/device.json" --binary "$bin" --format json -o "${predicted[-1]}" >/dev/null
-        args+=(--predicted "${predicted[-1]}")
-      fi
+      if [ -n "$energy" ]; then predict_energy --profile "$f"; else args+=(--profile "$f"); fi
     done
     # The same launches with the model's metric set (fwi_device_run.sh's energy-profile): their
     # predictions take the place of the study's set's for the energy.
     for f in "$dir"/fwi/energy-profile-*.json*; do
-      [ -f "$f" ] && [ -f "$dir/device.json" ] && grep -q '"static_w"' "$dir/device.json" || continue
-      args+=(--energy-profile "$f")
-      predicted+=("$(mktemp)")
-      $bin predict-app --profile "$f" --device "$dir/device.json" --binary "$bin" --format json -o "${predicted[-1]}" >/dev/null
-      args+=(--predicted "${predicted[-1]}")
+      if [ -f "$f" ] && [ -n "$energy" ]; then predict_energy --energy-profile "$f"; fi
     done
     python3 scripts/fwi_report.py "${args[@]}" --device "$dir/device.json" --out "$dir" >/dev/null
     [ ${#predicted[@]} -eq 0 ] || rm -f "${predicted[@]}"

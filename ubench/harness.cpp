@@ -581,18 +581,21 @@ class Harness {
         continue;
       }
       try {
-        // The board settles before each row: static power is read from the rows' idle readings and a
-        // row started on a board still hot from the one before is priced with that row's heat.
+        // The board settles before each row: static power is read from the rows' idle readings, and a
+        // reading taken straight after the row before still holds that row's load (NVML's power is a
+        // one-second average).
+        constexpr double kSettleMaxSeconds = 20;
         energy::EnergyOptions options;
-        options.settle_max_seconds = 20;
+        options.settle_max_seconds = kSettleMaxSeconds;
         const energy::EnergyResult e = energy::measure_energy(nvml, region, options);
         r_.energy.push_back({d->name, target->name, energy_count_name(of.counts), sass_status(d->name), count,
                              e.region_joules.mean, e.region_joules.half_width, e.region_seconds.mean,
                              e.region_seconds.half_width, e.mean_watts.mean, e.idle_w, e.idle_settle_seconds,
                              e.repetitions, e.samples});
         if (!e.idle_settled)
-          r_.warnings.push_back("energy row " + d->name + ": the board's idle power still moved after 20 s (" +
-                                std::to_string(e.idle_w) + " W read)");
+          r_.warnings.push_back("energy row " + d->name + ": the board's idle power still moved after " +
+                                std::to_string(static_cast<int>(kSettleMaxSeconds)) + " s (" + std::to_string(e.idle_w) +
+                                " W read)");
         csv(d->name, "joules_per_region", 0, 0, 0, std::nullopt, e.region_joules.mean, "J");
       } catch (const std::runtime_error& e) {
         r_.warnings.push_back("energy row " + d->name + " not measured: " + e.what());

@@ -749,7 +749,7 @@ inline double t_dram(double n, double read_bytes_per_warp, double read_bytes_per
 // H.9d The lines written back in place: a share s of the written bytes goes to lines the kernel read
 // (SASS: a store at a load's address), and those bytes and the reads of the same lines move at the
 // in-place rate (dram_inplace: read + written bytes of a read-modify-write sweep), the rest at H.9's:
-//   T_dram = n x ((R - s W) / R_read + (1 - s) W / R_write + 2 s W / R_inplace).
+//   T_dram = n x ((R - s W) / R_read + (1 - s) W / R_write + 2 s W / R_inplace), s W at most R.
 // s = 0 is H.9. Where a kernel updates its arrays in place, the DRAM turns between reading and
 // writing the same rows: the development half's in-place kernels (s3d's ratx2, ratx4, qssa2; ace's
 // swapGrid) drew 1.6-1.7 TB/s on an H100 whose copy runs at 2.8 and whose 50/50 transposes at 2.0-2.2.

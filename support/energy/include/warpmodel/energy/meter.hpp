@@ -38,8 +38,8 @@ struct EnergyOptions {
   double idle_seconds = 1.0;         // power sampled with nothing running, first (one window)
   // Settling: windows of idle_seconds are repeated until two in a row agree within settle_tolerance
   // of their mean, at most settle_max_seconds (0: one window). NVML's power reading averages about a
-  // second and the board cools for longer after a load: an H100 read 182-222 W "idle" seconds after
-  // an energy row where its settled board reads 126 W.
+  // second, so one window read straight after a load still holds it: an H100 read 182-222 W "idle"
+  // just after an energy row where, settled (2-3 s), it reads 124 W.
   double settle_max_seconds = 0.0;
   double settle_tolerance = 0.02;
   // Then the region repeated this long before any reading: NVML's power reading is an average over
