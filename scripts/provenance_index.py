@@ -184,6 +184,7 @@ EMBEDDED = [
     ("access-patterns.json*", from_access_patterns),
     ("fwi/run-*.json*", from_run),
     ("fwi/profile-*.json*", from_cupti_profile),
+    ("fwi/energy-profile-*.json*", from_cupti_profile),
     ("energy/profile-*.json*", from_cupti_profile),
     ("energy/*.json", from_run),
 ]
