@@ -421,7 +421,7 @@ def energy_section(device):
     rows = [(name, num(coefficients[key]) if number(coefficients.get(key)) else NOT_MEASURED, unit)
             for key, name, unit in (("static_w", "static power (no kernel running)", "W"),
                                     ("pj_per_fp32_op", "FP32 operation", "pJ"), ("pj_per_fp64_op", "FP64 operation", "pJ"),
-                                    ("pj_per_int32_op", "32-bit integer operation (measured, not priced)", "pJ"),
+                                    ("pj_per_int32_op", "32-bit integer operation", "pJ"),
                                     ("pj_per_shared_byte", "shared-memory byte", "pJ"), ("pj_per_l2_byte", "L2 byte", "pJ"),
                                     ("pj_per_dram_byte", "DRAM byte (beyond its L2 byte)", "pJ"))]
     return head + ("NVML's total-energy counter around the throughput and bandwidth kernels, energy above the static "

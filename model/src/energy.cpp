@@ -1,5 +1,7 @@
 #include "warpmodel/energy.hpp"
 
+#include <algorithm>
+
 namespace warpmodel {
 
 EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const LaunchCounts& c) {
@@ -11,6 +13,7 @@ EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const
     double count;
     const std::optional<double>& pj;
   } units[] = {{"fp32", c.fp32_ops, e.pj_per_fp32_op},       {"fp64", c.fp64_ops, e.pj_per_fp64_op},
+               {"int32", c.int32_ops, e.pj_per_int32_op},
                {"shared", c.shared_bytes, e.pj_per_shared_byte}, {"l2", c.l2_bytes, e.pj_per_l2_byte},
                {"dram", c.dram_bytes, e.pj_per_dram_byte}};
   for (const auto& u : units) {
@@ -43,8 +46,16 @@ LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds)
       k.l2_bytes_per_warp ? *k.l2_bytes_per_warp : k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
   c.l2_bytes = l2_per_warp * warps;
   c.dram_bytes = (k.dram_bytes_per_warp ? *k.dram_bytes_per_warp : l2_per_warp * k.l2_miss_ratio) * warps;
-  // The integer instructions are not priced (docs/energy.md: pricing every other instruction at the
-  // integer row's pJ took the held-out FWI variants from 16.7 % to 94.6 %).
+  // E.2c: every executed instruction that is none of the priced kinds (nor a barrier or an MMA) is an
+  // integer ALU operation: address arithmetic, moves, compares, branches. Executed counts only: a profile
+  // without the executed-instruction counter (the FWI study's metric set) carries the SASS's static
+  // count, which prices a loop body once for every trip it is never executed (docs/energy.md).
+  if (k.counted("instructions_per_warp.total")) {
+    const double other = k.inst_per_warp - k.fp_inst_per_warp - k.sfu_inst_per_warp - k.mem_inst_per_warp -
+                         k.shared_inst_per_warp - k.local_load_inst_per_warp - k.sync_inst_per_warp -
+                         k.tensor_inst_per_warp;
+    c.int32_ops = std::max(0.0, other) * kLanes * warps;
+  }
   return c;
 }
 

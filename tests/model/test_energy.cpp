@@ -71,6 +71,31 @@ TEST(LaunchEnergy, CountsFromTheKernelProfile) {
   EXPECT_DOUBLE_EQ(c.shared_bytes, 22 * 128 * 1000.0);
 }
 
+TEST(LaunchEnergy, OtherExecutedInstructionsArePricedAsIntegerOperations) {
+  KernelProfile k;
+  k.inst_per_warp = 100;
+  k.fp_inst_per_warp = 10;
+  k.sfu_inst_per_warp = 1;
+  k.mem_inst_per_warp = 3;
+  k.shared_inst_per_warp = 2;
+  k.local_load_inst_per_warp = 1;
+  k.sync_inst_per_warp = 2;
+  k.tensor_inst_per_warp = 1;
+  // E.2c reads executed counts only: the SASS's static count of a loop is its body once.
+  k.sources["instructions_per_warp.total"] = "sass: 100 static instructions, each executed once (static estimate)";
+  EXPECT_DOUBLE_EQ(launch_counts(k, 1000, 1e-3).int32_ops, 0);
+  k.sources["instructions_per_warp.total"] = "cupti: smsp__inst_executed.sum / smsp__warps_launched.sum = 100";
+  const LaunchCounts c = launch_counts(k, 1000, 1e-3);
+  EXPECT_DOUBLE_EQ(c.int32_ops, (100 - 10 - 1 - 3 - 2 - 1 - 2 - 1) * 32 * 1000.0);
+  DeviceProfile::EnergyCoefficients e;
+  e.static_w = 0;
+  e.pj_per_int32_op = 12.0;
+  EXPECT_DOUBLE_EQ(launch_energy(e, c).dynamic_joules, c.int32_ops * 12e-12);
+  // More priced instructions than executed ones (counters from different replays): none left over.
+  k.fp_inst_per_warp = 200;
+  EXPECT_DOUBLE_EQ(launch_counts(k, 1000, 1e-3).int32_ops, 0);
+}
+
 nlohmann::json device_document() {
   return {{"schema", "warpmodel.device/1"},
           {"name", "test"},

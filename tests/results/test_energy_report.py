@@ -106,6 +106,26 @@ def main():
         for expected in ("| 0.43 | -14.0 % |", "| 0.6 | +20.0 % |", "MAPE 17.0 %, mean signed +3.0 %; worst intz-reg order 8 +20.0 %"):
             if r.returncode != 0 or expected not in r.stdout:
                 failures.append(f"at the run's time: {expected!r} not in the page (exit {r.returncode}: {r.stderr})")
+        if "At the power limit" in r.stdout:
+            failures.append("every run below the power limit, yet the page splits them at it")
+        # naive at 695 W of a 700 W limit (within 2 %), its clock read at 1500 MHz after the region: the
+        # errors are split at the limit, with each side's clocks, and the clock is a column of both files.
+        path = os.path.join(tmp, "naive.json")
+        doc = json.load(open(path))
+        doc["energy"]["mean_watts_counter"]["mean"] = 695.0
+        doc["energy"]["board"]["sm_clock_mhz"] = 1500.0
+        json.dump(doc, open(path, "w"))
+        r = run(repo, args + ["--profile", os.path.join(tmp, "profile.json"), "--predicted",
+                              os.path.join(tmp, "predicted.json"), "--device", os.path.join(tmp, "device.json"),
+                              "--out", tmp])
+        page = open(os.path.join(tmp, "energy.md")).read() if r.returncode == 0 else ""
+        for expected in ("At the power limit (mean W within 2 % of it): 1 configurations, mean signed -10.0 %, SM clock "
+                         "after the region 1500 MHz; below it: 1 configurations, mean signed +20.0 %, SM clock after the "
+                         "region not read", "| 695 ± 2 | 1500 |"):
+            if expected not in page:
+                failures.append(f"power limit: {expected!r} not in energy.md (exit {r.returncode}: {r.stderr})")
+        if r.returncode == 0 and ",idle_w,sm_clock_mhz_after_region," not in open(os.path.join(tmp, "energy.csv")).read():
+            failures.append("energy.csv: no sm_clock_mhz_after_region column")
         r = run(repo, args + ["--device", os.path.join(tmp, "device.json")])
         if r.returncode != 2 or "--device goes with" not in r.stderr:
             failures.append(f"--device alone: expected exit 2, got {r.returncode}: {r.stderr}")

@@ -228,7 +228,7 @@ def main():
         r = run(repo, energetic)
         page = open(os.path.join(energetic, "README.md"), encoding="utf-8").read()
         for text in ("| static power (no kernel running) | 123.6 | W |", "| FP32 operation | 4.55 | pJ |",
-                     "| 32-bit integer operation (measured, not priced) | 12.1 | pJ |",
+                     "| 32-bit integer operation | 12.1 | pJ |",
                      "| DRAM byte (beyond its L2 byte) | 62.5 | pJ |"):
             check(r.returncode == 0 and text in page, f"energy coefficients: the page lacks {text!r}")
 

@@ -192,7 +192,7 @@ struct DeviceProfile {
   struct EnergyCoefficients {
     double static_w = 0;
     std::optional<double> pj_per_fp32_op, pj_per_fp64_op;       // per thread operation
-    std::optional<double> pj_per_int32_op;                      // per thread operation (measured, not priced: docs/energy.md)
+    std::optional<double> pj_per_int32_op;                      // per thread operation (E.2c)
     std::optional<double> pj_per_shared_byte, pj_per_l2_byte;   // per byte moved
     std::optional<double> pj_per_dram_byte;                     // per DRAM byte beyond the L2 byte it also is
     std::string source;

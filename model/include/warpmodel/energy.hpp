@@ -21,13 +21,14 @@ struct LaunchCounts {
   double seconds = 0;       // the launch's time (predicted or measured)
   double fp32_ops = 0;      // thread operations
   double fp64_ops = 0;
+  double int32_ops = 0;     // thread operations of every other ALU instruction (E.2c)
   double shared_bytes = 0;  // bytes moved
   double l2_bytes = 0;
   double dram_bytes = 0;
 };
 
 struct EnergyTerm {
-  std::string name;  // "static", "fp32", "fp64", "shared", "l2", "dram"
+  std::string name;  // "static", "fp32", "fp64", "int32", "shared", "l2", "dram"
   double joules = 0;
 };
 
@@ -44,8 +45,11 @@ EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const
 
 // E.2: the counts of a launch of `warps` warps that takes `seconds`, from its profile: FP32 operations
 // = FP instructions per warp x 32 lanes (the profile does not split FP64 from FP32, so every FP
-// instruction is priced as FP32); E.2b L1/shared data-pipe bytes = its counted wavefronts x 128 bytes, else
-// shared-memory instructions x 32 lanes x 4 bytes;
+// instruction is priced as FP32); E.2c integer operations = the executed instructions per warp that are
+// not FP, SFU, memory (global, shared, local), barrier or tensor instructions x 32 lanes (address
+// arithmetic, moves, compares, branches, at the integer row's pJ), only where the executed count was
+// counted; E.2b L1/shared data-pipe bytes = its counted wavefronts x 128 bytes, else shared-memory
+// instructions x 32 lanes x 4 bytes;
 // L2 and DRAM bytes the measured per-warp traffic where the profile has it, else L2 = global memory
 // instructions x sectors per request x 32 bytes and DRAM = that x the L2 miss ratio.
 LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds);

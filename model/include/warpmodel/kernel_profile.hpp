@@ -153,6 +153,11 @@ struct KernelProfile {
   std::map<std::string, std::string> sources;
 
   double coalesced_mem_inst_per_warp() const { return mem_inst_per_warp - uncoalesced_mem_inst_per_warp; }
+  // Whether `field` ("instructions_per_warp.total", ...) was counted on the device, not estimated.
+  bool counted(const std::string& field) const {
+    const auto it = sources.find(field);
+    return it != sources.end() && it->second.rfind("cupti:", 0) == 0;
+  }
 };
 
 }  // namespace warpmodel
