@@ -49,7 +49,7 @@ LaunchCounts launch_counts(const KernelProfile& k, double warps, double seconds)
   // E.2c: every executed instruction that is none of the priced kinds (nor a barrier or an MMA) is an
   // integer ALU operation: address arithmetic, moves, compares, branches. Executed counts only: a profile
   // without the executed-instruction counter (the FWI study's metric set) carries the SASS's static
-  // count, which prices a loop body once for every trip it is never executed (docs/energy.md).
+  // count (each instruction once, loops unweighted), which says little of what ran (docs/energy.md).
   if (k.counted("instructions_per_warp.total")) {
     const double other = k.inst_per_warp - k.fp_inst_per_warp - k.sfu_inst_per_warp - k.mem_inst_per_warp -
                          k.shared_inst_per_warp - k.local_load_inst_per_warp - k.sync_inst_per_warp -
