@@ -557,6 +557,8 @@ class Harness {
       r_.warnings.push_back("energy rows not measured: " + nvml.why_unavailable());
       return;
     }
+    // Read, never changed: the model caps a launch's energy at this limit times its time (E.3).
+    r_.energy_power_limit_w = nvml.board().power_limit_w;
     for (const auto* d : rows) {
       const auto& of = std::get<EnergyOf>(d->variant);
       const Declaration* target = find_declaration(of.of);

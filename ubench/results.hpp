@@ -221,6 +221,7 @@ struct Results {
   std::vector<CsvRow> csv;       // the core stage's raw series (ubench.csv)
   std::vector<CsvRow> unit_csv;  // the tensor stage's (tensor.csv)
   std::vector<EnergyRowResult> energy;  // the energy rows (absent without NVML's energy counter)
+  std::optional<double> energy_power_limit_w;  // the board's enforced power limit, read by NVML (E.3)
   std::vector<std::string> warnings;
 
   const LatencySeries* find_latency(const std::string& name) const;

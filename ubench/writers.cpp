@@ -187,7 +187,10 @@ json energy_section(const Results& r) {
   const EnergyCoefficients c = energy_coefficients(r.energy);
   json coefficients = {{"static_w", c.static_w}};
   for (const auto& [unit, pj] : c.pj_per) coefficients["pj_per_" + unit] = pj;
+  json board = json::object();
+  if (r.energy_power_limit_w) board["power_limit_w"] = *r.energy_power_limit_w;  // read, not changed (E.3)
   return {{"rows", rows},
+                    {"board", board},
                     {"coefficients", coefficients},
                     {"notes", c.notes},
                     {"method",

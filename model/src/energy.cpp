@@ -27,6 +27,13 @@ EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const
     p.dynamic_joules += joules;
   }
   p.joules = p.static_joules + p.dynamic_joules;
+  // E.3: at the limit the board lowers its clocks (and voltage) until it draws P_limit; the dynamic
+  // energy is what the limit leaves above the static power.
+  if (e.power_limit_w && c.seconds > 0 && p.joules > *e.power_limit_w * c.seconds) {
+    p.joules = *e.power_limit_w * c.seconds;
+    p.dynamic_joules = std::max(0.0, p.joules - p.static_joules);
+    p.at_power_limit = true;
+  }
   return p;
 }
 

@@ -460,6 +460,7 @@ DeviceProfile::EnergyCoefficients energy_from(ObjectReader& e) {
   out.pj_per_shared_byte = e.optional_in_range("pj_per_shared_byte", ranges::kEnergyPerUnitPj);
   out.pj_per_l2_byte = e.optional_in_range("pj_per_l2_byte", ranges::kEnergyPerUnitPj);
   out.pj_per_dram_byte = e.optional_in_range("pj_per_dram_byte", ranges::kEnergyPerUnitPj);
+  out.power_limit_w = e.optional_in_range("power_limit_w", ranges::kPowerW);
   e.ignore("source");
   if (e.has("source")) out.source = e.string("source");
   e.finish();
@@ -563,6 +564,13 @@ DeviceProfile device_from_json(const json& j, const std::string& origin) {
     ObjectReader e(j.at(energy_at), origin, "measurements.energy.coefficients");
     d.energy = energy_from(e);
     d.energy->source = "characterize's energy rows (measurements.energy)";
+    // The board's power limit, read with the rows (E.3); profiles measured before it was read lack it.
+    const json::json_pointer limit_at("/measurements/energy/board");
+    if (j.contains(limit_at) && j.at(limit_at).is_object()) {
+      ObjectReader board(j.at(limit_at), origin, "measurements.energy.board");
+      d.energy->power_limit_w = board.optional_in_range("power_limit_w", ranges::kPowerW);
+      board.finish();
+    }
   }
   return d;
 }
@@ -1026,12 +1034,12 @@ json to_json(const DeviceProfile& d) {
   if (const auto& iv = d.hopper_intervals) out["hopper_intervals"] = to_json(*iv);
   if (const auto& e = d.energy) {
     json energy = {{"static_w", e->static_w}};
-    const std::pair<const char*, const std::optional<double>*> terms[] = {
+    const std::pair<const char*, const std::optional<double>*> fields[] = {
         {"pj_per_fp32_op", &e->pj_per_fp32_op},         {"pj_per_fp64_op", &e->pj_per_fp64_op},
         {"pj_per_int32_op", &e->pj_per_int32_op},
         {"pj_per_shared_byte", &e->pj_per_shared_byte}, {"pj_per_l2_byte", &e->pj_per_l2_byte},
-        {"pj_per_dram_byte", &e->pj_per_dram_byte}};
-    for (const auto& [key, value] : terms)
+        {"pj_per_dram_byte", &e->pj_per_dram_byte},     {"power_limit_w", &e->power_limit_w}};
+    for (const auto& [key, value] : fields)
       if (*value) energy[key] = **value;
     if (!e->source.empty()) energy["source"] = e->source;
     out["energy"] = energy;

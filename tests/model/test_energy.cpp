@@ -47,6 +47,27 @@ TEST(LaunchEnergy, ACountWithoutACoefficientIsNamedNotPriced) {
   EXPECT_EQ(p.left_out, (std::vector<std::string>{"fp64", "shared"}));
 }
 
+// E.3: above the board's power limit the prediction is the limit times the time; below it E.1 stands.
+TEST(LaunchEnergy, CappedAtTheBoardsPowerLimit) {
+  LaunchCounts c;
+  c.seconds = 1e-3;
+  c.fp32_ops = 1e9;
+  c.l2_bytes = 2e8;
+  c.dram_bytes = 1e8;  // E.1: 81 mJ in 1 ms, 81 W
+  DeviceProfile::EnergyCoefficients e = coefficients();
+  e.power_limit_w = 70;
+  EnergyPrediction p = launch_energy(e, c);
+  EXPECT_TRUE(p.at_power_limit);
+  EXPECT_NEAR(p.joules, 0.070, 1e-15);
+  EXPECT_NEAR(p.dynamic_joules, 0.010, 1e-15);  // what the limit leaves above 60 W
+  EXPECT_NEAR(p.static_joules, 0.060, 1e-15);
+  ASSERT_EQ(p.terms.size(), 4u);  // E.1's terms, for the breakdown
+  e.power_limit_w = 90;
+  p = launch_energy(e, c);
+  EXPECT_FALSE(p.at_power_limit);
+  EXPECT_NEAR(p.joules, 0.081, 1e-15);
+}
+
 TEST(LaunchEnergy, CountsFromTheKernelProfile) {
   KernelProfile k;
   k.fp_inst_per_warp = 10;
@@ -116,8 +137,15 @@ TEST(DeviceEnergy, ReadFromTheProfileOrFromCharacterizesRows) {
   EXPECT_EQ(d.energy->pj_per_fp32_op, 1.5);
   EXPECT_FALSE(d.energy->pj_per_l2_byte);
   EXPECT_NE(d.energy->source.find("characterize"), std::string::npos);
+  EXPECT_FALSE(d.energy->power_limit_w);  // measured before the limit was read: no cap
+  j["measurements"]["energy"]["board"] = {{"power_limit_w", 700.0}};
+  EXPECT_EQ(device_from_json(j, "t").energy->power_limit_w, 700.0);
+  j["measurements"]["energy"]["board"] = {{"power_limit_w", -1.0}};
+  EXPECT_THROW(device_from_json(j, "t"), InputError);
+  j["measurements"]["energy"].erase("board");
   // The top level wins, and the profile writes it back the same.
-  j["energy"] = {{"static_w", 80.0}, {"pj_per_l2_byte", 4.0}, {"pj_per_int32_op", 2.5}, {"source", "hand"}};
+  j["energy"] = {{"static_w", 80.0}, {"pj_per_l2_byte", 4.0}, {"pj_per_int32_op", 2.5}, {"power_limit_w", 350.0},
+                 {"source", "hand"}};
   d = device_from_json(j, "t");
   EXPECT_EQ(d.energy->static_w, 80.0);
   EXPECT_EQ(d.energy->pj_per_l2_byte, 4.0);
@@ -126,6 +154,7 @@ TEST(DeviceEnergy, ReadFromTheProfileOrFromCharacterizesRows) {
   EXPECT_EQ(again.energy->static_w, 80.0);
   EXPECT_EQ(again.energy->pj_per_l2_byte, 4.0);
   EXPECT_EQ(again.energy->pj_per_int32_op, 2.5);
+  EXPECT_EQ(again.energy->power_limit_w, 350.0);
   EXPECT_EQ(again.energy->source, "hand");
 }
 

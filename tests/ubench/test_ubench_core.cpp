@@ -681,6 +681,11 @@ TEST(Writers, EnergyRowsReachTheModel) {
   const warpmodel::DeviceProfile device = warpmodel::device_from_json(j, "synthetic");
   ASSERT_TRUE(device.energy);
   EXPECT_DOUBLE_EQ(device.energy->static_w, 65.0);
+  EXPECT_FALSE(device.energy->power_limit_w);  // not read: no cap (E.3)
+  Results limited = r;
+  limited.energy_power_limit_w = 700;
+  EXPECT_EQ(warpmodel::device_from_json(nlohmann::json::parse(write_device_json(limited)), "synthetic").energy->power_limit_w,
+            700.0);
   EXPECT_NEAR(*device.energy->pj_per_dram_byte, 85.0, 1e-9);  // no L2 row: nothing to take out
   EXPECT_NE(write_energy_markdown(r).find("| energy_dram | dram_read | dram_byte |"), std::string::npos);
   EXPECT_NE(write_energy_markdown(r).find("| 65.0000 | 2.50 |"), std::string::npos);  // idle W, settled after s

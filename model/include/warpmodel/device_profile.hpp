@@ -195,6 +195,7 @@ struct DeviceProfile {
     std::optional<double> pj_per_int32_op;                      // per thread operation (E.2c)
     std::optional<double> pj_per_shared_byte, pj_per_l2_byte;   // per byte moved
     std::optional<double> pj_per_dram_byte;                     // per DRAM byte beyond the L2 byte it also is
+    std::optional<double> power_limit_w;  // the board's enforced power limit, read by NVML (E.3); absent: no cap
     std::string source;
   };
   std::optional<EnergyCoefficients> energy;

@@ -4,7 +4,11 @@
 //   E = P_static t + sum_i count_i e_i                                                  (E.1)
 // with the counts (FP32 and FP64 thread operations, shared-memory, L2 and DRAM bytes) taken from the
 // kernel profile (E.2) and the coefficients P_static and e_i measured by `characterize`'s energy rows
-// (device.json "energy"). Plain C++, value types in and out.
+// (device.json "energy"). A board cannot draw more than its power limit for long: past it the GPU
+// lowers its clocks and voltage until it draws the limit, so
+//   E = min(E.1, P_limit t)                                                             (E.3)
+// where the profile has the limit (NVML's enforced limit, read with the energy rows, never changed).
+// Plain C++, value types in and out.
 #pragma once
 
 #include <optional>
@@ -38,9 +42,11 @@ struct EnergyPrediction {
   double dynamic_joules = 0;
   std::vector<EnergyTerm> terms;      // static first, then each counted unit with a coefficient
   std::vector<std::string> left_out;  // counted units without a measured coefficient (their term is 0)
+  bool at_power_limit = false;        // E.3 capped E.1 at the limit (joules = P_limit t; terms are E.1's)
 };
 
-// E.1. A count with no coefficient in the profile adds nothing and is named in left_out.
+// E.1, then E.3 where the profile has the board's power limit. A count with no coefficient in the
+// profile adds nothing and is named in left_out.
 EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const LaunchCounts& c);
 
 // E.2: the counts of a launch of `warps` warps that takes `seconds`, from its profile: FP32 operations
