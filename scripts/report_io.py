@@ -54,6 +54,36 @@ def static_watts(program, path, device):
     fail(program, f"{path}: no static power (field 'energy.static_w' or 'measurements.energy.coefficients.static_w')")
 
 
+def power_limit_watts(device):
+    """The board's power limit the device profile records (E.3's P_limit), as predict-app reads it:
+    `energy.power_limit_w`, else `measurements.energy.board.power_limit_w`; None when absent (no cap)."""
+    for keys in (("energy", "power_limit_w"), ("measurements", "energy", "board", "power_limit_w")):
+        value = device
+        for k in keys:
+            value = value.get(k) if isinstance(value, dict) else None
+        if isinstance(value, (int, float)) and value > 0:
+            return float(value)
+    return None
+
+
+def dynamic_joules(row, static_w):
+    """E.1's dynamic energy of a predict-app row (J): its `predicted_dynamic_energy_mj`, else (rows
+    written before E.3) its energy less the static power over its predicted time; None without one."""
+    if row.get("predicted_dynamic_energy_mj") is not None:
+        return row["predicted_dynamic_energy_mj"] / 1000
+    mj, us = row.get("predicted_energy_mj"), row.get("predicted_us")
+    if mj is None or us is None or static_w is None:
+        return None
+    return mj / 1000 - static_w * us * 1e-6
+
+
+def energy_at(seconds, static_w, dynamic_j, limit_w=None):
+    """E.1 at a measured time (the static power over it plus the dynamic energy), capped by E.3 at the
+    power limit times that time where the limit is known."""
+    e = static_w * seconds + dynamic_j
+    return min(e, limit_w * seconds) if limit_w else e
+
+
 def pct_error(predicted, measured):
     """100 (predicted / measured - 1), None without a prediction."""
     return 100 * (predicted / measured - 1) if predicted is not None else None

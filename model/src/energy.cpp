@@ -26,6 +26,7 @@ EnergyPrediction launch_energy(const DeviceProfile::EnergyCoefficients& e, const
     p.terms.push_back({u.name, joules});
     p.dynamic_joules += joules;
   }
+  p.counted_dynamic_joules = p.dynamic_joules;
   p.joules = p.static_joules + p.dynamic_joules;
   // E.3: at the limit the board lowers its clocks (and voltage) until it draws P_limit; the dynamic
   // energy is what the limit leaves above the static power.

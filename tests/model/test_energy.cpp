@@ -60,6 +60,7 @@ TEST(LaunchEnergy, CappedAtTheBoardsPowerLimit) {
   EXPECT_TRUE(p.at_power_limit);
   EXPECT_NEAR(p.joules, 0.070, 1e-15);
   EXPECT_NEAR(p.dynamic_joules, 0.010, 1e-15);  // what the limit leaves above 60 W
+  EXPECT_NEAR(p.counted_dynamic_joules, 0.021, 1e-15);  // E.1's, kept
   EXPECT_NEAR(p.static_joules, 0.060, 1e-15);
   ASSERT_EQ(p.terms.size(), 4u);  // E.1's terms, for the breakdown
   e.power_limit_w = 90;

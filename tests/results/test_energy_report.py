@@ -126,6 +126,22 @@ def main():
                 failures.append(f"power limit: {expected!r} not in energy.md (exit {r.returncode}: {r.stderr})")
         if r.returncode == 0 and ",idle_w,sm_clock_mhz_after_region," not in open(os.path.join(tmp, "energy.csv")).read():
             failures.append("energy.csv: no sm_clock_mhz_after_region column")
+        # E.3: the device profile's 500 W limit caps intz-reg at the run's time (its dynamic part, 0.45 J
+        # from predict-app's own field, plus 0.1 J static is 0.55 J in 1 ms: 0.5 J, +0.0 %); naive's
+        # 0.43 J (no dynamic field: energy less static over the predicted time) stays under it.
+        predicted["rows"][1]["predicted_dynamic_energy_mj"] = 450.0
+        device["measurements"]["energy"]["board"] = {"power_limit_w": 500.0}
+        for name, doc in (("predicted.json", predicted), ("device.json", device)):
+            with open(os.path.join(tmp, name), "w") as f:
+                json.dump(doc, f)
+        r = run(repo, args + ["--profile", os.path.join(tmp, "profile.json"), "--predicted",
+                              os.path.join(tmp, "predicted.json"), "--device", os.path.join(tmp, "device.json")])
+        for expected in ("| 0.43 | -14.0 % |", "| 0.5 | +0.0 % |"):
+            if r.returncode != 0 or expected not in r.stdout:
+                failures.append(f"E.3 at the run's time: {expected!r} not in the page (exit {r.returncode}: {r.stderr})")
+        del device["measurements"]["energy"]["board"]
+        with open(os.path.join(tmp, "device.json"), "w") as f:
+            json.dump(device, f)
         r = run(repo, args + ["--device", os.path.join(tmp, "device.json")])
         if r.returncode != 2 or "--device goes with" not in r.stderr:
             failures.append(f"--device alone: expected exit 2, got {r.returncode}: {r.stderr}")

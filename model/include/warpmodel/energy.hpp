@@ -39,7 +39,8 @@ struct EnergyTerm {
 struct EnergyPrediction {
   double joules = 0;
   double static_joules = 0;
-  double dynamic_joules = 0;
+  double dynamic_joules = 0;          // above the static power: E.1's sum, or what E.3's limit leaves
+  double counted_dynamic_joules = 0;  // E.1's sum over the counted units (before E.3)
   std::vector<EnergyTerm> terms;      // static first, then each counted unit with a coefficient
   std::vector<std::string> left_out;  // counted units without a measured coefficient (their term is 0)
   bool at_power_limit = false;        // E.3 capped E.1 at the limit (joules = P_limit t; terms are E.1's)

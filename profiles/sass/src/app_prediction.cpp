@@ -257,13 +257,16 @@ AppPrediction predict_application(const CounterFile& counters, const std::vector
     if (!measured.empty()) row.measured_us = support::median(measured);
     if (!predicted_us.empty()) row.predicted_us = support::median(predicted_us);
     if (device.energy) {
-      std::vector<double> millijoules;
+      std::vector<double> millijoules, dynamic;
       for (const auto* p : m)
-        if (p->prediction && p->profile)
-          millijoules.push_back(1e3 * launch_energy(*device.energy, launch_counts(*p->profile, p->prediction->occupancy.total_warps,
-                                                                                    p->prediction->seconds))
-                                          .joules);
+        if (p->prediction && p->profile) {
+          const EnergyPrediction e = launch_energy(
+              *device.energy, launch_counts(*p->profile, p->prediction->occupancy.total_warps, p->prediction->seconds));
+          millijoules.push_back(1e3 * e.joules);
+          dynamic.push_back(1e3 * e.counted_dynamic_joules);
+        }
       if (!millijoules.empty()) row.predicted_energy_mj = support::median(millijoules);
+      if (!dynamic.empty()) row.predicted_dynamic_energy_mj = support::median(dynamic);
     }
     if (row.measured_us && row.predicted_us && *row.measured_us > 0)
       row.error_pct = 100.0 * (*row.predicted_us - *row.measured_us) / *row.measured_us;

@@ -152,7 +152,11 @@ Table app_prediction_table(const AppPrediction& p, TableFormat format) {
     // The predicted energy, last, where the device profile has energy coefficients.
     if (!p.energy_source.empty()) {
       t.headers.push_back("predicted_energy_mj");
-      for (std::size_t i = 0; i < p.rows.size(); ++i) t.rows[i].push_back(raw(p.rows[i].predicted_energy_mj));
+      t.headers.push_back("predicted_dynamic_energy_mj");
+      for (std::size_t i = 0; i < p.rows.size(); ++i) {
+        t.rows[i].push_back(raw(p.rows[i].predicted_energy_mj));
+        t.rows[i].push_back(raw(p.rows[i].predicted_dynamic_energy_mj));
+      }
     }
     return t;
   }
@@ -226,7 +230,10 @@ json to_json(const AppPrediction& p) {
     row["interval_basis"] = r.interval_basis.empty() ? json(nullptr) : json(r.interval_basis);
     row["reliable_gain"] = r.reliable_gain ? json(*r.reliable_gain) : json(nullptr);
     row["gain_threshold_pct"] = p.gain_threshold_pct;
-    if (!p.energy_source.empty()) row["predicted_energy_mj"] = optional_number(r.predicted_energy_mj);
+    if (!p.energy_source.empty()) {
+      row["predicted_energy_mj"] = optional_number(r.predicted_energy_mj);
+      row["predicted_dynamic_energy_mj"] = optional_number(r.predicted_dynamic_energy_mj);
+    }
     rows.push_back(std::move(row));
   }
   return {{"model", p.model},   {"device", p.device}, {"profile", p.profile}, {"sass", p.sass},

@@ -525,8 +525,27 @@ TEST(PredictApp, EnergyOnlyWithTheDevicesCoefficients) {
   for (const auto& row : json::parse(o.out).at("rows")) {
     if (!row.at("predicted_us").is_number()) continue;
     ASSERT_TRUE(row.at("predicted_energy_mj").is_number()) << row;
-    // At least the static power over the predicted time.
-    EXPECT_GE(row.at("predicted_energy_mj").get<double>(), 90.0 * row.at("predicted_us").get<double>() * 1e-3 * (1 - 1e-9));
+    // At least the static power over the predicted time; E.1 = that plus the dynamic part (no limit).
+    const double static_mj = 90.0 * row.at("predicted_us").get<double>() * 1e-3;
+    EXPECT_GE(row.at("predicted_energy_mj").get<double>(), static_mj * (1 - 1e-9));
+    ASSERT_TRUE(row.at("predicted_dynamic_energy_mj").is_number()) << row;
+    EXPECT_NEAR(row.at("predicted_energy_mj").get<double>(), static_mj + row.at("predicted_dynamic_energy_mj").get<double>(),
+                1e-6 * row.at("predicted_energy_mj").get<double>());
+  }
+  // E.3: a power limit below what the launches draw caps each at the limit times its time; the dynamic
+  // part (E.1's) stays.
+  device["energy"]["power_limit_w"] = 91.0;
+  std::ofstream(with_energy) << device.dump();
+  const Output capped = run("predict-app --profile " + q(profile) + " --device " + q(with_energy) + " --format json");
+  ASSERT_EQ(capped.code, 0) << capped.err;
+  const json uncapped_rows = json::parse(o.out).at("rows");
+  const json capped_rows = json::parse(capped.out).at("rows");
+  ASSERT_EQ(uncapped_rows.size(), capped_rows.size());
+  for (std::size_t i = 0; i < capped_rows.size(); ++i) {
+    if (!capped_rows[i].at("predicted_us").is_number()) continue;
+    EXPECT_LE(capped_rows[i].at("predicted_energy_mj").get<double>(),
+              91.0 * capped_rows[i].at("predicted_us").get<double>() * 1e-3 * (1 + 1e-9));
+    EXPECT_EQ(capped_rows[i].at("predicted_dynamic_energy_mj"), uncapped_rows[i].at("predicted_dynamic_energy_mj"));
   }
   const Output table = run("predict-app --profile " + q(profile) + " --device " + q(with_energy));
   ASSERT_EQ(table.code, 0) << table.err;

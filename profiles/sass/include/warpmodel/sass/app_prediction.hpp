@@ -61,6 +61,9 @@ struct AppPredictionRow {
   // The predicted energy of the launch (energy.hpp E.1 at the predicted time; a group: the median),
   // where the device profile has energy coefficients.
   std::optional<double> predicted_energy_mj;
+  // Its dynamic part before E.3's cap (E.1 less the static power over the predicted time): what a
+  // report prices again at a measured time.
+  std::optional<double> predicted_dynamic_energy_mj;
 };
 
 // What predict_application does beyond predicting (all optional).
