@@ -42,28 +42,30 @@ def md_table(header, rows):
     return "\n".join(out) + "\n"
 
 
-def static_watts(program, path, device):
-    """The device profile's static power (E.1's P_static), as predict-app reads it: `energy.static_w`,
-    else characterize's `measurements.energy.coefficients.static_w`."""
-    for keys in (("energy", "static_w"), ("measurements", "energy", "coefficients", "static_w")):
-        value = device
-        for k in keys:
-            value = value.get(k) if isinstance(value, dict) else None
-        if isinstance(value, (int, float)) and value > 0:
-            return float(value)
-    fail(program, f"{path}: no static power (field 'energy.static_w' or 'measurements.energy.coefficients.static_w')")
-
-
-def power_limit_watts(device):
-    """The board's power limit the device profile records (E.3's P_limit), as predict-app reads it:
-    `energy.power_limit_w`, else `measurements.energy.board.power_limit_w`; None when absent (no cap)."""
-    for keys in (("energy", "power_limit_w"), ("measurements", "energy", "board", "power_limit_w")):
+def _positive_number(device, *paths):
+    """The first positive number at one of the key paths of a device profile, else None."""
+    for keys in paths:
         value = device
         for k in keys:
             value = value.get(k) if isinstance(value, dict) else None
         if isinstance(value, (int, float)) and value > 0:
             return float(value)
     return None
+
+
+def static_watts(program, path, device):
+    """The device profile's static power (E.1's P_static), as predict-app reads it: `energy.static_w`,
+    else characterize's `measurements.energy.coefficients.static_w`."""
+    value = _positive_number(device, ("energy", "static_w"), ("measurements", "energy", "coefficients", "static_w"))
+    if value is None:
+        fail(program, f"{path}: no static power (field 'energy.static_w' or 'measurements.energy.coefficients.static_w')")
+    return value
+
+
+def power_limit_watts(device):
+    """The board's power limit the device profile records (E.3's P_limit), as predict-app reads it:
+    `energy.power_limit_w`, else `measurements.energy.board.power_limit_w`; None when absent (no cap)."""
+    return _positive_number(device, ("energy", "power_limit_w"), ("measurements", "energy", "board", "power_limit_w"))
 
 
 def dynamic_joules(row, static_w):
