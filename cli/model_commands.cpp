@@ -130,14 +130,22 @@ std::string energy_text(const DeviceProfile& device, const EnergyPrediction& e) 
     for (const auto& n : e.left_out) names += (names.empty() ? "" : ", ") + n;
     text += "; no coefficient for " + names;
   }
+  if (e.at_power_limit)  // E.3: the terms are E.1's; the total is the limit times the time
+    text += "; capped at the board's " + format_number(*device.energy->power_limit_w, 4) + " W power limit, E.3";
   return text + ")";
 }
 
 nlohmann::json energy_json(const EnergyPrediction& e) {
   nlohmann::json terms = nlohmann::json::object();
   for (const auto& t : e.terms) terms[t.name] = t.joules;
-  return {{"joules", e.joules}, {"static_joules", e.static_joules}, {"dynamic_joules", e.dynamic_joules},
-          {"terms", terms}, {"left_out", e.left_out}, {"equation", "E = P_static t + sum_i count_i e_i (docs/energy.md)"}};
+  return {{"joules", e.joules},
+          {"static_joules", e.static_joules},
+          {"dynamic_joules", e.dynamic_joules},
+          {"counted_dynamic_joules", e.counted_dynamic_joules},
+          {"at_power_limit", e.at_power_limit},
+          {"terms", terms},
+          {"left_out", e.left_out},
+          {"equation", "E = min(P_static t + sum_i count_i e_i, P_limit t) (docs/energy.md, E.1 and E.3)"}};
 }
 
 std::string prediction_summary(const DeviceProfile& device, const KernelProfile& kernel, const Prediction& p, bool markdown) {

@@ -151,8 +151,8 @@ TEST(Cli, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(run("no-such-command").exit_code, 2);
 }
 
-// predict shows the launch's energy (docs/energy.md, E.1) when the device profile has energy
-// coefficients, and nothing about energy when it has none.
+// predict shows the launch's energy (docs/energy.md, E.1, capped by E.3 at the power limit) when the
+// device profile has energy coefficients, and nothing about energy when it has none.
 TEST(Cli, PredictShowsEnergyOnlyWithCoefficients) {
   const CommandResult plain = run("predict --device " + kDevice + " --kernel " + kKernel + " --model thesis-2016");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
@@ -174,6 +174,18 @@ TEST(Cli, PredictShowsEnergyOnlyWithCoefficients) {
   EXPECT_NEAR(sum, total, 1e-12 * total);  // E.1: the terms add up
   // The static term is 60 W times the predicted time.
   EXPECT_NEAR(out["energy"]["static_joules"].get<double>(), 60.0 * out["seconds"].get<double>(), 1e-9);
+  EXPECT_FALSE(out["energy"]["at_power_limit"].get<bool>());
+  // E.3: a limit just above the static power caps the total at the limit times the time, and says so.
+  device["energy"]["power_limit_w"] = 61.0;
+  const std::string limited = write("energy-limited.json", device.dump());
+  const CommandResult capped = run("predict --device " + limited + " --kernel " + kKernel + " --model thesis-2016 --format json");
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  const nlohmann::json c = nlohmann::json::parse(capped.out)["energy"];
+  ASSERT_TRUE(c["at_power_limit"].get<bool>()) << capped.out;
+  EXPECT_NEAR(c["joules"].get<double>(), 61.0 * out["seconds"].get<double>(), 1e-9);
+  EXPECT_NEAR(c["counted_dynamic_joules"].get<double>(), out["energy"]["dynamic_joules"].get<double>(), 1e-12);
+  const CommandResult text = run("predict --device " + limited + " --kernel " + kKernel + " --model thesis-2016");
+  EXPECT_NE(text.out.find("capped at the board's 61 W power limit, E.3"), std::string::npos) << text.out;
 }
 
 // Nesting deep enough to overflow a recursive parser's stack is refused before parsing
