@@ -58,8 +58,8 @@ struct AppPredictionRow {
   };
   std::vector<Alternative> what_ifs;        // --what-if, in the order given
   std::vector<Alternative> bound_removed;   // each hopper bound made free (removable_bounds order)
-  // The predicted energy of the launch (energy.hpp E.1 at the predicted time; a group: the median),
-  // where the device profile has energy coefficients.
+  // The predicted energy of the launch (energy.hpp E.1 at the predicted time, capped by E.3 where the
+  // profile has the power limit; a group: the median), where the device profile has energy coefficients.
   std::optional<double> predicted_energy_mj;
   // Its dynamic part before E.3's cap (E.1 less the static power over the predicted time): what a
   // report prices again at a measured time.
