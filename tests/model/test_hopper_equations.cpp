@@ -85,6 +85,17 @@ TEST(HopperEquations, BatchLatencyWithLoopInvariantLoads) {
   EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(4, 0.75, 30, 0.5, 200, 0.5, 600), 200 * 0.5 + 600 * 0.5);
 }
 
+// H.6b with whole loads: one load a batch, half of them a pointer the loop reloads (an L1 hit), the
+// other half streamed from DRAM (m1 = 0.5 overall, so every other load misses, m2 = 1): half the
+// batches wait for L1 and half for DRAM. The fractional power h^(1/2) = 0 priced them all at DRAM.
+TEST(HopperEquations, ABatchHoldsWholeLoads) {
+  EXPECT_DOUBLE_EQ(eq::batch_latency_with_reuse(1, 0.5, 30, 0.5, 200, 1, 600), 0.5 * 30 + 0.5 * 600);
+  EXPECT_DOUBLE_EQ(eq::whole_loads_power(0.5, 2), 0.25) << "a whole count is the plain power";
+  EXPECT_DOUBLE_EQ(eq::whole_loads_power(0.5, 1.5), 0.5 * 0.5 + 0.5 * 0.25);
+  EXPECT_DOUBLE_EQ(eq::whole_loads_power(0, 0.5), 0.5) << "half the batches hold no other load";
+  EXPECT_DOUBLE_EQ(eq::whole_loads_power(0.3, 0), 1);
+}
+
 // H.6c: the naive 256^3 matrix product's batch (A[row][k], B[k][col]): half the loads walk lines,
 // counted m1 = 0.125 (in-flight hits), m2 = 0.094 (DRAM bytes over the L1-miss bytes), 16 blocks
 // share each B line. Cold, one sharer's miss is everyone's: a DRAM round trip each iteration, as

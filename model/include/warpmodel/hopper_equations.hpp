@@ -446,6 +446,17 @@ inline double batch_latency(double batch, double l1_lat, double l1_miss, double 
 // A naive 256^3 matrix product on the H200 ran 656 clocks an iteration cold and 363 warm: one DRAM or
 // L2 latency (results/h200/logs/gemm-naive-lockstep/), at counted L1 and L2 hit rates of 88 % and
 // 99 %. w = 0 is H.6b; w = r = 0 is H.6.
+// H.6b-c read with whole loads: with m (1 - w - r) = k + f other loads a batch on average (k whole,
+// 0 <= f < 1), a share f of the batches holds k + 1 of them and the rest k, so the chance that all
+// of them hit is (1 - f) h^k + f h^(k + 1), not h^(k + f), as q = min(1, m w) already reads the
+// walking loads. With one load a batch and r = 1/2 (a pointer the loop reloads beside each element
+// it streams from DRAM) half the batches are the pointer's L1 hit and half a DRAM round trip, where
+// h^(1/2) = 0 (h = 0: every other load misses) priced every batch as a DRAM round trip.
+inline double whole_loads_power(double h, double loads) {
+  const double k = std::floor(std::max(0.0, loads));
+  const double f = std::max(0.0, loads) - k;
+  return (1 - f) * std::pow(h, k) + f * std::pow(h, k + 1);
+}
 struct WalkingLoads {
   double share = 0;    // w
   double sharers = 1;  // S
@@ -459,9 +470,9 @@ inline double batch_latency_lockstep(double batch, double reused_share, WalkingL
   const double walking_l2_miss = std::min(1.0, std::max(1.0, walking.sharers) * l2_miss);
   const double q = std::min(1.0, batch * w);
   const double n_others = batch * others;
-  const double served_by_l1 = (1 - q) * std::pow(1 - other_l1_miss, n_others);
+  const double served_by_l1 = (1 - q) * whole_loads_power(1 - other_l1_miss, n_others);
   const double served_by_l1_or_l2 =
-      std::pow(1 - other_l1_miss * l2_miss, n_others) *
+      whole_loads_power(1 - other_l1_miss * l2_miss, n_others) *
       ((1 - q) + (q > 0 ? q * std::pow(1 - walking_l2_miss, std::max(1.0, batch * w)) : 0.0));
   return expected_slowest(served_by_l1, served_by_l1_or_l2, l1_lat, l2_lat, dram_lat);
 }
