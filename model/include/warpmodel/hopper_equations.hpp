@@ -423,6 +423,17 @@ inline double batch_latency(double batch, double l1_lat, double l1_miss, double 
   return expected_slowest(std::pow(1 - l1_miss, batch), std::pow(1 - l1_miss * l2_miss, batch), l1_lat, l2_lat,
                           dram_lat);
 }
+// H.6b-c read with whole loads: with m (1 - w - r) = k + f other loads a batch on average (k whole,
+// 0 <= f < 1), a share f of the batches holds k + 1 of them and the rest k, so the chance that all
+// of them hit is (1 - f) h^k + f h^(k + 1), not h^(k + f), as H.6c's q = min(1, m w) reads the
+// walking loads. With one load a batch and r = 1/2 (a pointer the loop reloads beside each element
+// it streams from DRAM) half the batches are the pointer's L1 hit and half a DRAM round trip, where
+// h^(1/2) = 0 (h = 0: every other load misses) priced every batch as a DRAM round trip.
+inline double whole_loads_power(double h, double loads) {
+  const double k = std::floor(std::max(0.0, loads));
+  const double f = std::max(0.0, loads) - k;
+  return (1 - f) * std::pow(h, k) + f * std::pow(h, k + 1);
+}
 // H.6b The batch when a share r of its loads re-read an address their loop does not move (an operand
 // ptxas reloads every iteration because a store of the loop may alias it: a naive column standard
 // deviation reloads mean[j] beside data[i][j]). After the first iteration those hit L1, so the L1
@@ -440,23 +451,13 @@ inline double batch_latency(double batch, double l1_lat, double l1_miss, double 
 // counted L1 misses beyond them belong to the other m (1 - w - r) loads, each missing with
 // m1' = (m1 - w) / (1 - w - r) (in [0, 1]). An unrolled loop's iteration holds its walking loads
 // every time, so a batch holds them with q = min(1, m w), max(1, m w) of them:
-//   P(batch served by L1)       = (1 - q) (1 - m1')^(m (1 - w - r))
-//   P(batch served by L1 or L2) = (1 - m1' m2)^(m (1 - w - r)) ((1 - q) + q (1 - m2_w)^max(1, m w))
+//   P(batch served by L1)       = (1 - q) W(1 - m1', m (1 - w - r))
+//   P(batch served by L1 or L2) = W(1 - m1' m2, m (1 - w - r)) ((1 - q) + q (1 - m2_w)^max(1, m w))
+// with W(h, n) = h^n for whole n (whole_loads_power above).
 //   batch_lat = L1 P1 + L2 (P12 - P1) + DRAM_lat (1 - P12)
 // A naive 256^3 matrix product on the H200 ran 656 clocks an iteration cold and 363 warm: one DRAM or
 // L2 latency (results/h200/logs/gemm-naive-lockstep/), at counted L1 and L2 hit rates of 88 % and
 // 99 %. w = 0 is H.6b; w = r = 0 is H.6.
-// H.6b-c read with whole loads: with m (1 - w - r) = k + f other loads a batch on average (k whole,
-// 0 <= f < 1), a share f of the batches holds k + 1 of them and the rest k, so the chance that all
-// of them hit is (1 - f) h^k + f h^(k + 1), not h^(k + f), as q = min(1, m w) already reads the
-// walking loads. With one load a batch and r = 1/2 (a pointer the loop reloads beside each element
-// it streams from DRAM) half the batches are the pointer's L1 hit and half a DRAM round trip, where
-// h^(1/2) = 0 (h = 0: every other load misses) priced every batch as a DRAM round trip.
-inline double whole_loads_power(double h, double loads) {
-  const double k = std::floor(std::max(0.0, loads));
-  const double f = std::max(0.0, loads) - k;
-  return (1 - f) * std::pow(h, k) + f * std::pow(h, k + 1);
-}
 struct WalkingLoads {
   double share = 0;    // w
   double sharers = 1;  // S
