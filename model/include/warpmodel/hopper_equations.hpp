@@ -262,7 +262,11 @@
 //   the written bytes in the microbenchmarks' units. Tried a third time with H.9c in place: split
 //   9.98 % -> 9.64 % (H200), 9.56 % -> 9.46 % (H100); leave-one-class-out 11.27 % -> 10.64 %,
 //   10.98 % -> 10.53 %; but after the refit the H200's launch-bound class goes to +19.0 % and the
-//   H100's histogram class to +17.4 %, beyond the +-15 % a class may miss by: not kept.
+//   H100's histogram class to +17.4 %, beyond the +-15 % a class may miss by: not kept. Tried a
+//   fourth time against the external set (docs/model.md): the development half 17.0 % -> 16.3 %, but
+//   its L2-bound launches -10 % -> -24 % and the held-out half 28.8 % -> 32.8 %. The external
+//   kernels' streamed and scattered writes go slower per sent byte than the float4 stream the write
+//   rate is measured on; the counted factor stood in for that. A rate by write pattern comes first.
 // * H.1b: the counters are averages over the launched warps. A chase of 32 chains launched as one
 //   block of 128 threads runs one working warp; its three others exit at the bounds test, so the
 //   average warp carried a quarter of the chase and the prediction fell by 4x from the 32-thread
