@@ -198,6 +198,14 @@ double global_store_inst_per_warp(const KernelProfile& k) {
   return std::max(0.0, k.mem_inst_per_warp - k.global_load_inst_per_warp.value_or(k.mem_inst_per_warp));
 }
 
+// H.8f: the bytes a lane stores, from the SASS's first store (4 where the SASS is absent).
+int first_store_bytes_per_lane(const KernelProfile& k) {
+  if (k.access_patterns)
+    for (const MemoryAccess& a : k.access_patterns->accesses)
+      if (a.kind == AccessKind::store) return a.bytes_per_thread;
+  return 4;
+}
+
 WarpTraffic warp_traffic(const KernelProfile& k) {
   WarpTraffic t;
   const double global_bytes = k.mem_inst_per_warp * k.transactions_per_request * kSectorBytes;
@@ -208,7 +216,10 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
              ? *k.l1_wavefronts_per_warp * kWavefrontBytes
              : global_bytes + (k.shared_inst_per_warp + k.bank_conflicts_per_warp) * kWavefrontBytes;
   t.l2 = k.l2_bytes_per_warp.value_or(global_bytes * k.l1_miss_ratio);
-  t.l2_write = std::min(t.l2, k.l2_write_bytes_per_warp.value_or(0));
+  // H.8e: the counted writes in the bytes the stores sent, the units of the L2's measured rates.
+  const double counted_write = std::min(t.l2, k.l2_write_bytes_per_warp.value_or(0));
+  t.l2_write = hopper_eq::l2_written_bytes_sent(counted_write);
+  t.l2 -= counted_write - t.l2_write;
   const double dram = k.dram_bytes_per_warp.value_or(t.l2 * k.l2_miss_ratio);
   t.dram_split = k.dram_bytes_per_warp && k.dram_write_bytes_per_warp;
   t.dram_write = t.dram_split ? *k.dram_write_bytes_per_warp : 0;
@@ -586,6 +597,12 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     lone.sectors_per_request = shape->store_sectors_per_request;
     for (int f = 0; f < 4; ++f)
       lone.share[f] = regular * shape->store_lone_sectors_by_fill[f] / shape->store_sectors_per_request;
+  }
+  // H.8f: none found there, the counted store sectors per request still tell scattered stores.
+  if (lone.total_share() == 0 && lone_stores_measured && kernel.store_sectors_per_request) {
+    lone.sectors_per_request = *kernel.store_sectors_per_request;
+    lone.share[hopper_eq::lone_store_fill_index(first_store_bytes_per_lane(kernel))] =
+        hopper_eq::lone_store_share_from_counters(*kernel.store_sectors_per_request);
   }
   p.lone_store_sector_share = lone.total_share();
 

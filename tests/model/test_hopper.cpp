@@ -174,13 +174,14 @@ TEST(Hopper, L2WritesAtTheirOwnRateAndALoneSmIsNotGivenAShare) {
   k.l2_write_bytes_per_warp = 256;
   k.dram_bytes_per_warp = 0;
   const double before = predict_hopper(d, k).t_l2_bandwidth;
-  EXPECT_DOUBLE_EQ(before, 64 * 1024 / 64.0);  // no write rate: every byte at the read rate
-  d.l2_write_bandwidth_gbs = 1600;             // 16 B/clk per SM with 100 SMs busy
-  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (768 / 64.0 + 256 / 16.0));
+  // H.8e: the 256 counted written bytes are 256 / 1.5 sent.
+  EXPECT_DOUBLE_EQ(before, 64 * (768 + 256 / 1.5) / 64.0);  // no write rate: every byte at the read rate
+  d.l2_write_bandwidth_gbs = 1600;                          // 16 B/clk per SM with 100 SMs busy
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (768 / 64.0 + 256 / 1.5 / 16.0));
   // One block on one SM: the whole device's L2 rates, capped by the SM's own L1 path (128 B/clk).
   k.launch.grid = {1, 1, 1};
   const Prediction lone = predict_hopper(d, k);
-  EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 8 * (768 / 128.0 + 256 / 128.0));
+  EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 8 * (768 / 128.0 + 256 / 1.5 / 128.0));
 }
 
 // H.7: with the data pipe's wavefronts counted, each is 128 bytes of the L1 path (one per clock).
@@ -598,7 +599,7 @@ TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
   column.address = AddressPolynomial{{1, {"param:0x218"}}, {4, {"param:0x220", "tid.x"}}, {4, {"tid.y"}}};
   k.access_patterns = AccessPatterns{{row, column}, "test"};
   const Prediction unmeasured = predict_hopper(d, k);
-  EXPECT_DOUBLE_EQ(unmeasured.t_l2_bandwidth, 64 * (128 / 64.0 + 1536 / 16.0));
+  EXPECT_DOUBLE_EQ(unmeasured.t_l2_bandwidth, 64 * (128 / 64.0 + 1024 / 16.0));  // H.8e: 1536 / 1.5 sent
   EXPECT_DOUBLE_EQ(unmeasured.lone_store_sector_share, 0);
   d.l2_write_sectors_4b_gbs = 400;  // 100 sectors of 4 bytes per clock: 1 per SM
   d.l2_write_sectors_8b_gbs = 800;
@@ -622,6 +623,34 @@ TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
   EXPECT_EQ(back.l2_write_sectors_32b_gbs, 3200);
   EXPECT_EQ(back.departure_delay_sequential_cycles, 11.5);
   EXPECT_EQ(kernel_from_json(to_json(k), "round-trip").store_sectors_per_request, 32);
+}
+
+// H.8f through predict_hopper: stores whose addresses the SASS does not give (no access patterns
+// here), counted at 32 sectors a request, have their sectors alone in a line: they leave H.8 for the
+// 4-byte lone-sector rate. Counted at 4 sectors a request (whole lines) they stay in H.8.
+TEST(Hopper, ScatteredStoresTheSassCannotFollowGoAtTheLoneSectorRate) {
+  DeviceProfile d = round_device();
+  d.l2_write_bandwidth_gbs = 1600;  // 16 B/clk per SM
+  d.l2_write_sectors_4b_gbs = 400;  // 1 sector of 4 bytes per clock per SM
+  d.l2_write_sectors_8b_gbs = 800;
+  d.l2_write_sectors_16b_gbs = 1600;
+  d.l2_write_sectors_32b_gbs = 3200;
+  KernelProfile k = round_kernel();
+  k.mem_inst_per_warp = 2;
+  k.global_load_inst_per_warp = 1;
+  k.l2_bytes_per_warp = 128 + 1536;
+  k.l2_write_bytes_per_warp = 1536;  // 32 sectors sent, counted 1.5 times (H.8e)
+  k.dram_bytes_per_warp = 0;
+  k.store_sectors_per_request = 32;
+  const Prediction scattered = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(scattered.lone_store_sector_share, 1);
+  EXPECT_DOUBLE_EQ(scattered.t_l2_bandwidth, 64 * (128 / 64.0 + 32 / 1.0));
+  EXPECT_DOUBLE_EQ(hopper_eq::lone_store_share_from_counters(20), 12.0 * 32 / (24 * 20)) << "H.8b's reading";
+  k.store_sectors_per_request = 4;
+  const Prediction whole_lines = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(whole_lines.lone_store_sector_share, 0);
+  EXPECT_DOUBLE_EQ(whole_lines.t_l2_bandwidth, 64 * (128 / 64.0 + 1024 / 16.0));
+  EXPECT_EQ(hopper_eq::lone_store_fill_index(8), 1) << "a double a lane: the 8-byte rate";
 }
 
 // H.8d through predict_hopper: a column read (each lane a different line, one sector of each) at 32x8,
@@ -654,17 +683,17 @@ TEST(Hopper, LoadSectorsAloneInTheirLineGoAtTheRandomSectorRate) {
   DeviceProfile d = round_device();
   d.l2_write_bandwidth_gbs = 1600;  // 16 B/clk per SM
   const Prediction unmeasured = predict_hopper(d, column_read(32, 8));
-  EXPECT_DOUBLE_EQ(unmeasured.t_l2_bandwidth, 64 * (1024 / 64.0 + 128 / 16.0));
+  EXPECT_DOUBLE_EQ(unmeasured.t_l2_bandwidth, 64 * (1024 / 64.0 + 128 / 1.5 / 16.0));
   EXPECT_DOUBLE_EQ(unmeasured.lone_load_l2_share, 0);
   d.l2_random_read_bandwidth_gbs = 3200;   // 32 B/clk per SM
   d.dram_random_read_bandwidth_gbs = 1600;  // H.16's pair
   const Prediction lone = predict_hopper(d, column_read(32, 8));
   EXPECT_DOUBLE_EQ(lone.lone_load_l2_share, 1);
-  EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 64 * (1024 / 32.0 + 128 / 16.0));
+  EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 64 * (1024 / 32.0 + 128 / 1.5 / 16.0));
   // 8x32: a sector in each of 4 lines a request, as a 2D stencil's row read: streaming rate.
   const Prediction narrow = predict_hopper(d, column_read(8, 32));
   EXPECT_DOUBLE_EQ(narrow.lone_load_l2_share, 0);
-  EXPECT_DOUBLE_EQ(narrow.t_l2_bandwidth, 64 * (128 / 64.0 + 128 / 16.0));
+  EXPECT_DOUBLE_EQ(narrow.t_l2_bandwidth, 64 * (128 / 64.0 + 128 / 1.5 / 16.0));
   // CUPTI counting 4 sectors a load request says the SASS misread the column: H.8 as before.
   KernelProfile misread = column_read(32, 8);
   misread.transactions_per_request = 4;

@@ -96,6 +96,15 @@ TEST(HopperEquations, ABatchHoldsWholeLoads) {
   EXPECT_DOUBLE_EQ(eq::whole_loads_power(0.3, 0), 1);
 }
 
+// H.8e: the naive 256^3 matrix product at 32x8 (corpus sweep, H100) stores 2,105,344 sectors from L1
+// and CUPTI counts 3,159,775 written at the L2 (1.50 a sector): the L2's write rate, measured in the
+// bytes the microbenchmark's stores sent, prices the sent ones.
+TEST(HopperEquations, CountedL2WritesAreReadInTheSectorsTheStoresSent) {
+  EXPECT_DOUBLE_EQ(eq::l2_written_bytes_sent(3159775.0 * 32), 3159775.0 * 32 / 1.5);
+  EXPECT_NEAR(eq::l2_written_bytes_sent(3159775.0 * 32) / (2105344.0 * 32), 1.0, 0.001);
+  EXPECT_DOUBLE_EQ(eq::l2_written_bytes_sent(0), 0);
+}
+
 // H.6c: the naive 256^3 matrix product's batch (A[row][k], B[k][col]): half the loads walk lines,
 // counted m1 = 0.125 (in-flight hits), m2 = 0.094 (DRAM bytes over the L1-miss bytes), 16 blocks
 // share each B line. Cold, one sharer's miss is everyone's: a DRAM round trip each iteration, as
