@@ -579,6 +579,14 @@ TEST(Hopper, DramRatesFollowTheLineSegmentsOfTheRequests) {
   EXPECT_DOUBLE_EQ(wide.t_dram_bandwidth, 64 * (128 / 32.0 + 128 / 32.0));
 }
 
+// H.8c's lone-sector rates: 100 sectors of 4 bytes per clock (1 per SM), 8, 16 and 32 bytes alike.
+void set_lone_store_rates(DeviceProfile& d) {
+  d.l2_write_sectors_4b_gbs = 400;
+  d.l2_write_sectors_8b_gbs = 800;
+  d.l2_write_sectors_16b_gbs = 1600;
+  d.l2_write_sectors_32b_gbs = 3200;
+}
+
 // H.8c through predict_hopper: a naive transpose (a row read, a column written) at 32x8 writes 4
 // bytes into each of 32 lines a request; those sectors leave H.8 and go at the 4-byte rate.
 TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
@@ -601,10 +609,7 @@ TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
   const Prediction unmeasured = predict_hopper(d, k);
   EXPECT_DOUBLE_EQ(unmeasured.t_l2_bandwidth, 64 * (128 / 64.0 + 1024 / 16.0));  // H.8e: 1536 / 1.5 sent
   EXPECT_DOUBLE_EQ(unmeasured.lone_store_sector_share, 0);
-  d.l2_write_sectors_4b_gbs = 400;  // 100 sectors of 4 bytes per clock: 1 per SM
-  d.l2_write_sectors_8b_gbs = 800;
-  d.l2_write_sectors_16b_gbs = 1600;
-  d.l2_write_sectors_32b_gbs = 3200;
+  set_lone_store_rates(d);
   const Prediction lone = predict_hopper(d, k);
   EXPECT_DOUBLE_EQ(lone.lone_store_sector_share, 1);
   EXPECT_DOUBLE_EQ(lone.t_l2_bandwidth, 64 * (128 / 64.0 + 32 / 1.0));
@@ -631,10 +636,7 @@ TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
 TEST(Hopper, ScatteredStoresTheSassCannotFollowGoAtTheLoneSectorRate) {
   DeviceProfile d = round_device();
   d.l2_write_bandwidth_gbs = 1600;  // 16 B/clk per SM
-  d.l2_write_sectors_4b_gbs = 400;  // 1 sector of 4 bytes per clock per SM
-  d.l2_write_sectors_8b_gbs = 800;
-  d.l2_write_sectors_16b_gbs = 1600;
-  d.l2_write_sectors_32b_gbs = 3200;
+  set_lone_store_rates(d);
   KernelProfile k = round_kernel();
   k.mem_inst_per_warp = 2;
   k.global_load_inst_per_warp = 1;
