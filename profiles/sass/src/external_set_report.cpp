@@ -202,7 +202,7 @@ std::string external_summary_markdown(const ExternalSet& set) {
      << set.model << "` model and this GPU's `device.json` (its constants fitted on the project's corpus only), as "
         "`predict-app` does for a user (docs/validation.md, \"External validation set\"). The halves were fixed in "
         "`scripts/external_suite.list` before any model term saw these applications; the held-out half is scored, "
-        "never tuned on.\n\n"
+        "never fitted on (docs/model.md names the one term whose first form was turned down on its score).\n\n"
      << "A distinct launch is one kernel at one grid and block shape within an application (its repeated launches "
         "grouped, median times); the error is (predicted - measured) / measured; + over-predicted, - under-predicted. "
         "Every row is in `launches.csv`, every application in `apps.csv`.\n\n"
