@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/occupancy.hpp"
 #include "warpmodel/report.hpp"
 #include "warpmodel/sweep.hpp"
@@ -408,7 +409,7 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
           for_each_line(bytes_in_sector, [](const auto& entry) { return entry.first; },
                         [&](const auto& entry, int n) {
                           const long long bytes = entry.second;
-                          if (n == 1) ++lone_by_bytes[bytes <= 4 ? 0 : bytes <= 8 ? 1 : bytes <= 16 ? 2 : 3];
+                          if (n == 1) ++lone_by_bytes[hopper_eq::lone_store_fill_index(bytes)];
                         });
         if (!is_load(a)) continue;
         for_each_line(warp_sectors, [](WideAddress sector) { return sector; },

@@ -626,14 +626,15 @@ inline double scattered_local_sector_share(double sectors_per_request) {
 // H.8f H.8c from the counters. The SASS gives no lone store sector where it cannot follow the stores'
 // addresses or misreads them (lulesh's integrateStress and fb: 31-32 sectors a store request counted,
 // none alone in the SASS's reading); CUPTI's store sectors per request s still say how scattered the
-// requests are. In H.8b's reading (8 sectors a coalesced request, 32 a
-// scattered one) the share (s - 8) 32 / (24 s) of the store sectors is alone in its line, each with
-// the bytes one lane stores (f = 4, 8, 16 or 32: the SASS's first store, else 4).
+// requests are. In H.8b's reading (8 sectors a coalesced request, 32 a scattered one) the share
+// (s - 8) 32 / (24 s) of the store sectors is alone in its line, each with the bytes one lane stores
+// (the SASS's first store, else 4).
 inline double lone_store_share_from_counters(double store_sectors_per_request) {
   return scattered_local_sector_share(store_sectors_per_request);
 }
-inline int lone_store_fill_index(int bytes_per_lane) {
-  return bytes_per_lane >= 32 ? 3 : bytes_per_lane >= 16 ? 2 : bytes_per_lane >= 8 ? 1 : 0;
+// H.8c-f: the rate a lone sector goes at, by the bytes written in it (up to 4, 8, 16, 32).
+inline int lone_store_fill_index(long long bytes_in_sector) {
+  return bytes_in_sector <= 4 ? 0 : bytes_in_sector <= 8 ? 1 : bytes_in_sector <= 16 ? 2 : 3;
 }
 // H.8b T_l2 (and T_dram) with the scattered local reads at the level's random-sector rate (the
 // l2_random_read and dram_random_read microbenchmarks: one 32-byte sector per lane):
