@@ -702,6 +702,23 @@ TEST(InputChecks, AccessPatternWorkIsBounded) {
             {"huge-access.json: field 'access_patterns.accesses[0].bytes_per_thread': expected an integer in [1, 32]"});
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << sub;
   }
+  // The count of addressed accesses is bounded above the largest public kernel (s3d's ratx4: 404),
+  // which kernel-profile once wrote and then refused to read.
+  const auto with_accesses = [&](const std::string& name, std::size_t count) {
+    nlohmann::json many = nlohmann::json::parse(text_of(kernel));
+    const nlohmann::json first = many["access_patterns"]["accesses"][0];
+    many["access_patterns"]["accesses"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < count; ++i) {
+      nlohmann::json a = first;
+      a["offset"] = 16 * i;
+      many["access_patterns"]["accesses"].push_back(a);
+    }
+    return write(name, many.dump());
+  };
+  const CommandResult public_size = run("predict --device " + kH200 + " --kernel " + with_accesses("404-accesses.json", 404));
+  EXPECT_EQ(public_size.exit_code, 0) << public_size.err;
+  refused(run("predict --device " + kH200 + " --kernel " + with_accesses("1025-accesses.json", 1025)),
+          {"1025-accesses.json: field 'access_patterns.accesses': expected at most 1024 accesses with an address per kernel"});
 }
 
 // import-ncu writes only what its own readers (kernel-profile --counters, predict-app) accept.
