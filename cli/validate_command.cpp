@@ -90,16 +90,13 @@ int complete_cluster_launches(std::vector<ValidationCase>& cases) {
 // else from DIR/access-patterns.json (written beside the measurements by `warpmodel sass-analyze
 // --addresses --format json` of the program that measured them), else none: the binary's analysis
 // takes seconds, so it is not run unasked. A case gets its kernel's patterns only when the static
-// instruction counts agree (the same code). Such a case also takes the kernel's MLP from the same
-// analysis where the document has one (a sweep measured before the analysis changed carries the MLP
-// of its day in its profile). Returns a note for the report.
+// instruction counts agree (the same code). Returns a note for the report.
 std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std::filesystem::path& dir,
                                    std::string binary, bool binary_given) {
   struct Entry {
     double static_instructions;
     AccessPatterns patterns;
     std::optional<sass::ClusterStatics> cluster;
-    std::optional<double> mlp;
   };
   std::map<std::string, Entry> by_symbol;
   std::string from;
@@ -118,12 +115,7 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
       by_symbol[symbol] = {k["static_instructions"].get<double>(),
                            access_patterns_from_json(k.value("access_patterns", nlohmann::json::object()),
                                                      committed.string() + " (kernel " + symbol + ")"),
-                           std::nullopt, std::nullopt};
-      if (k.contains("mlp")) {
-        if (!k["mlp"].is_number() || !(k["mlp"].get<double>() >= 1) || k["mlp"].get<double>() > 10000)
-          throw InputError(committed.string() + ": kernel '" + symbol + "': mlp: expected a number of loads from 1 to 10000");
-        by_symbol[symbol].mlp = k["mlp"].get<double>();
-      }
+                           std::nullopt};
       if (k.contains("cluster")) {
         const nlohmann::json& c = k["cluster"];
         const auto count = [&](const char* key) {
@@ -157,11 +149,10 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
     for (const auto& k : analysis.kernels)
       by_symbol[k.name] = {static_cast<double>(k.static_instructions), k.access_patterns,
                            sass::ClusterStatics{k.cluster_barrier_waits, k.remote_shared_stores,
-                                                k.remote_store_bytes_per_thread, k.remote_data_waits},
-                           std::max(1.0, k.mlp_mean)};
+                                                k.remote_store_bytes_per_thread, k.remote_data_waits}};
     from = "the SASS of " + std::filesystem::path(binary).filename().string();
   }
-  std::size_t attached = 0, other_code = 0, cluster_completed = 0, mlp_refreshed = 0;
+  std::size_t attached = 0, other_code = 0, cluster_completed = 0;
   for (ValidationCase& c : cases) {
     const auto source = c.profile.sources.find("kernel");
     if (source == c.profile.sources.end()) continue;
@@ -178,18 +169,12 @@ std::string attach_access_patterns(std::vector<ValidationCase>& cases, const std
       sass::add_cluster_statics(c.profile, *it->second.cluster);
       cluster_completed += c.profile.cluster_barrier_waits_per_warp.has_value();
     }
-    if (it->second.mlp && c.profile.mlp != *it->second.mlp) {
-      c.profile.mlp = *it->second.mlp;
-      c.profile.sources["parallelism.mlp"] = "sass (" + from + "): loads per window of independent loads";
-      ++mlp_refreshed;
-    }
     if (it->second.patterns.accesses.empty()) continue;
     c.profile.access_patterns = it->second.patterns;
     ++attached;
   }
   return "access patterns from " + from + " for " + std::to_string(attached) + " of " + std::to_string(cases.size()) +
          " launches" + (other_code ? " (" + std::to_string(other_code) + " left out: other code)" : "") +
-         (mlp_refreshed ? "; MLP from the same SASS for " + std::to_string(mlp_refreshed) + " launches" : "") +
          (cluster_completed ? "; cluster waits and remote bytes from the same SASS for " +
                                   std::to_string(cluster_completed) + " launches in clusters measured without them"
                             : "");

@@ -427,41 +427,6 @@ TEST(Cli, ValidateWithBadMeasurementsWritesNothing) {
   EXPECT_NE(missing.err.find("device.json"), std::string::npos) << missing.err;
 }
 
-// A sweep measured before the SASS analysis changed carries the MLP of its day: the kernel's entry in
-// access-patterns.json (the same code: equal static instruction counts) gives the current one, and
-// an entry whose MLP is no count of loads is bad input: exit 2, one line naming the file and field.
-TEST(Cli, ValidateTakesTheMlpOfTheCurrentAnalysis) {
-  const fs::path dir = validate_fixture::folder(false);
-  nlohmann::json m = nlohmann::json::parse(read_text_file(dir / "validation-measurements.json").value_or("{}"));
-  for (auto& c : m["cases"]) {
-    c["profile"]["sources"]["kernel"] = "thesis_kernel (synthetic)";
-    c["profile"]["parallelism"]["static_instructions"] = 86;
-  }
-  std::ofstream(dir / "validation-measurements.json") << m.dump(2);
-  ASSERT_EQ(run("validate --from " + dir.string()).exit_code, 0);
-  const std::string stated = read_text_file(dir / "validation.csv").value_or("");
-  nlohmann::json patterns = {{"schema", "warpmodel.access-patterns/1"},
-                             {"binary", "synthetic"},
-                             {"provenance", {{"note", "the CLI test"}}},
-                             {"kernels",
-                              {{"thesis_kernel",
-                                {{"static_instructions", 86}, {"mlp", 1.0}, {"access_patterns", {{"accesses", nlohmann::json::array()}}}}}}}};
-  std::ofstream(dir / "access-patterns.json") << patterns.dump(2);
-  const CommandResult r = run("validate --from " + dir.string());
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("MLP from the same SASS for 8 launches"), std::string::npos) << r.out;
-  EXPECT_NE(read_text_file(dir / "validation.csv").value_or(""), stated) << "the predictions read the refreshed MLP";
-  fs::remove(dir / "validation.md");
-  patterns["kernels"]["thesis_kernel"]["mlp"] = 0;
-  std::ofstream(dir / "access-patterns.json") << patterns.dump(2);
-  const CommandResult bad = run("validate --from " + dir.string());
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(lines(bad.err), 1) << bad.err;
-  EXPECT_NE(bad.err.find("access-patterns.json: kernel 'thesis_kernel': mlp: expected a number of loads"), std::string::npos)
-      << bad.err;
-  EXPECT_FALSE(fs::exists(dir / "validation.md"));
-}
-
 // H.12b: profiler-floor.json beside the measurements (one small kernel timed by the Activity API and by
 // the counter range) gives device.json's counter_range_overhead_ns, the median difference; one with no
 // launch timed both ways is bad input: exit 2, one line naming it, nothing written.

@@ -256,7 +256,6 @@ void analyse_block(const std::vector<Instruction>& code, std::size_t begin, std:
 
     if (uses_pending) {  // the first use of a result closes the window
       block.mlp = std::max(block.mlp, window);
-      if (window > 0) ++block.load_windows;
       window = 0;
       pending_load_results.clear();
     }
@@ -269,7 +268,6 @@ void analyse_block(const std::vector<Instruction>& code, std::size_t begin, std:
     }
   }
   block.mlp = std::max(block.mlp, window);
-  if (window > 0) ++block.load_windows;
 }
 
 }  // namespace
@@ -419,7 +417,7 @@ KernelStatics analyse_kernel(const KernelListing& listing, const std::vector<con
   for (const auto& b : s.blocks) {
     if (b.global_loads == 0) continue;
     loads += b.global_loads;
-    load_weighted += static_cast<double>(b.global_loads) * b.mean_window();
+    load_weighted += static_cast<double>(b.global_loads) * b.mlp;
     max_window = std::max(max_window, b.mlp);
   }
   if (loads > 0) {

@@ -559,9 +559,8 @@ KernelProfile make_kernel_profile(const MergeInputs& in) {
   k.mlp = std::max(1.0, s.mlp_mean);
   src["parallelism.mlp"] =
       s.mix.ldg + s.mix.ld > 0
-          ? "sass: independent global loads before the first use of a result (section 4.5.2 d), a block's loads per "
-            "window, mean over basic blocks weighted by their loads = " + fmt(s.mlp_mean) + " (largest window " +
-                fmt(s.mlp_max) + ")"
+          ? "sass: independent global loads before the first use of a result (section 4.5.2 d), mean over basic blocks "
+            "weighted by their loads = " + fmt(s.mlp_mean) + " (max " + fmt(s.mlp_max) + ")"
           : "sass: no global loads, MLP = 1";
 
   // --- memory ---

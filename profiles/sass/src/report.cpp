@@ -104,7 +104,6 @@ nlohmann::json to_json(const KernelStatics& k) {
                       {"instructions", b.instructions},
                       {"dependency_chain", b.dependency_chain},
                       {"global_loads", b.global_loads},
-                      {"load_windows", b.load_windows},
                       {"mlp", b.mlp}});
   nlohmann::json j = {{"name", k.name},
                       {"demangled", k.demangled},
@@ -149,7 +148,6 @@ nlohmann::json access_patterns_document(const BinaryAnalysis& a) {
   nlohmann::json kernels = nlohmann::json::object();
   for (const auto& k : a.kernels) {
     kernels[k.name] = {{"static_instructions", k.static_instructions},
-                       {"mlp", k.mlp_mean},
                        {"access_patterns", warpmodel::to_json(k.access_patterns)}};
     // Its thread-block-cluster statics (hopper H.18), where it has any: validate completes the sweeps'
     // launches measured before the kernel profile carried them.

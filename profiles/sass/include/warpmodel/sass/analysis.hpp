@@ -27,13 +27,10 @@
 //   between a load request and the first instruction that sources the memory request"): within a
 //   basic block, a window collects global loads (LDG, generic LD) until an instruction reads the
 //   result of one of them; the loads in a window are independent and in flight together. A
-//   block's MLP is its loads per window (mean_window): the warp waits one round trip a window, so
-//   a block of 212 loads in 191 windows (s3d's ratx2: each update reads an array, then stores it
-//   before the next read) waits 191 times, where its largest window (4, at the top) priced 53
-//   round trips and under-predicted it by 34 %. mlp_max is the largest window over the kernel's
-//   blocks; mlp_mean the mean of the blocks' MLP over blocks that issue global loads, weighted by
-//   their global loads (so the block holding most loads dominates, as it dominates execution in a
-//   straight-line kernel). 1 when the kernel issues no global load.
+//   block's MLP is its largest window. mlp_max is the largest over the kernel's blocks; mlp_mean
+//   the mean over blocks that issue global loads, weighted by their global loads (so the block
+//   holding most loads dominates, as it dominates execution in a straight-line kernel). 1 when
+//   the kernel issues no global load.
 //   The thesis's sentence that follows ("MLP is equal to the number of instructions counted before
 //   the first load instruction") is another quantity; it is reported as
 //   instructions_before_first_global_load and is not used as MLP (in the worked example 17 > the
@@ -120,9 +117,6 @@ struct BasicBlock {
   int dependency_chain = 0;  // longest register/predicate RAW chain, in instructions
   int global_loads = 0;
   int mlp = 0;               // largest window of independent global loads (0 without loads)
-  int load_windows = 0;      // windows holding at least one global load
-  // The loads a window holds on average: the block's loads wait in load_windows round trips.
-  double mean_window() const { return load_windows > 0 ? static_cast<double>(global_loads) / load_windows : 0.0; }
 };
 
 struct KernelStatics {
