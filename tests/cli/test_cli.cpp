@@ -704,14 +704,16 @@ TEST(InputChecks, AccessPatternWorkIsBounded) {
   }
   // The count of addressed accesses is bounded above the largest public kernel (s3d's ratx4: 404),
   // which kernel-profile once wrote and then refused to read.
+  const nlohmann::json made_kernel = nlohmann::json::parse(text_of(kernel));
   const auto with_accesses = [&](const std::string& name, std::size_t count) {
-    nlohmann::json many = nlohmann::json::parse(text_of(kernel));
-    const nlohmann::json first = many["access_patterns"]["accesses"][0];
-    many["access_patterns"]["accesses"] = nlohmann::json::array();
+    nlohmann::json many = made_kernel;
+    nlohmann::json& accesses = many["access_patterns"]["accesses"];
+    const nlohmann::json first = accesses[0];
+    accesses = nlohmann::json::array();
     for (std::size_t i = 0; i < count; ++i) {
       nlohmann::json a = first;
       a["offset"] = 16 * i;
-      many["access_patterns"]["accesses"].push_back(a);
+      accesses.push_back(std::move(a));
     }
     return write(name, many.dump());
   };
