@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -578,19 +579,64 @@ bool strides_a_line(const MemoryAccess& a) {
   for (const AddressTerm& t : *a.stride_per_trip) movement[t.symbols] += t.coefficient;
   return at_least_a_line(movement);
 }
-// Whether two loads are copies of one load a line or more apart (see line_walking_loads).
-bool copies_a_line_apart(const AddressPolynomial& a, const AddressPolynomial& b) {
+// Whether no other warp reads the lines a warp's load reads, given that no other block does (the
+// caller's count): every dimension the block spans indexes the address, and a warp's lanes along x
+// (32, or the block's x extent when smaller) cover a line or more (or step a pitch apart), so the
+// next warp or block along x starts a new line. The hits the counters show on such a load's lines
+// are the warp's own reuse, not hits on a line a sharer has in flight (H.5d).
+bool lines_of_one_warp(const AddressPolynomial& address, const Dim3& block) {
+  const std::pair<const char*, long long> dimensions[] = {{"tid.x", block.x}, {"tid.y", block.y}, {"tid.z", block.z}};
+  for (const auto& [tid, extent] : dimensions)
+    if (extent > 1 && !any_symbol(address, [&](const std::string& s) { return mentions_index(s, tid); })) return false;
+  const long long lanes_along_x = std::min<long long>(32, std::max<long long>(1, block.x));
+  for (const AddressTerm& t : address)
+    if (t.symbols == std::vector<std::string>{"tid.x"} && std::llabs(t.coefficient) * lanes_along_x < 128) return false;
+  return true;
+}
+// a's base terms minus b's (those holding no thread, block or loop-counter index), where the two
+// hold the same indexed terms; none where they do not.
+std::optional<std::map<std::vector<std::string>, long long>> base_difference(const AddressPolynomial& a,
+                                                                            const AddressPolynomial& b) {
   AddressPolynomial indexed_a, indexed_b;
-  std::map<std::vector<std::string>, long long> base_difference;  // a's base terms minus b's
+  std::map<std::vector<std::string>, long long> difference;
   for (const AddressTerm& t : a) {
     if (is_indexed_term(t)) indexed_a.push_back(t);
-    else base_difference[t.symbols] += t.coefficient;
+    else difference[t.symbols] += t.coefficient;
   }
   for (const AddressTerm& t : b) {
     if (is_indexed_term(t)) indexed_b.push_back(t);
-    else base_difference[t.symbols] -= t.coefficient;
+    else difference[t.symbols] -= t.coefficient;
   }
-  return indexed_a == indexed_b && at_least_a_line(base_difference);
+  if (indexed_a != indexed_b) return std::nullopt;
+  return difference;
+}
+// Whether another load reads, a fixed distance away, what a neighbouring thread or block reads with
+// this one: the two hold the same thread, block and loop-counter terms and differ by a constant or by
+// a multiple of what a thread or block index is multiplied by (a stencil's in[i + 1], in[j + 1]).
+// Then the warps share lines after all.
+bool reads_neighbours_lines(const MemoryAccess& a, const std::vector<MemoryAccess>& accesses) {
+  std::set<std::vector<std::string>> index_steps;  // the factors of each thread or block index
+  for (const AddressTerm& t : *a.address)
+    for (const std::string& s : t.symbols)
+      if (mentions_index(s, "tid.") || mentions_index(s, "ctaid.")) {
+        std::vector<std::string> rest;
+        for (const std::string& other : t.symbols)
+          if (other != s) rest.push_back(other);
+        index_steps.insert(rest);
+      }
+  for (const MemoryAccess& b : accesses) {
+    if (&b == &a || !is_load(b) || !b.address) continue;
+    const auto difference = base_difference(*a.address, *b.address);
+    if (!difference) continue;
+    for (const auto& [symbols, coefficient] : *difference)
+      if (coefficient != 0 && index_steps.count(symbols)) return true;
+  }
+  return false;
+}
+// Whether two loads are copies of one load a line or more apart (see line_walking_loads).
+bool copies_a_line_apart(const AddressPolynomial& a, const AddressPolynomial& b) {
+  const auto difference = base_difference(a, b);
+  return difference && at_least_a_line(*difference);
 }
 }  // namespace
 
@@ -626,7 +672,6 @@ LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const Launch
       walks = j != i && is_load(accesses[j]) && accesses[j].loop_depth == a.loop_depth && accesses[j].address &&
               copies_a_line_apart(*a.address, *accesses[j].address);
     if (!walks) continue;
-    walking += w;
     // The blocks along every grid dimension the address does not index read the same lines.
     double blocks = 1;
     const std::pair<const char*, long long> dimensions[] = {{"x", launch.grid.x}, {"y", launch.grid.y}, {"z", launch.grid.z}};
@@ -635,6 +680,8 @@ LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const Launch
       if (!any_symbol(*a.address, [&](const std::string& s) { return mentions_index(s, tid) || mentions_index(s, ctaid); }))
         blocks *= static_cast<double>(std::max<long long>(1, extent));
     }
+    if (blocks <= 1 && lines_of_one_warp(*a.address, launch.block) && !reads_neighbours_lines(a, accesses)) continue;
+    walking += w;
     sharers += w * blocks;
   }
   LineWalkingLoads out;

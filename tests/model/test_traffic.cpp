@@ -138,6 +138,39 @@ TEST(Traffic, LineWalkingLoadsAreUnrolledCopiesAPitchApart) {
   EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{rolled}, "t"}, l, 1).share, 0);
 }
 
+// H.5d needs sharers: a thread that walks down its own column (knn's insertion sort, dist[row *
+// pitch + x] with row the loop counter; 16 blocks of 256 threads along x) reads lines no other warp
+// reads, so the hits the counters show there are its own reuse and the load does not count as
+// walking. The lines are shared, and the load walks, when a warp's lanes cover less than a line
+// (blocks 8 wide), when another block reads them (a grid dimension the address does not index), or
+// when another load reads them a neighbour's step away (a stencil's x + 1 or y + 1).
+TEST(Traffic, LineWalkingLoadsNeedLinesSharedWithOtherWarps) {
+  const std::string row = "u:j0x2d0:R15";
+  AddressPolynomial column = element(4, 1, 0);
+  column.push_back({4, {"param:0x228", row}});
+  AddressPolynomial next_row = column;
+  next_row.push_back({4, {"param:0x228"}});
+  const AccessPatterns walk{{load(column, 4, 2), load(next_row, 4, 2)}, "t"};
+  EXPECT_DOUBLE_EQ(line_walking_loads(walk, launch(256, 1, 16, 1), 2).share, 0) << "each warp's own lines";
+  EXPECT_DOUBLE_EQ(line_walking_loads(walk, launch(8, 32, 16, 1), 2).share, 1) << "8 lanes cover 32 bytes";
+  EXPECT_DOUBLE_EQ(line_walking_loads(walk, launch(256, 1, 16, 4), 2).share, 1) << "4 blocks along y share them";
+  AddressPolynomial right = column;  // in[x + 1]: the neighbouring thread's element
+  right.push_back({4, {}});
+  const AccessPatterns stencil_x{{load(column, 4, 2), load(next_row, 4, 2), load(right, 4, 2)}, "t"};
+  EXPECT_DOUBLE_EQ(line_walking_loads(stencil_x, launch(256, 1, 16, 1), 3).share, 1);
+  AddressPolynomial plane = element(4, 1, 1);  // in[(y + 1) * pitch + x]: the warp above's line
+  plane.push_back({4, {"param:0x228", row}});
+  AddressPolynomial plane_up = plane, plane_next = plane;
+  plane_up.push_back({4, {"param:0x220"}});
+  plane_next.push_back({4, {"param:0x228"}});
+  const LaunchConfig rows = launch(32, 8, 16, 16);
+  EXPECT_DOUBLE_EQ(line_walking_loads(AccessPatterns{{load(plane, 4, 2), load(plane_next, 4, 2)}, "t"}, rows, 2).share, 0);
+  EXPECT_DOUBLE_EQ(
+      line_walking_loads(AccessPatterns{{load(plane, 4, 2), load(plane_next, 4, 2), load(plane_up, 4, 2)}, "t"}, rows, 3)
+          .share,
+      1);
+}
+
 TEST(Traffic, CoalescedRowWalkIsFourSectorsForFloatsAtEveryWarpShape) {
   // 32 consecutive floats: 128 bytes, 4 sectors. 8x32: 4 rows of 8 floats (32 bytes each).
   // 16x16: 2 rows of 16 floats (2 sectors each).

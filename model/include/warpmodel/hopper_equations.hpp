@@ -25,7 +25,8 @@
 //         one to a line wait L_s, a measured chase with every lane on its own line
 //   H.5d  one wave only: a load that walks to a new line every iteration (SASS: unrolled copies a
 //         pitch apart) misses L1 whatever the counters say (its sharers' hits are on a line in
-//         flight), and misses L2 with m2_w = min(1, S m2), S the grid's blocks sharing its lines
+//         flight), and misses L2 with m2_w = min(1, S m2), S the grid's blocks sharing its lines;
+//         a load whose lines no other warp reads has no sharers: the counters stand for it
 //   H.6   T_mem_lat   = #loads / MLP x batch_lat  (LDG + LDL)   one warp's round trips; a batch of MLP
 //                                                              loads waits for its slowest (expected
 //                                                              max) and for its requests' departures

@@ -125,6 +125,11 @@ double inplace_store_share(const AccessPatterns& patterns, double global_load_in
 // unrolled, is not recognised (the tile loads of a tiled GEMM's k loop are not, today).
 // `concurrent_sharers` is, per load, the blocks of the grid that read the same lines: the grid's
 // extent along every dimension the address holds neither the thread nor the block index of.
+// A walking load whose lines no other warp reads is not counted: no other block reads them, every
+// dimension the block spans indexes the address, a warp's lanes along x cover a line or more, and no
+// other load reads them a neighbour's step away (a stencil's x + 1, y + 1). Its counted L1 hits are
+// the warp's own reuse (knn's insertion sort walks the first k rows of its own column again in every
+// trip of its outer loop: 84 % L1 hits, and H.5d's misses priced it at +372 %).
 struct LineWalkingLoads {
   double share = 0;               // loop-weighted share of the loads (as loop_invariant_load_share)
   double concurrent_sharers = 1;  // their loop-weighted mean of the blocks sharing each line
