@@ -593,50 +593,62 @@ bool lines_of_one_warp(const AddressPolynomial& address, const Dim3& block) {
     if (t.symbols == std::vector<std::string>{"tid.x"} && std::llabs(t.coefficient) * lanes_along_x < 128) return false;
   return true;
 }
-// a's base terms minus b's (those holding no thread, block or loop-counter index), where the two
-// hold the same indexed terms; none where they do not.
-std::optional<std::map<std::vector<std::string>, long long>> base_difference(const AddressPolynomial& a,
-                                                                            const AddressPolynomial& b) {
-  AddressPolynomial indexed_a, indexed_b;
-  std::map<std::vector<std::string>, long long> difference;
-  for (const AddressTerm& t : a) {
-    if (is_indexed_term(t)) indexed_a.push_back(t);
-    else difference[t.symbols] += t.coefficient;
+// The loads with an address, each split once into its indexed terms (thread, block and loop-counter
+// indices) and the rest, its base, and grouped by their indexed terms: loads of one group differ in
+// their bases alone, so only they can be copies of one another (line_walking_loads) or read what a
+// neighbouring thread or block reads with another.
+struct SplitLoads {
+  struct Load {
+    std::size_t group = 0;
+    std::map<std::vector<std::string>, long long> base;  // symbols -> coefficient
+  };
+  std::vector<std::optional<Load>> of;  // by access; none for a store, an atomic or a load with no address
+  // Per group: whether two of its loads differ by a constant or by a multiple of what a thread or block
+  // index is multiplied by (a stencil's in[i + 1], in[j + 1]), so that each reads what a neighbouring
+  // thread or block reads with another: the warps share lines after all.
+  std::vector<bool> reads_neighbours_lines;
+};
+SplitLoads split_loads(const std::vector<MemoryAccess>& accesses) {
+  SplitLoads out;
+  out.of.resize(accesses.size());
+  std::vector<AddressPolynomial> group_indexed;
+  std::vector<std::set<std::vector<long long>>> group_offsets;  // the bases' coefficients along the index steps
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    if (!is_load(accesses[i]) || !accesses[i].address) continue;
+    AddressPolynomial indexed;
+    SplitLoads::Load load;
+    for (const AddressTerm& t : *accesses[i].address) {
+      if (is_indexed_term(t)) indexed.push_back(t);
+      else load.base[t.symbols] += t.coefficient;
+    }
+    const auto found = std::find(group_indexed.begin(), group_indexed.end(), indexed);
+    load.group = static_cast<std::size_t>(found - group_indexed.begin());
+    if (found == group_indexed.end()) {
+      group_indexed.push_back(indexed);
+      group_offsets.emplace_back();
+    }
+    // The factors of each thread or block index in the group's terms, and this load's base along them.
+    std::vector<long long> offsets;
+    for (const AddressTerm& t : group_indexed[load.group])
+      for (const std::string& s : t.symbols)
+        if (mentions_index(s, "tid.") || mentions_index(s, "ctaid.")) {
+          std::vector<std::string> step;
+          for (const std::string& other : t.symbols)
+            if (other != s) step.push_back(other);
+          const auto at = load.base.find(step);
+          offsets.push_back(at == load.base.end() ? 0 : at->second);
+        }
+    group_offsets[load.group].insert(std::move(offsets));
+    out.of[i] = std::move(load);
   }
-  for (const AddressTerm& t : b) {
-    if (is_indexed_term(t)) indexed_b.push_back(t);
-    else difference[t.symbols] -= t.coefficient;
-  }
-  if (indexed_a != indexed_b) return std::nullopt;
-  return difference;
+  for (const auto& offsets : group_offsets) out.reads_neighbours_lines.push_back(offsets.size() > 1);
+  return out;
 }
-// Whether another load reads, a fixed distance away, what a neighbouring thread or block reads with
-// this one: the two hold the same thread, block and loop-counter terms and differ by a constant or by
-// a multiple of what a thread or block index is multiplied by (a stencil's in[i + 1], in[j + 1]).
-// Then the warps share lines after all.
-bool reads_neighbours_lines(const MemoryAccess& a, const std::vector<MemoryAccess>& accesses) {
-  std::set<std::vector<std::string>> index_steps;  // the factors of each thread or block index
-  for (const AddressTerm& t : *a.address)
-    for (const std::string& s : t.symbols)
-      if (mentions_index(s, "tid.") || mentions_index(s, "ctaid.")) {
-        std::vector<std::string> rest;
-        for (const std::string& other : t.symbols)
-          if (other != s) rest.push_back(other);
-        index_steps.insert(rest);
-      }
-  for (const MemoryAccess& b : accesses) {
-    if (&b == &a || !is_load(b) || !b.address) continue;
-    const auto difference = base_difference(*a.address, *b.address);
-    if (!difference) continue;
-    for (const auto& [symbols, coefficient] : *difference)
-      if (coefficient != 0 && index_steps.count(symbols)) return true;
-  }
-  return false;
-}
-// Whether two loads are copies of one load a line or more apart (see line_walking_loads).
-bool copies_a_line_apart(const AddressPolynomial& a, const AddressPolynomial& b) {
-  const auto difference = base_difference(a, b);
-  return difference && at_least_a_line(*difference);
+// Whether two loads of one group are copies of one load a line or more apart (see line_walking_loads).
+bool copies_a_line_apart(const SplitLoads::Load& a, const SplitLoads::Load& b) {
+  std::map<std::vector<std::string>, long long> difference = a.base;  // a's base minus b's
+  for (const auto& [symbols, coefficient] : b.base) difference[symbols] -= coefficient;
+  return at_least_a_line(difference);
 }
 }  // namespace
 
@@ -661,16 +673,18 @@ LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const Launch
   const double trip = loop_trip_factor(patterns, global_load_inst_per_warp);
   double all = 0, walking = 0, sharers = 0;
   const auto& accesses = patterns.accesses;
+  const SplitLoads split = split_loads(accesses);
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     const MemoryAccess& a = accesses[i];
     if (!is_load(a)) continue;
     const double w = weight_of(a, trip);
     all += w;
     if (a.loop_depth < 1 || !a.address) continue;
+    const SplitLoads::Load& load = *split.of[i];
     bool walks = strides_a_line(a);
     for (std::size_t j = 0; j < accesses.size() && !walks; ++j)
-      walks = j != i && is_load(accesses[j]) && accesses[j].loop_depth == a.loop_depth && accesses[j].address &&
-              copies_a_line_apart(*a.address, *accesses[j].address);
+      walks = j != i && split.of[j] && split.of[j]->group == load.group && accesses[j].loop_depth == a.loop_depth &&
+              copies_a_line_apart(load, *split.of[j]);
     if (!walks) continue;
     // The blocks along every grid dimension the address does not index read the same lines.
     double blocks = 1;
@@ -680,7 +694,7 @@ LineWalkingLoads line_walking_loads(const AccessPatterns& patterns, const Launch
       if (!any_symbol(*a.address, [&](const std::string& s) { return mentions_index(s, tid) || mentions_index(s, ctaid); }))
         blocks *= static_cast<double>(std::max<long long>(1, extent));
     }
-    if (blocks <= 1 && lines_of_one_warp(*a.address, launch.block) && !reads_neighbours_lines(a, accesses)) continue;
+    if (blocks <= 1 && lines_of_one_warp(*a.address, launch.block) && !split.reads_neighbours_lines[load.group]) continue;
     walking += w;
     sharers += w * blocks;
   }
