@@ -275,6 +275,23 @@ double regular_load_sectors_of(const ShapeTraffic& shape, double global_loads) {
   return weight > 0 ? global_loads * shape.regular_load_weight / weight * shape.load_sectors_per_request : 0;
 }
 
+// H.1d: the kernel's region that only the grid's first thread runs, where the guard tests every index
+// the launch spreads threads over (a block.y > 1 that it does not test runs the region in each row).
+const FirstThreadLoop* first_thread_loop_of(const KernelProfile& k) {
+  if (!k.access_patterns || !k.access_patterns->first_thread_loop) return nullptr;
+  const FirstThreadLoop& f = *k.access_patterns->first_thread_loop;
+  const auto tested = [&](const std::string& index) {
+    return std::find(f.indices.begin(), f.indices.end(), index) != f.indices.end();
+  };
+  const Dim3& g = k.launch.grid;
+  const Dim3& b = k.launch.block;
+  const std::pair<long long, const char*> extents[] = {{b.x, "tid.x"},   {b.y, "tid.y"},   {b.z, "tid.z"},
+                                                       {g.x, "ctaid.x"}, {g.y, "ctaid.y"}, {g.z, "ctaid.z"}};
+  for (const auto& [extent, index] : extents)
+    if (extent > 1 && !tested(index)) return nullptr;
+  return &f;
+}
+
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& counted,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
@@ -564,6 +581,26 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   p.mlp = mlp_of(loads);
   p.batch_latency = batch_latency_of(loads);
 
+  // H.1d: code only the grid's first thread runs (SASS), around a loop: the instructions and loads
+  // the counters saw beyond every warp's path outside it are one warp's path. Only where the guard
+  // tests every index the launch spreads threads over (else more than one thread runs it).
+  double t_first_thread = 0;
+  if (const auto first = first_thread_loop_of(kernel)) {
+    const double warps = static_cast<double>(occ.total_blocks) * occ.warps_per_block;
+    const double inst = hopper_eq::first_thread_count(kernel.inst_per_warp, first->instructions_outside, warps);
+    const double first_loads = hopper_eq::first_thread_count(loads, first->global_loads_outside, warps);
+    // Its loads wait as the counters' hit rates say: no other warp walks its lines (H.5d is about
+    // the warps of a wave sharing them).
+    const double mlp = mlp_of(first_loads);
+    const double batch =
+        hopper_eq::batch_latency_lockstep(mlp, p.reused_load_share, hopper_eq::WalkingLoads{}, device.l1_hit_latency_cycles,
+                                          kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss, dram_lat) +
+        hopper_eq::batch_departures(mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);
+    t_first_thread = hopper_eq::t_warp(hopper_eq::t_schedule(inst, stall_per_inst),
+                                       hopper_eq::t_mem_latency(first_loads, mlp, batch));
+    p.t_first_thread = t_first_thread;
+  }
+
   // H.16: the gathers' share (SASS) of the load sectors that leave L1 (the requests' sectors times the
   // L1 miss ratio; not CUPTI's L2 bytes, which count DRAM fills as well).
   // H.16b: the gathers' sectors that leave L1, the regular loads' misses (SASS reuse) taken first.
@@ -680,6 +717,13 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     const WaveTerms last = wave(p.last_wave_warps_per_sm, split.last_wave_sms, split.last_wave_blocks_per_sm);
     p.t_last_wave = last.wave;
     if (split.full_waves == 0) p.bound = last.bound;
+  }
+  // H.1d: the wave holding block 0 (the first; the partial one in a launch of one) lasts at least
+  // its first thread's path.
+  if (t_first_thread > (split.full_waves > 0 ? p.t_wave : p.t_last_wave)) {
+    (split.full_waves > 0 ? p.t_wave : p.t_last_wave) = t_first_thread;
+    p.bound = "first thread";
+    p.notes.push_back("hopper: a loop only the grid's first thread runs (SASS) sets the launch's time (H.1d)");
   }
   p.model_case = full.data > full.pipe ? ModelCase::MemoryBound : ModelCase::ComputeBound;
   p.t_counter_range = hopper_eq::t_counter_range(cal, kernel.timed_by_counter_range, device.sm_clock_mhz);  // H.12b

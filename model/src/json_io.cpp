@@ -644,6 +644,27 @@ AccessPatterns access_patterns_from(ObjectReader& r) {
     a.finish();
     p.accesses.push_back(std::move(m));
   }
+  // "first_thread_loop": {"begin": 832, "end": 4416, "indices": ["ctaid.x", "tid.x"],
+  // "instructions_outside": 77, "global_loads_outside": 2} (absent: none; hopper H.1d)
+  if (auto f = r.optional_object("first_thread_loop")) {
+    FirstThreadLoop loop;
+    loop.begin = static_cast<std::uint32_t>(f->non_negative_int("begin"));
+    loop.end = static_cast<std::uint32_t>(f->non_negative_int("end"));
+    if (loop.end <= loop.begin) f->fail("end", "expected an offset after begin (" + std::to_string(loop.begin) + ")");
+    const json& indices = f->at("indices");
+    if (!indices.is_array() || indices.empty() || indices.size() > 6)
+      f->fail("indices", "expected 1 to 6 of tid.x|y|z and ctaid.x|y|z");
+    for (const json& i : indices) {
+      static const std::set<std::string> kIndices = {"tid.x", "tid.y", "tid.z", "ctaid.x", "ctaid.y", "ctaid.z"};
+      if (!i.is_string() || !kIndices.count(i.get<std::string>()))
+        f->fail("indices", "expected tid.x|y|z or ctaid.x|y|z, got " + describe(i));
+      loop.indices.push_back(i.get<std::string>());
+    }
+    loop.instructions_outside = f->integer_in("instructions_outside", 0, ranges::kMaxStaticInstructions);
+    loop.global_loads_outside = f->integer_in("global_loads_outside", 0, loop.instructions_outside);
+    f->finish();
+    p.first_thread_loop = std::move(loop);
+  }
   const auto addressed = std::count_if(p.accesses.begin(), p.accesses.end(), [](const MemoryAccess& m) { return m.address.has_value(); });
   if (addressed > ranges::kMaxAddressedAccesses)
     r.fail("accesses", "expected at most " + std::to_string(ranges::kMaxAddressedAccesses) +
@@ -1074,6 +1095,12 @@ json to_json(const AccessPatterns& p) {
   }
   json out = {{"accesses", std::move(accesses)}};
   if (!p.source.empty()) out["source"] = p.source;
+  if (const auto& f = p.first_thread_loop)
+    out["first_thread_loop"] = {{"begin", f->begin},
+                                {"end", f->end},
+                                {"indices", f->indices},
+                                {"instructions_outside", f->instructions_outside},
+                                {"global_loads_outside", f->global_loads_outside}};
   return out;
 }
 

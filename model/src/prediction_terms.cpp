@@ -74,6 +74,7 @@ constexpr std::array kTerms{
     PredictionTerm{"T_data", "T_data", "H.10", &P::t_data},
     PredictionTerm{"T_wave", "T_wave", "H.11", &P::t_wave},
     PredictionTerm{"T_last_wave", "T_last_wave (partial wave)", "H.11", &P::t_last_wave},
+    PredictionTerm{"T_first_thread", "T_first_thread (the grid's first thread alone)", "H.1d", &P::t_first_thread},
     PredictionTerm{"T_counter_range", "T_counter_range (timed by a counter range)", "H.12b", &P::t_counter_range},
 };
 

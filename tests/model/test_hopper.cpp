@@ -71,6 +71,28 @@ TEST(Hopper, MemoryBoundTermsByHand) {
   EXPECT_EQ(p.model_case, ModelCase::MemoryBound);
 }
 
+// H.1d: a loop only the grid's first thread runs. The round kernel's 8000 warps each run 60 of
+// their 100 instructions and 2 of their 4 loads outside it; the rest, 320,000 instructions and 16,000
+// loads, are one warp's: 320,000 x 2 (H.4, ILP 2) + 16,000 / 4 x 635 (H.6's batch of the
+// by-hand test above) = 3,180,000 clocks, which the first (full) wave lasts.
+TEST(Hopper, FirstThreadLoopIsOneWarpsPath) {
+  KernelProfile k = round_kernel();
+  k.access_patterns = AccessPatterns{{}, "hand", FirstThreadLoop{0x100, 0x400, {"ctaid.x", "tid.x"}, 60, 2}};
+  const Prediction p = predict_hopper(round_device(), k);
+  EXPECT_DOUBLE_EQ(p.t_first_thread, 320000 * 2 + 16000 / 4 * 635.0);
+  EXPECT_DOUBLE_EQ(p.t_wave, p.t_first_thread);
+  EXPECT_EQ(p.bound, "first thread");
+  EXPECT_DOUBLE_EQ(p.cycles, p.t_first_thread + norm3(835, 400, 128));  // unfitted: full + partial wave
+  // A block of two rows whose guard tests no tid.y runs the region in each row: not one thread's.
+  k.launch.block = {128, 2, 1};
+  const Prediction rows = predict_hopper(round_device(), k);
+  EXPECT_TRUE(std::isnan(rows.t_first_thread));
+  EXPECT_NE(rows.bound, "first thread");
+  // Without the region the launch is the by-hand one.
+  k = round_kernel();
+  EXPECT_TRUE(std::isnan(predict_hopper(round_device(), k).t_first_thread));
+}
+
 TEST(Hopper, Calibration) {
   DeviceProfile d = round_device();
   d.hopper_calibration = DeviceProfile::HopperCalibration{1000, 2, 10, 5, 0, "test"};

@@ -531,6 +531,27 @@ TEST(Traffic, AccessPatternsRoundTripThroughKernelJson) {
   }
 }
 
+TEST(Traffic, FirstThreadLoopRoundTripsAndBadOnesAreRefused) {
+  KernelProfile k = measured_profile(launch(32, 8));
+  k.access_patterns = AccessPatterns{{load(element(4, 1, 1, -1))}, "round trip", FirstThreadLoop{0x340, 0x1140, {"ctaid.x", "tid.x"}, 98, 3}};
+  const KernelProfile back = kernel_from_json(to_json(k), "round trip");
+  ASSERT_TRUE(back.access_patterns && back.access_patterns->first_thread_loop);
+  EXPECT_EQ(*back.access_patterns->first_thread_loop, *k.access_patterns->first_thread_loop);
+  const auto refused = [&](const char* field, const nlohmann::json& value) {
+    nlohmann::json j = to_json(k);
+    j["access_patterns"]["first_thread_loop"][field] = value;
+    try {
+      (void)kernel_from_json(j, "bad.json");
+      ADD_FAILURE() << field << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("first_thread_loop.") + field), std::string::npos) << e.what();
+    }
+  };
+  refused("end", 0x300);  // before begin
+  refused("indices", nlohmann::json::array({"warp.x"}));
+  refused("global_loads_outside", 99);  // more than its instructions
+}
+
 TEST(Traffic, FloorSymbolsEvaluatePerLane) {
   // a[lane] with lane = tid.x % 32 = tid.x - 32 floor(tid.x / 32), as the address analysis writes a
   // mask: every warp of a 64x1 block reads the same 32 floats (4 sectors); the second warp hits all 4.

@@ -44,9 +44,22 @@ struct MemoryAccess {
   std::optional<AddressPolynomial> stride_per_trip;
 };
 
+// Code that only the grid's first thread runs, around a loop: `if (blockIdx.x * blockDim.x +
+// threadIdx.x == 0) { for (...) ... }` (a serial scan or sum left to one thread). Its instructions
+// are one warp's path whatever the launch's size (hopper H.1d). What a warp runs outside it is
+// counted once per warp (its path with the region left out; found only where no loop lies outside).
+struct FirstThreadLoop {
+  std::uint32_t begin = 0, end = 0;   // SASS offsets of the region [begin, end)
+  std::vector<std::string> indices;   // the indices the guard tests ("ctaid.x", "tid.x")
+  int instructions_outside = 0;       // a warp's instructions outside the region
+  int global_loads_outside = 0;       // and its global loads there
+  bool operator==(const FirstThreadLoop&) const = default;
+};
+
 struct AccessPatterns {
   std::vector<MemoryAccess> accesses;  // global loads, stores and atomics in program order
   std::string source;                  // where they came from ("sass address analysis of ...")
+  std::optional<FirstThreadLoop> first_thread_loop;
 };
 
 }  // namespace warpmodel

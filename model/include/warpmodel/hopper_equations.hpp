@@ -58,6 +58,9 @@
 //   H.10  T_warp = H.4 + H.6 + H.18b (one warp's path);  T_pipe = max(H.2, H.3, H.17);
 //         T_data = max(H.7, H.8, H.9, H.15, H.16, H.18c)
 //   H.11  T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2)
+//   H.1d  T_first_thread = H.10's T_warp for the one warp that runs code only the grid's first
+//         thread runs (SASS), around a loop: I_1 = W (I - I_out), L_1 = W (L - L_out); the wave
+//         holding block 0 lasts at least that long
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
 //                  + (wave_cycles + barrier_cycles x #sync) x waves x B^-a   (B: resident blocks
 //                  per SM, a: turnover_exponent; the exposed share of each wave's fixed costs)
@@ -825,6 +828,12 @@ inline double t_pipe(double t_issue, double t_sfu, double t_tensor = 0) { return
 inline double t_data(double t_l1, double t_l2, double t_dram, double t_slice_atomics = 0, double t_gather = 0,
                      double t_dsmem = 0) {
   return std::max({t_l1, t_l2, t_dram, t_slice_atomics, t_gather, t_dsmem});
+}
+
+// H.1d the instructions (or loads) of the region only the grid's first thread runs: what the W warps
+// of the launch executed (`per_warp`, the counters' average) beyond each one's path outside it.
+inline double first_thread_count(double per_warp, double outside_per_warp, double warps) {
+  return std::max(0.0, (per_warp - outside_per_warp) * warps);
 }
 
 // H.11 T_wave = sqrt(T_warp^2 + T_pipe^2 + max(T_data, T_dispatch)^2) (T_dispatch: H.13, 0 when

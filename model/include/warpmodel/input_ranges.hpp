@@ -118,6 +118,7 @@ inline constexpr long long kMaxAddressTerms = 64;          // committed: 17
 inline constexpr long long kMaxSymbolsPerTerm = 16;        // committed: 4
 inline constexpr long long kMaxSymbolLength = 256;         // committed: 56
 inline constexpr long long kMaxAddressCoefficient = 1LL << 48;  // committed: 2^35
+inline constexpr long long kMaxStaticInstructions = 1LL << 22;  // a kernel's SASS instructions (hopper H.1d)
 
 }  // namespace ranges
 

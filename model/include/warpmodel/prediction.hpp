@@ -114,6 +114,7 @@ struct Prediction {
   double dram_scattered_write_bytes = kUnused;  // H.9c: a warp's DRAM writes of lines scattered local stores dirtied
   double t_dram_bandwidth = kUnused;      // H.9
   double t_block_dispatch = kUnused;      // H.13: the wave's blocks handed to one SM, one after another
+  double t_first_thread = kUnused;        // H.1d: one warp's path through code only the grid's first thread runs
   double t_slice_atomics = kUnused;       // H.15: the busiest L2 slice's atomics, one after another
   double t_gather = kUnused;              // H.16: the gathered sectors at the random-sector rates
   double t_tensor = kUnused;              // H.17: the warps' MMAs on the sub-partitions' tensor cores

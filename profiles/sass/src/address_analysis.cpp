@@ -251,6 +251,31 @@ std::vector<std::string> sources_of(const Instruction& ins) {
 // old value (either may hold afterwards); but an instruction under the same guard, with the
 // predicate not rewritten in between, sees the guarded result: `@P0 IMAD R3, ...; @P0 LDG [R4]`,
 // how ptxas compiles `if (x < n) ... = in[y * n + x]`.
+// Zero for the grid's first thread alone: every term a positive multiple of one thread or block
+// index times launch sizes, a thread index and a block index among them (blockIdx.x * blockDim.x +
+// threadIdx.x). Any other thread differs from the first in an index the terms weigh positively.
+bool zero_only_for_first_thread(const Polynomial& p, std::vector<std::string>& indices) {
+  bool thread = false, block = false;
+  indices.clear();
+  for (const auto& [m, c] : p) {
+    if (c <= 0) return false;
+    int index_symbols = 0;
+    for (const std::string& s : m) {
+      if (s.rfind("tid.", 0) == 0 || s.rfind("ctaid.", 0) == 0) {
+        ++index_symbols;
+        (s[0] == 't' ? thread : block) = true;
+        indices.push_back(s);
+      } else if (s.rfind("ntid.", 0) != 0 && s.rfind("nctaid.", 0) != 0) {
+        return false;
+      }
+    }
+    if (index_symbols != 1) return false;
+  }
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  return thread && block;
+}
+
 bool is_predicated(const Instruction& ins) { return !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT"; }
 
 std::optional<AddressPolynomial> address_of(const Instruction& ins, const State& state);
@@ -792,6 +817,69 @@ std::vector<std::size_t> immediate_dominators(const std::vector<std::vector<std:
 }
 }  // namespace
 
+// H.1d's region: a forward branch or an exit that every thread but the grid's first takes (`@P BRA`
+// or `@P EXIT` after `ISETP.NE.AND P, PT, A, B, PT`, or `@!P` after `.EQ`, A - B zero for the
+// first thread alone) before code holding a loop (up to the branch's target, or the kernel's end); and a warp's instructions and global loads outside it, where no loop lies
+// outside (a loop there makes the count per warp unknown).
+std::optional<FirstThreadLoop> first_thread_loop(const std::vector<Instruction>& code,
+                                                 const std::vector<std::pair<std::size_t, std::size_t>>& blocks,
+                                                 const std::vector<State>& in, const std::vector<bool>& reached,
+                                                 const std::vector<std::pair<std::uint32_t, std::uint32_t>>& loops) {
+  std::optional<FirstThreadLoop> found;
+  for (std::size_t k = 0; k < blocks.size() && !found; ++k) {
+    if (!reached[k]) continue;
+    State state = in[k];
+    Interpreter interpreter;
+    std::map<std::string, std::pair<bool, std::vector<std::string>>> zero_tests;  // P -> (P means "not zero", indices)
+    for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) {
+      const Instruction& ins = code[i];
+      const auto& ops = ins.operands;
+      const bool skips = (ins.base() == "BRA" && ins.target && *ins.target > ins.offset) || ins.base() == "EXIT";
+      if (skips && is_predicated(ins) && i + 1 < code.size()) {
+        const bool negated = ins.guard.find('!') != std::string::npos;
+        const auto it = zero_tests.find(ins.guard.substr(ins.guard.find_first_not_of("@!")));
+        if (it != zero_tests.end() && it->second.first != negated) {
+          // A branch skips to its target; an exit leaves the rest of the kernel to the first thread.
+          const std::uint32_t begin = code[i + 1].offset;
+          const std::uint32_t end = ins.base() == "BRA" ? *ins.target : code.back().offset + 1;
+          bool loop_inside = false, loop_outside = false;
+          for (const auto& [first, last] : loops)
+            (first >= begin && last < end ? loop_inside : loop_outside) = true;
+          if (loop_inside && !loop_outside) found = FirstThreadLoop{begin, end, it->second.second, 0, 0};
+        }
+      }
+      for (const std::string& w : register_use(ins).writes) zero_tests.erase(w);
+      // ISETP.NE|EQ.AND P, PT, A, B, PT with A - B (or B - A) zero for the first thread alone.
+      if ((ins.base() == "ISETP" || ins.base() == "UISETP") && !is_predicated(ins) && ins.has_modifier("AND") &&
+          ops.size() >= 5 && (ops[1] == "PT" || ops[1] == "UPT") && (ops[4] == "PT" || ops[4] == "UPT") &&
+          (ins.has_modifier("NE") || ins.has_modifier("EQ"))) {
+        const State view = interpreter.view(ins, state);
+        const auto a = operand_value(ops[2], view, ins.offset);
+        const auto b = operand_value(ops[3], view, ins.offset);
+        std::vector<std::string> indices;
+        if (a && b && a->is_poly() && b->is_poly()) {
+          const Polynomial difference = add(a->poly, b->poly, -1);
+          if (zero_only_for_first_thread(difference, indices) ||
+              zero_only_for_first_thread(add({}, difference, -1), indices))
+            zero_tests[ops[0]] = {ins.has_modifier("NE"), indices};
+        }
+      }
+      interpreter.step(ins, state);
+    }
+  }
+  if (!found) return std::nullopt;
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    if (!reached[k]) continue;
+    for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) {
+      if (code[i].offset >= found->begin && code[i].offset < found->end) continue;
+      ++found->instructions_outside;
+      const std::string b = code[i].base();
+      if (is_global_access(b) && kind_of(b) == AccessKind::load) ++found->global_loads_outside;
+    }
+  }
+  return found;
+}
+
 AccessPatterns analyse_addresses(const KernelListing& listing) {
   AccessPatterns out;
   const std::vector<Instruction> code = strip_padding(listing.instructions);
@@ -936,6 +1024,7 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
     }
     if (reached[k] && converged) loop_increments.record(code, blocks, successors[k], blocks[k].second, in, state);
   }
+  if (converged) out.first_thread_loop = first_thread_loop(code, blocks, in, reached, loops);
   const std::map<std::string, Polynomial>& increments = loop_increments.settled();
   for (std::size_t i = 0; i < out.accesses.size(); ++i) {
     MemoryAccess& a = out.accesses[i];

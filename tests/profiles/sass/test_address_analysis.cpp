@@ -397,3 +397,81 @@ TEST(AddressAnalysis, DivisionChainValuesNeverReachAnAddress) {
 
 }  // namespace
 }  // namespace warpmodel::sass
+
+namespace warpmodel::sass {
+namespace {
+
+// ptxas 13.0's form of `int i = blockIdx.x * blockDim.x + threadIdx.x; if (i != 0) return;` before
+// a loop over a parameter's count (particlefilter's sum_kernel): -tid.x against ntid.x * ctaid.x,
+// then an exit every thread but the grid's first takes.
+const char* kFirstThreadSum = R"(
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   S2UR UR5, SR_CTAID.X ;
+        /*0020*/                   ULDC UR4, c[0x0][0x0] ;
+        /*0030*/                   UIMAD UR4, UR4, UR5, URZ ;
+        /*0040*/                   IMAD.MOV R0, RZ, RZ, -R0 ;
+        /*0050*/                   ISETP.NE.AND P0, PT, R0, UR4, PT ;
+        /*0060*/               @P0 EXIT ;
+        /*0070*/                   ULDC.64 UR8, c[0x0][0x208] ;
+        /*0080*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0090*/                   MOV R4, RZ ;
+        /*00a0*/                   LDG.E R5, desc[UR8][R2.64] ;
+        /*00b0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00c0*/                   ISETP.GE.AND P1, PT, R4, 0x100, PT ;
+        /*00d0*/              @!P1 BRA 0xa0 ;
+        /*00e0*/                   STG.E desc[UR8][R2.64], R5 ;
+        /*00f0*/                   EXIT ;
+        /*0100*/                   BRA 0x100;
+)";
+
+TEST(AddressAnalysis, AnExitEveryThreadButTheFirstTakesLeavesItTheLoop) {
+  const AccessPatterns p = analyse(kFirstThreadSum);
+  ASSERT_TRUE(p.first_thread_loop);
+  EXPECT_EQ(p.first_thread_loop->begin, 0x70u);
+  EXPECT_GT(p.first_thread_loop->end, 0xf0u);
+  EXPECT_EQ(p.first_thread_loop->indices, (std::vector<std::string>{"ctaid.x", "tid.x"}));
+  EXPECT_EQ(p.first_thread_loop->instructions_outside, 7);  // 0x00 .. 0x60
+  EXPECT_EQ(p.first_thread_loop->global_loads_outside, 0);
+}
+
+// `if (threadIdx.x == 0)` is one thread a block, not one of the grid; and a guard whose region
+// holds no loop is no serial path.
+TEST(AddressAnalysis, OneThreadABlockOrNoLoopIsNoFirstThreadLoop) {
+  std::string per_block = kFirstThreadSum;
+  per_block.replace(per_block.find("ISETP.NE.AND P0, PT, R0, UR4, PT"), 32, "ISETP.NE.AND P0, PT, R0, RZ, PT  ");
+  EXPECT_FALSE(analyse(per_block).first_thread_loop);
+  std::string no_loop = kFirstThreadSum;
+  no_loop.replace(no_loop.find("@!P1 BRA 0xa0 ;"), 15, "NOP ;          ");
+  EXPECT_FALSE(analyse(no_loop).first_thread_loop);
+}
+
+// The branch form (normalize_weights_kernel): `if (i == 0) { for ... }` in the middle of the kernel,
+// i = ctaid.x * ntid.x + tid.x tested against zero, the code after the region counted outside it.
+TEST(AddressAnalysis, ABranchAroundTheFirstThreadsLoopCountsTheRestOutside) {
+  const AccessPatterns p = analyse(R"(
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   S2R R3, SR_CTAID.X ;
+        /*0020*/                   LDC R6, c[0x0][0x0] ;
+        /*0030*/                   IMAD R0, R3, R6, R0 ;
+        /*0040*/                   ULDC.64 UR8, c[0x0][0x208] ;
+        /*0050*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0060*/                   LDG.E R5, desc[UR8][R2.64] ;
+        /*0070*/                   ISETP.NE.AND P0, PT, R0, RZ, PT ;
+        /*0080*/               @P0 BRA 0xd0 ;
+        /*0090*/                   LDG.E R7, desc[UR8][R2.64] ;
+        /*00a0*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*00b0*/                   ISETP.GE.AND P1, PT, R4, 0x100, PT ;
+        /*00c0*/              @!P1 BRA 0x90 ;
+        /*00d0*/                   STG.E desc[UR8][R2.64], R5 ;
+        /*00e0*/                   EXIT ;
+        /*00f0*/                   BRA 0xf0;
+)");
+  ASSERT_TRUE(p.first_thread_loop);
+  EXPECT_EQ(p.first_thread_loop->begin, 0x90u);
+  EXPECT_EQ(p.first_thread_loop->end, 0xd0u);
+  EXPECT_EQ(p.first_thread_loop->instructions_outside, 11);  // 0x00 .. 0x80, 0xd0, 0xe0
+  EXPECT_EQ(p.first_thread_loop->global_loads_outside, 1);
+}
+
+}  // namespace
+}  // namespace warpmodel::sass
