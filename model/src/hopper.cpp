@@ -292,6 +292,18 @@ const FirstThreadLoop* first_thread_loop_of(const KernelProfile& k) {
   return &f;
 }
 
+// H.1e: the blocks that hold the threads passing an exit at a constant bound, where that is fewer
+// than the 1-D launch's blocks (the bound counts the global index blockIdx.x * blockDim.x + threadIdx.x).
+std::optional<long long> working_blocks_under_bound(const KernelProfile& k) {
+  if (!k.access_patterns || !k.access_patterns->threads_under_constant_bound) return std::nullopt;
+  const LaunchConfig& l = k.launch;
+  if (l.grid.y != 1 || l.grid.z != 1 || l.block.y != 1 || l.block.z != 1 || l.block.x <= 0) return std::nullopt;
+  const long long threads = *k.access_patterns->threads_under_constant_bound;
+  const long long blocks = (threads + l.block.x - 1) / l.block.x;
+  if (blocks >= l.grid.x) return std::nullopt;
+  return blocks;
+}
+
 // H.2-H.11 for a wave of n warps on each of `sms` SMs.
 WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates& r, const WarpTraffic& counted,
                      double stall_per_inst, double loads, double batch_latency, double slice_atomics_per_warp,
@@ -416,6 +428,20 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
 }  // namespace
 
 Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kernel) {
+  // H.1e: the threads past an exit at a constant bound leave at once, so the blocks holding the
+  // ones that pass carry the launch's counted work: the launch is priced as those blocks.
+  if (const auto working = working_blocks_under_bound(kernel)) {
+    LaunchConfig target = kernel.launch;
+    target.grid.x = *working;
+    KernelProfile concentrated = profile_at_launch(kernel, target);
+    concentrated.access_patterns->threads_under_constant_bound.reset();
+    Prediction p = predict_hopper(device, concentrated);
+    p.notes.push_back("hopper: " + std::to_string(*kernel.access_patterns->threads_under_constant_bound) + " of " +
+                      std::to_string(kernel.launch.grid.count() * kernel.launch.block.count()) +
+                      " threads pass the exit at a constant bound (SASS): priced as the " + std::to_string(*working) +
+                      " blocks that hold them, with the launch's counted work (H.1e)");
+    return p;
+  }
   Prediction p;
   p.variant = ModelVariant::Hopper;
   // H.1 counts whole blocks: N comes from the occupancy rules. A forced N (the thesis's columns) or

@@ -665,6 +665,9 @@ AccessPatterns access_patterns_from(ObjectReader& r) {
     f->finish();
     p.first_thread_loop = std::move(loop);
   }
+  // "threads_under_constant_bound": 769 (absent: no such exit; hopper H.1e)
+  if (r.has("threads_under_constant_bound"))
+    p.threads_under_constant_bound = r.integer_in("threads_under_constant_bound", 1, 2147483647);
   const auto addressed = std::count_if(p.accesses.begin(), p.accesses.end(), [](const MemoryAccess& m) { return m.address.has_value(); });
   if (addressed > ranges::kMaxAddressedAccesses)
     r.fail("accesses", "expected at most " + std::to_string(ranges::kMaxAddressedAccesses) +
@@ -1101,6 +1104,7 @@ json to_json(const AccessPatterns& p) {
                                 {"indices", f->indices},
                                 {"instructions_outside", f->instructions_outside},
                                 {"global_loads_outside", f->global_loads_outside}};
+  if (p.threads_under_constant_bound) out["threads_under_constant_bound"] = *p.threads_under_constant_bound;
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "warpmodel/hopper_equations.hpp"
 #include "warpmodel/json_io.hpp"
 #include "warpmodel/model.hpp"
+#include "warpmodel/sweep.hpp"
 #include "round_profiles.hpp"
 
 namespace warpmodel {
@@ -91,6 +92,30 @@ TEST(Hopper, FirstThreadLoopIsOneWarpsPath) {
   // Without the region the launch is the by-hand one.
   k = round_kernel();
   EXPECT_TRUE(std::isnan(predict_hopper(round_device(), k).t_first_thread));
+}
+
+// H.1e: 1,000 blocks of 256 threads of which 2,000 pass an exit at a constant bound: the launch is
+// priced as the 8 blocks holding them, each warp with 125 times the counted per-warp work.
+TEST(Hopper, AnExitAtAConstantBoundLeavesTheWorkToTheBlocksThatPass) {
+  KernelProfile k = round_kernel();
+  k.access_patterns = AccessPatterns{};
+  k.access_patterns->threads_under_constant_bound = 2000;
+  const Prediction p = predict_hopper(round_device(), k);
+  KernelProfile eight = round_kernel();
+  eight.launch.grid = {8, 1, 1};
+  scale_per_warp_counts(eight, 125);
+  const Prediction expected = predict_hopper(round_device(), eight);
+  EXPECT_EQ(p.occupancy.total_blocks, 8);
+  EXPECT_DOUBLE_EQ(p.cycles, expected.cycles);
+  EXPECT_NE(std::find_if(p.notes.begin(), p.notes.end(),
+                         [](const std::string& n) { return n.find("H.1e") != std::string::npos; }),
+            p.notes.end());
+  // A bound past the launch's threads changes nothing; nor does a 2-D block (the bound is 1-D).
+  k.access_patterns->threads_under_constant_bound = 256000;
+  EXPECT_DOUBLE_EQ(predict_hopper(round_device(), k).cycles, predict_hopper(round_device(), round_kernel()).cycles);
+  k.access_patterns->threads_under_constant_bound = 2000;
+  k.launch.block = {128, 2, 1};
+  EXPECT_EQ(predict_hopper(round_device(), k).occupancy.total_blocks, 1000);
 }
 
 TEST(Hopper, Calibration) {

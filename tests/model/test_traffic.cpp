@@ -550,6 +550,12 @@ TEST(Traffic, FirstThreadLoopRoundTripsAndBadOnesAreRefused) {
   refused("end", 0x300);  // before begin
   refused("indices", nlohmann::json::array({"warp.x"}));
   refused("global_loads_outside", 99);  // more than its instructions
+  // H.1e's bound round-trips too, and a bound of no thread is refused.
+  k.access_patterns->threads_under_constant_bound = 769;
+  EXPECT_EQ(kernel_from_json(to_json(k), "round trip").access_patterns->threads_under_constant_bound, 769);
+  nlohmann::json j = to_json(k);
+  j["access_patterns"]["threads_under_constant_bound"] = 0;
+  EXPECT_THROW((void)kernel_from_json(j, "bad.json"), InputError);
 }
 
 TEST(Traffic, FloorSymbolsEvaluatePerLane) {

@@ -60,6 +60,9 @@ struct AccessPatterns {
   std::vector<MemoryAccess> accesses;  // global loads, stores and atomics in program order
   std::string source;                  // where they came from ("sass address analysis of ...")
   std::optional<FirstThreadLoop> first_thread_loop;
+  // The threads that pass an exit at the kernel's top guarding blockIdx.x * blockDim.x + threadIdx.x
+  // against a constant (`if (i > 767) return;`: 768 + 1): the rest leave at once (hopper H.1e).
+  std::optional<long long> threads_under_constant_bound;
 };
 
 }  // namespace warpmodel

@@ -61,6 +61,8 @@
 //   H.1d  T_first_thread = H.10's T_warp for the one warp that runs code only the grid's first
 //         thread runs (SASS), around a loop: I_1 = W (I - I_out), L_1 = W (L - L_out); the wave
 //         holding block 0 lasts at least that long
+//   H.1e  threads past an exit at a constant bound (SASS) leave at once: the launch is priced as
+//         the ceil(T / block) blocks holding the T threads that pass, with its counted work
 //   H.12  cycles = launch_cycles + scale x (full_waves x T_wave(N) + T_wave(partial))
 //                  + (wave_cycles + barrier_cycles x #sync) x waves x B^-a   (B: resident blocks
 //                  per SM, a: turnover_exponent; the exposed share of each wave's fixed costs)

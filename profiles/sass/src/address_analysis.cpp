@@ -880,6 +880,49 @@ std::optional<FirstThreadLoop> first_thread_loop(const std::vector<Instruction>&
   return found;
 }
 
+// H.1e's bound: in the kernel's first block, `ISETP.GT|GE|LT|LE.AND P, PT, I, C, PT` with I the 1-D
+// global index (ctaid.x * ntid.x + tid.x) and C a constant, then an exit the threads past C take
+// (`@P EXIT` after GT or GE, `@!P EXIT` after LT or LE). The threads that pass: C + 1 (GT, LE) or C.
+std::optional<long long> threads_under_constant_bound(const std::vector<Instruction>& code,
+                                                      const std::vector<std::pair<std::size_t, std::size_t>>& blocks,
+                                                      const std::vector<State>& in) {
+  if (blocks.empty()) return std::nullopt;
+  const Polynomial global_index = {{{"ctaid.x", "ntid.x"}, 1}, {{"tid.x"}, 1}};
+  State state = in[0];
+  Interpreter interpreter;
+  std::map<std::string, std::pair<std::string, long long>> bounds;  // P -> (comparison, C)
+  for (std::size_t i = blocks[0].first; i < blocks[0].second; ++i) {
+    const Instruction& ins = code[i];
+    const auto& ops = ins.operands;
+    if (ins.base() == "EXIT" && is_predicated(ins)) {
+      const bool negated = ins.guard.find('!') != std::string::npos;
+      const auto it = bounds.find(ins.guard.substr(ins.guard.find_first_not_of("@!")));
+      if (it == bounds.end()) return std::nullopt;
+      const auto& [cmp, c] = it->second;
+      if (!negated && cmp == "GT") return c + 1;
+      if (!negated && cmp == "GE") return c;
+      if (negated && cmp == "LT") return c;
+      if (negated && cmp == "LE") return c + 1;
+      return std::nullopt;
+    }
+    for (const std::string& w : register_use(ins).writes) bounds.erase(w);
+    if (ins.base() == "ISETP" && !is_predicated(ins) && ins.has_modifier("AND") && ops.size() >= 5 && ops[1] == "PT" &&
+        ops[4] == "PT") {
+      const State view = interpreter.view(ins, state);
+      const auto a = operand_value(ops[2], view, ins.offset);
+      const auto b = operand_value(ops[3], view, ins.offset);
+      const bool constant = b && b->is_poly() && (b->poly.empty() || (b->poly.size() == 1 && b->poly.begin()->first.empty()));
+      if (a && a->is_poly() && a->poly == global_index && constant) {
+        const long long c = b->poly.empty() ? 0 : b->poly.begin()->second;
+        for (const char* cmp : {"GT", "GE", "LT", "LE"})
+          if (ins.has_modifier(cmp) && c >= 0) bounds[ops[0]] = {cmp, c};
+      }
+    }
+    interpreter.step(ins, state);
+  }
+  return std::nullopt;
+}
+
 AccessPatterns analyse_addresses(const KernelListing& listing) {
   AccessPatterns out;
   const std::vector<Instruction> code = strip_padding(listing.instructions);
@@ -1024,7 +1067,10 @@ AccessPatterns analyse_addresses(const KernelListing& listing) {
     }
     if (reached[k] && converged) loop_increments.record(code, blocks, successors[k], blocks[k].second, in, state);
   }
-  if (converged) out.first_thread_loop = first_thread_loop(code, blocks, in, reached, loops);
+  if (converged) {
+    out.first_thread_loop = first_thread_loop(code, blocks, in, reached, loops);
+    out.threads_under_constant_bound = threads_under_constant_bound(code, blocks, in);
+  }
   const std::map<std::string, Polynomial>& increments = loop_increments.settled();
   for (std::size_t i = 0; i < out.accesses.size(); ++i) {
     MemoryAccess& a = out.accesses[i];

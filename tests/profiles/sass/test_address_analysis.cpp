@@ -473,5 +473,41 @@ TEST(AddressAnalysis, ABranchAroundTheFirstThreadsLoopCountsTheRestOutside) {
   EXPECT_EQ(p.first_thread_loop->global_loads_outside, 1);
 }
 
+
+// histogram's `histogram_gmem_accum<1024, 3, 256>` (ptxas 13.0): `if (i > 3 * 256) return;` with i
+// the 1-D global index: 769 threads pass; `i >= 768` and `!(i < 768)` forms give 768.
+const char* kExitAtConstantBound = R"(
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   S2R R2, SR_CTAID.X ;
+        /*0020*/                   ULDC UR4, c[0x0][0x0] ;
+        /*0030*/                   S2R R3, SR_TID.X ;
+        /*0040*/                   IMAD R2, R2, UR4, R3 ;
+        /*0050*/                   ISETP.GT.AND P0, PT, R2, 0x300, PT ;
+        /*0060*/               @P0 EXIT ;
+        /*0070*/                   ULDC.64 UR4, c[0x0][0x208] ;
+        /*0080*/                   LDC.64 R4, c[0x0][0x210] ;
+        /*0090*/                   STG.E desc[UR4][R4.64], R2 ;
+        /*00a0*/                   EXIT ;
+        /*00b0*/                   BRA 0xb0;
+)";
+
+TEST(AddressAnalysis, AnExitAtAConstantBoundCountsTheThreadsThatPass) {
+  EXPECT_EQ(analyse(kExitAtConstantBound).threads_under_constant_bound, 769);
+  std::string ge = kExitAtConstantBound;
+  ge.replace(ge.find("ISETP.GT.AND"), 12, "ISETP.GE.AND");
+  EXPECT_EQ(analyse(ge).threads_under_constant_bound, 768);
+  std::string lt = kExitAtConstantBound;
+  lt.replace(lt.find("ISETP.GT.AND"), 12, "ISETP.LT.AND");
+  lt.replace(lt.find("@P0 EXIT"), 8, "@!P0 EXIT");
+  EXPECT_EQ(analyse(lt).threads_under_constant_bound, 768);
+  // A bound from a kernel parameter (`if (i >= n) return;`) is not known before the launch.
+  std::string parameter = kExitAtConstantBound;
+  parameter.replace(parameter.find("R2, 0x300, PT"), 13, "R2, UR4, PT  ");
+  EXPECT_FALSE(analyse(parameter).threads_under_constant_bound);
+  // Nor is a bound on the thread index alone (each block's first threads pass).
+  std::string per_block = kExitAtConstantBound;
+  per_block.replace(per_block.find("ISETP.GT.AND P0, PT, R2,"), 24, "ISETP.GT.AND P0, PT, R3,");
+  EXPECT_FALSE(analyse(per_block).threads_under_constant_bound);
+}
 }  // namespace
 }  // namespace warpmodel::sass
