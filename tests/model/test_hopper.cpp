@@ -254,7 +254,7 @@ TEST(Hopper, LocalLoadsAreRoundTrips) {
 
 // H.13: the blocks of a wave are handed to an SM one after another, while the resident blocks move
 // their data: H.11 takes the narrower of dispatch and the data levels.
-TEST(Hopper, BlockDispatchJoinsTheDataBound) {
+TEST(Hopper, BlockDispatchOverlapsTheWave) {
   DeviceProfile d = round_device();
   const KernelProfile k = round_kernel();
   const Prediction without = predict_hopper(d, k);
@@ -262,10 +262,16 @@ TEST(Hopper, BlockDispatchJoinsTheDataBound) {
   d.block_dispatch_cycles = 150;
   const Prediction p = predict_hopper(d, k);
   EXPECT_DOUBLE_EQ(p.t_block_dispatch, 8 * 150.0);  // 8 resident blocks per SM in the full wave
-  // full wave: warp 835, T_issue = 1600, max(data 512, dispatch 1200)
-  EXPECT_DOUBLE_EQ(p.t_wave, norm3(835, 1600, 1200));
-  // partial wave, 2 blocks per SM: warp 835, T_issue = 400, max(data 128, dispatch 300)
-  EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(835, 400, 300));
+  // H.11b: dispatch 1200 is shorter than the full wave's norm of warp 835, T_issue 1600, data 512
+  EXPECT_DOUBLE_EQ(p.t_wave, norm3(835, 1600, 512));
+  // partial wave, 2 blocks per SM: dispatch 300 under the norm of 835, T_issue 400, data 128
+  EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(835, 400, 128));
+  // At 400 clocks a block the full wave's 8 blocks take 3200, longer than the rest: dispatch sets it.
+  d.block_dispatch_cycles = 400;
+  const Prediction slow = predict_hopper(d, k);
+  EXPECT_DOUBLE_EQ(slow.t_wave, 3200);
+  EXPECT_EQ(slow.bound, "block dispatch");
+  d.block_dispatch_cycles = 150;
   const DeviceProfile back = device_from_json(to_json(d), "round-trip");
   EXPECT_EQ(back.block_dispatch_cycles, d.block_dispatch_cycles);
   d.l2_write_bandwidth_gbs = 1600;

@@ -171,8 +171,8 @@ TEST(HopperEquations, BoundsAndWave) {
   // H.11: the 2-norm (3-4-5, 2-3-6-7), with and without dispatch.
   EXPECT_DOUBLE_EQ(eq::t_wave(3, 4, 0), 5);
   EXPECT_DOUBLE_EQ(eq::t_wave(2, 3, 6), 7);
-  // H.13's dispatch joins the data bound as the narrower of the two: sqrt(1 + 4 + max(2, 4)^2).
-  EXPECT_DOUBLE_EQ(eq::t_wave(1, 2, 2, 4), std::sqrt(21.0));
+  // H.11b: H.13's dispatch overlaps all three bounds: max(4, sqrt(1 + 4 + 4)) and max(2, sqrt(1 + 4 + 16)).
+  EXPECT_DOUBLE_EQ(eq::t_wave(1, 2, 2, 4), 4);
   EXPECT_DOUBLE_EQ(eq::t_wave(1, 2, 4, 2), std::sqrt(21.0));
 }
 
