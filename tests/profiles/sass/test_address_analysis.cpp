@@ -401,6 +401,12 @@ TEST(AddressAnalysis, DivisionChainValuesNeverReachAnAddress) {
 namespace warpmodel::sass {
 namespace {
 
+// `listing` with its first `from` replaced by `to` (a variant of a hand-written listing).
+std::string edited(std::string listing, const std::string& from, const std::string& to) {
+  listing.replace(listing.find(from), from.size(), to);
+  return listing;
+}
+
 // ptxas 13.0's form of `int i = blockIdx.x * blockDim.x + threadIdx.x; if (i != 0) return;` before
 // a loop over a parameter's count (particlefilter's sum_kernel): -tid.x against ntid.x * ctaid.x,
 // then an exit every thread but the grid's first takes.
@@ -437,12 +443,8 @@ TEST(AddressAnalysis, AnExitEveryThreadButTheFirstTakesLeavesItTheLoop) {
 // `if (threadIdx.x == 0)` is one thread a block, not one of the grid; and a guard whose region
 // holds no loop is no serial path.
 TEST(AddressAnalysis, OneThreadABlockOrNoLoopIsNoFirstThreadLoop) {
-  std::string per_block = kFirstThreadSum;
-  per_block.replace(per_block.find("ISETP.NE.AND P0, PT, R0, UR4, PT"), 32, "ISETP.NE.AND P0, PT, R0, RZ, PT  ");
-  EXPECT_FALSE(analyse(per_block).first_thread_loop);
-  std::string no_loop = kFirstThreadSum;
-  no_loop.replace(no_loop.find("@!P1 BRA 0xa0 ;"), 15, "NOP ;          ");
-  EXPECT_FALSE(analyse(no_loop).first_thread_loop);
+  EXPECT_FALSE(analyse(edited(kFirstThreadSum, "R0, UR4, PT", "R0, RZ, PT")).first_thread_loop);
+  EXPECT_FALSE(analyse(edited(kFirstThreadSum, "@!P1 BRA 0xa0", "NOP")).first_thread_loop);
 }
 
 // The branch form (normalize_weights_kernel): `if (i == 0) { for ... }` in the middle of the kernel,
@@ -493,21 +495,13 @@ const char* kExitAtConstantBound = R"(
 
 TEST(AddressAnalysis, AnExitAtAConstantBoundCountsTheThreadsThatPass) {
   EXPECT_EQ(analyse(kExitAtConstantBound).threads_under_constant_bound, 769);
-  std::string ge = kExitAtConstantBound;
-  ge.replace(ge.find("ISETP.GT.AND"), 12, "ISETP.GE.AND");
-  EXPECT_EQ(analyse(ge).threads_under_constant_bound, 768);
-  std::string lt = kExitAtConstantBound;
-  lt.replace(lt.find("ISETP.GT.AND"), 12, "ISETP.LT.AND");
-  lt.replace(lt.find("@P0 EXIT"), 8, "@!P0 EXIT");
-  EXPECT_EQ(analyse(lt).threads_under_constant_bound, 768);
+  EXPECT_EQ(analyse(edited(kExitAtConstantBound, "ISETP.GT", "ISETP.GE")).threads_under_constant_bound, 768);
+  const std::string lt = edited(kExitAtConstantBound, "ISETP.GT", "ISETP.LT");
+  EXPECT_EQ(analyse(edited(lt, "@P0 EXIT", "@!P0 EXIT")).threads_under_constant_bound, 768);
   // A bound from a kernel parameter (`if (i >= n) return;`) is not known before the launch.
-  std::string parameter = kExitAtConstantBound;
-  parameter.replace(parameter.find("R2, 0x300, PT"), 13, "R2, UR4, PT  ");
-  EXPECT_FALSE(analyse(parameter).threads_under_constant_bound);
+  EXPECT_FALSE(analyse(edited(kExitAtConstantBound, "R2, 0x300", "R2, c[0x0][0x218]")).threads_under_constant_bound);
   // Nor is a bound on the thread index alone (each block's first threads pass).
-  std::string per_block = kExitAtConstantBound;
-  per_block.replace(per_block.find("ISETP.GT.AND P0, PT, R2,"), 24, "ISETP.GT.AND P0, PT, R3,");
-  EXPECT_FALSE(analyse(per_block).threads_under_constant_bound);
+  EXPECT_FALSE(analyse(edited(kExitAtConstantBound, "PT, R2, 0x300", "PT, R3, 0x300")).threads_under_constant_bound);
 }
 }  // namespace
 }  // namespace warpmodel::sass
