@@ -418,7 +418,8 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                                   {w.slice_atomics, "l2 slice atomics"},
                                                   {w.gather, "gather sectors"},
                                                   {w.dsmem, "distributed shared memory"},
-                                                  {w.dispatch, "block dispatch"}};
+                                                  // H.11b: dispatch bounds the wave only where it outlasts the rest.
+                                                  {w.dispatch >= w.wave ? w.dispatch : -1, "block dispatch"}};
   double best = -1;
   for (const auto& [value, name] : named)
     if (value > best) best = value, w.bound = name;

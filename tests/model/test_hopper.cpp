@@ -262,10 +262,11 @@ TEST(Hopper, BlockDispatchOverlapsTheWave) {
   d.block_dispatch_cycles = 150;
   const Prediction p = predict_hopper(d, k);
   EXPECT_DOUBLE_EQ(p.t_block_dispatch, 8 * 150.0);  // 8 resident blocks per SM in the full wave
-  // H.11b: dispatch 1200 is shorter than the full wave's norm of warp 835, T_issue 1600, data 512
+  // H.11b: dispatch 1200 is shorter than the full wave's norm of warp 835, issue slots 1600, data 512
   EXPECT_DOUBLE_EQ(p.t_wave, norm3(835, 1600, 512));
-  // partial wave, 2 blocks per SM: dispatch 300 under the norm of 835, T_issue 400, data 128
+  // partial wave, 2 blocks per SM: dispatch 300 under the norm of 835, issue slots 400, data 128
   EXPECT_DOUBLE_EQ(p.t_last_wave, norm3(835, 400, 128));
+  EXPECT_EQ(p.bound, "issue");  // the largest term; dispatch, shorter than the wave, bounds nothing
   // At 400 clocks a block the full wave's 8 blocks take 3200, longer than the rest: dispatch sets it.
   d.block_dispatch_cycles = 400;
   const Prediction slow = predict_hopper(d, k);
