@@ -599,12 +599,13 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const auto mlp_of = [&](double warp_loads) { return std::min(kernel.mlp, std::max(1.0, warp_loads)); };
   const double dram_lat = hopper_eq::scattered_dram_latency(
       device.dram_latency_cycles, device.dram_scattered_latency_cycles.value_or(0), p.scattered_load_share);
-  const auto batch_latency_of = [&](double warp_loads) {
+  const auto batch_latency_walking = [&](double warp_loads, const hopper_eq::WalkingLoads& walks) {
     const double mlp = mlp_of(warp_loads);
-    return hopper_eq::batch_latency_lockstep(mlp, p.reused_load_share, walking, device.l1_hit_latency_cycles,
+    return hopper_eq::batch_latency_lockstep(mlp, p.reused_load_share, walks, device.l1_hit_latency_cycles,
                                              kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss, dram_lat) +
            hopper_eq::batch_departures(mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);
   };
+  const auto batch_latency_of = [&](double warp_loads) { return batch_latency_walking(warp_loads, walking); };
   p.mlp = mlp_of(loads);
   p.batch_latency = batch_latency_of(loads);
 
@@ -618,13 +619,9 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
     const double first_loads = hopper_eq::first_thread_count(loads, first->global_loads_outside, warps);
     // Its loads wait as the counters' hit rates say: no other warp walks its lines (H.5d is about
     // the warps of a wave sharing them).
-    const double mlp = mlp_of(first_loads);
-    const double batch =
-        hopper_eq::batch_latency_lockstep(mlp, p.reused_load_share, hopper_eq::WalkingLoads{}, device.l1_hit_latency_cycles,
-                                          kernel.l1_miss_ratio, device.l2_hit_latency_cycles, l2_miss, dram_lat) +
-        hopper_eq::batch_departures(mlp, kernel.transactions_per_request, kernel.l1_miss_ratio, p.departure_delay);
-    t_first_thread = hopper_eq::t_warp(hopper_eq::t_schedule(inst, stall_per_inst),
-                                       hopper_eq::t_mem_latency(first_loads, mlp, batch));
+    t_first_thread = hopper_eq::t_warp(
+        hopper_eq::t_schedule(inst, stall_per_inst),
+        hopper_eq::t_mem_latency(first_loads, mlp_of(first_loads), batch_latency_walking(first_loads, {})));
     p.t_first_thread = t_first_thread;
   }
 

@@ -247,10 +247,6 @@ std::vector<std::string> sources_of(const Instruction& ins) {
   return out;
 }
 
-// One basic block's interpretation. A predicated instruction's result is merged with the register's
-// old value (either may hold afterwards); but an instruction under the same guard, with the
-// predicate not rewritten in between, sees the guarded result: `@P0 IMAD R3, ...; @P0 LDG [R4]`,
-// how ptxas compiles `if (x < n) ... = in[y * n + x]`.
 // Zero for the grid's first thread alone: every term a positive multiple of one thread or block
 // index times launch sizes, a thread index and a block index among them (blockIdx.x * blockDim.x +
 // threadIdx.x). Any other thread differs from the first in an index the terms weigh positively.
@@ -276,7 +272,16 @@ bool zero_only_for_first_thread(const Polynomial& p, std::vector<std::string>& i
   return thread && block;
 }
 
+// One basic block's interpretation. A predicated instruction's result is merged with the register's
+// old value (either may hold afterwards); but an instruction under the same guard, with the
+// predicate not rewritten in between, sees the guarded result: `@P0 IMAD R3, ...; @P0 LDG [R4]`,
+// how ptxas compiles `if (x < n) ... = in[y * n + x]`.
 bool is_predicated(const Instruction& ins) { return !ins.guard.empty() && ins.guard != "@PT" && ins.guard != "@UPT"; }
+
+// The predicate a guard names ("@!P0" -> P0) and whether it is negated.
+std::pair<std::string, bool> guard_predicate(const Instruction& ins) {
+  return {ins.guard.substr(ins.guard.find_first_not_of("@!")), ins.guard.find('!') != std::string::npos};
+}
 
 std::optional<AddressPolynomial> address_of(const Instruction& ins, const State& state);
 
@@ -315,8 +320,8 @@ class Interpreter {
     // instruction either never runs or always does.
     bool predicated = is_predicated(ins);
     if (predicated) {
-      const bool negated = ins.guard.find('!') != std::string::npos;
-      const auto it = known_.find(ins.guard.substr(ins.guard.find_first_not_of("@!")));
+      const auto [predicate, negated] = guard_predicate(ins);
+      const auto it = known_.find(predicate);
       if (it != known_.end()) {
         if (it->second == negated) return;  // never runs
         predicated = false;
@@ -815,12 +820,27 @@ std::vector<std::size_t> immediate_dominators(const std::vector<std::vector<std:
   }
   return idom;
 }
-}  // namespace
+
+// An unpredicated `ISETP.<cmp>.AND P, PT, A, B, PT` (or its uniform form) on index arithmetic: the
+// polynomials A and B as the block's registers hold them there.
+std::optional<std::pair<Polynomial, Polynomial>> compared_polynomials(const Instruction& ins, const Interpreter& interpreter,
+                                                                      const State& state) {
+  const auto& ops = ins.operands;
+  if ((ins.base() != "ISETP" && ins.base() != "UISETP") || is_predicated(ins) || !ins.has_modifier("AND") ||
+      ops.size() < 5 || (ops[1] != "PT" && ops[1] != "UPT") || (ops[4] != "PT" && ops[4] != "UPT"))
+    return std::nullopt;
+  const State view = interpreter.view(ins, state);
+  const auto a = operand_value(ops[2], view, ins.offset);
+  const auto b = operand_value(ops[3], view, ins.offset);
+  if (!a || !b || !a->is_poly() || !b->is_poly()) return std::nullopt;
+  return std::pair{a->poly, b->poly};
+}
 
 // H.1d's region: a forward branch or an exit that every thread but the grid's first takes (`@P BRA`
 // or `@P EXIT` after `ISETP.NE.AND P, PT, A, B, PT`, or `@!P` after `.EQ`, A - B zero for the
-// first thread alone) before code holding a loop (up to the branch's target, or the kernel's end); and a warp's instructions and global loads outside it, where no loop lies
-// outside (a loop there makes the count per warp unknown).
+// first thread alone) before code holding a loop (up to the branch's target, or the kernel's end);
+// and a warp's instructions and global loads outside it, where no loop lies outside (a loop there
+// makes the count per warp unknown).
 std::optional<FirstThreadLoop> first_thread_loop(const std::vector<Instruction>& code,
                                                  const std::vector<std::pair<std::size_t, std::size_t>>& blocks,
                                                  const std::vector<State>& in, const std::vector<bool>& reached,
@@ -833,11 +853,10 @@ std::optional<FirstThreadLoop> first_thread_loop(const std::vector<Instruction>&
     std::map<std::string, std::pair<bool, std::vector<std::string>>> zero_tests;  // P -> (P means "not zero", indices)
     for (std::size_t i = blocks[k].first; i < blocks[k].second; ++i) {
       const Instruction& ins = code[i];
-      const auto& ops = ins.operands;
       const bool skips = (ins.base() == "BRA" && ins.target && *ins.target > ins.offset) || ins.base() == "EXIT";
       if (skips && is_predicated(ins) && i + 1 < code.size()) {
-        const bool negated = ins.guard.find('!') != std::string::npos;
-        const auto it = zero_tests.find(ins.guard.substr(ins.guard.find_first_not_of("@!")));
+        const auto [predicate, negated] = guard_predicate(ins);
+        const auto it = zero_tests.find(predicate);
         if (it != zero_tests.end() && it->second.first != negated) {
           // A branch skips to its target; an exit leaves the rest of the kernel to the first thread.
           const std::uint32_t begin = code[i + 1].offset;
@@ -850,19 +869,12 @@ std::optional<FirstThreadLoop> first_thread_loop(const std::vector<Instruction>&
       }
       for (const std::string& w : register_use(ins).writes) zero_tests.erase(w);
       // ISETP.NE|EQ.AND P, PT, A, B, PT with A - B (or B - A) zero for the first thread alone.
-      if ((ins.base() == "ISETP" || ins.base() == "UISETP") && !is_predicated(ins) && ins.has_modifier("AND") &&
-          ops.size() >= 5 && (ops[1] == "PT" || ops[1] == "UPT") && (ops[4] == "PT" || ops[4] == "UPT") &&
-          (ins.has_modifier("NE") || ins.has_modifier("EQ"))) {
-        const State view = interpreter.view(ins, state);
-        const auto a = operand_value(ops[2], view, ins.offset);
-        const auto b = operand_value(ops[3], view, ins.offset);
+      if (const auto ab = compared_polynomials(ins, interpreter, state);
+          ab && (ins.has_modifier("NE") || ins.has_modifier("EQ"))) {
+        const Polynomial difference = add(ab->first, ab->second, -1);
         std::vector<std::string> indices;
-        if (a && b && a->is_poly() && b->is_poly()) {
-          const Polynomial difference = add(a->poly, b->poly, -1);
-          if (zero_only_for_first_thread(difference, indices) ||
-              zero_only_for_first_thread(add({}, difference, -1), indices))
-            zero_tests[ops[0]] = {ins.has_modifier("NE"), indices};
-        }
+        if (zero_only_for_first_thread(difference, indices) || zero_only_for_first_thread(add({}, difference, -1), indices))
+          zero_tests[ins.operands[0]] = {ins.has_modifier("NE"), indices};
       }
       interpreter.step(ins, state);
     }
@@ -893,10 +905,9 @@ std::optional<long long> threads_under_constant_bound(const std::vector<Instruct
   std::map<std::string, std::pair<std::string, long long>> bounds;  // P -> (comparison, C)
   for (std::size_t i = blocks[0].first; i < blocks[0].second; ++i) {
     const Instruction& ins = code[i];
-    const auto& ops = ins.operands;
     if (ins.base() == "EXIT" && is_predicated(ins)) {
-      const bool negated = ins.guard.find('!') != std::string::npos;
-      const auto it = bounds.find(ins.guard.substr(ins.guard.find_first_not_of("@!")));
+      const auto [predicate, negated] = guard_predicate(ins);
+      const auto it = bounds.find(predicate);
       if (it == bounds.end()) return std::nullopt;
       const auto& [cmp, c] = it->second;
       if (!negated && cmp == "GT") return c + 1;
@@ -906,22 +917,21 @@ std::optional<long long> threads_under_constant_bound(const std::vector<Instruct
       return std::nullopt;
     }
     for (const std::string& w : register_use(ins).writes) bounds.erase(w);
-    if (ins.base() == "ISETP" && !is_predicated(ins) && ins.has_modifier("AND") && ops.size() >= 5 && ops[1] == "PT" &&
-        ops[4] == "PT") {
-      const State view = interpreter.view(ins, state);
-      const auto a = operand_value(ops[2], view, ins.offset);
-      const auto b = operand_value(ops[3], view, ins.offset);
-      const bool constant = b && b->is_poly() && (b->poly.empty() || (b->poly.size() == 1 && b->poly.begin()->first.empty()));
-      if (a && a->is_poly() && a->poly == global_index && constant) {
-        const long long c = b->poly.empty() ? 0 : b->poly.begin()->second;
+    if (const auto ab = compared_polynomials(ins, interpreter, state)) {
+      const Polynomial& b = ab->second;
+      const bool constant = b.empty() || (b.size() == 1 && b.begin()->first.empty());
+      if (ab->first == global_index && constant) {
+        const long long c = b.empty() ? 0 : b.begin()->second;
         for (const char* cmp : {"GT", "GE", "LT", "LE"})
-          if (ins.has_modifier(cmp) && c >= 0) bounds[ops[0]] = {cmp, c};
+          if (ins.has_modifier(cmp) && c >= 0) bounds[ins.operands[0]] = {cmp, c};
       }
     }
     interpreter.step(ins, state);
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 AccessPatterns analyse_addresses(const KernelListing& listing) {
   AccessPatterns out;
