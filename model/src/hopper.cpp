@@ -160,6 +160,7 @@ struct WarpTraffic {
   double l1 = 0, l2 = 0, l2_write = 0, dram_read = 0, dram_write = 0;
   double l2_scattered_read = 0;  // H.8b: local loads' scattered sectors read from L2
   double dram_scattered_write = 0;  // H.9c: the DRAM writes of local lines dirtied by scattered stores
+  double l2_scattered_write = 0;    // H.8h: the written bytes (sent) of the scattered local stores
   bool dram_split = false;
 };
 
@@ -235,12 +236,14 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
         hopper_eq::scattered_local_sector_share(*k.local_load_sectors_per_request) * local_l2_read;
   }
   // H.9c: the DRAM writes the global stores do not explain are the local lines' write-backs, of which
-  // the scattered local stores dirtied their share.
-  if (k.local_store_sectors_per_request && t.dram_split) {
+  // the scattered local stores dirtied their share. H.8h: the L2 writes the global stores do not
+  // explain are the local stores', of which the scattered requests carry the same share.
+  if (k.local_store_sectors_per_request) {
     const double global_store_bytes = global_store_inst_per_warp(k) * k.store_sectors_per_request.value_or(4) *
                                       kSectorBytes;  // uncounted: a line a store
-    t.dram_scattered_write = hopper_eq::scattered_local_sector_share(*k.local_store_sectors_per_request) *
-                             std::max(0.0, t.dram_write - global_store_bytes);
+    const double scattered_share = hopper_eq::scattered_local_sector_share(*k.local_store_sectors_per_request);
+    if (t.dram_split) t.dram_scattered_write = scattered_share * std::max(0.0, t.dram_write - global_store_bytes);
+    if (k.l2_write_bytes_per_warp) t.l2_scattered_write = scattered_share * std::max(0.0, t.l2_write - global_store_bytes);
   }
   return t;
 }
@@ -335,6 +338,13 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
     const double moved = traffic.l2_write * lone.total_share();
     traffic.l2_write -= moved;
     traffic.l2 -= moved;
+  }
+  // H.8h: the scattered local stores' sectors leave H.8's written bytes for the lone sector's rate.
+  if (traffic.l2_scattered_write > 0 && r.lone_store_sectors_per_clock[0] > 0) {
+    lone_store_time += hopper_eq::t_scattered_local_stores(n, traffic.l2_scattered_write,
+                                                           r.lone_store_sectors_per_clock[0] / sms);
+    traffic.l2_write -= traffic.l2_scattered_write;
+    traffic.l2 -= traffic.l2_scattered_write;
   }
   // H.8: writes at the L2's write rate when it was measured, else every byte at the read rate.
   w.l2 = r.l2_write_bytes_per_clock > 0
@@ -531,6 +541,7 @@ Prediction predict_hopper(const DeviceProfile& device, const KernelProfile& kern
   const WarpTraffic traffic = warp_traffic(kernel);
   p.l2_scattered_read_bytes = traffic.l2_scattered_read;  // H.8b (the averaged warp's)
   p.dram_scattered_write_bytes = traffic.dram_scattered_write;  // H.9c
+  p.l2_scattered_write_bytes = traffic.l2_scattered_write;  // H.8h
   // H.5b: the L2 misses a load waits for, from the DRAM bytes when the profile counts them.
   const double l1_miss_load_bytes = kernel.global_load_inst_per_warp.value_or(0) * kernel.transactions_per_request *
                                     kSectorBytes * kernel.l1_miss_ratio;

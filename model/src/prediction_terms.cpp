@@ -54,6 +54,7 @@ constexpr std::array kTerms{
     PredictionTerm{"T_l1", "T_l1", "H.7", &P::t_l1_data},
     PredictionTerm{"l2_scattered_read_bytes", "scattered local reads (B/warp)", "H.8b", &P::l2_scattered_read_bytes},
     PredictionTerm{"lone_store_sector_share", "store sectors alone in a line", "H.8c", &P::lone_store_sector_share},
+    PredictionTerm{"l2_scattered_write_bytes", "scattered local writes (B/warp)", "H.8h", &P::l2_scattered_write_bytes},
     PredictionTerm{"lone_load_l2_share", "L2 reads of load sectors alone in a line", "H.8d", &P::lone_load_l2_share},
     PredictionTerm{"inplace_store_share", "stores writing back lines read (in place)", "H.9d", &P::inplace_store_share},
     PredictionTerm{"T_l2", "T_l2", "H.8", &P::t_l2_bandwidth},

@@ -684,6 +684,39 @@ TEST(Hopper, LoneStoreSectorsGoAtTheirMeasuredRate) {
   EXPECT_EQ(kernel_from_json(to_json(k), "round-trip").store_sectors_per_request, 32);
 }
 
+// H.8h: 1536 B of counted L2 writes a warp (1024 sent, 32 sectors) and no global store: they are the
+// local stores', and scattered local requests carry (s - 8) 32 / (24 s) of them, each sector at the
+// 4-byte lone rate (1 sector per clock and SM) instead of the write rate (16 B per clock and SM).
+TEST(Hopper, ScatteredLocalStoresGoAtTheLoneSectorRate) {
+  DeviceProfile d = round_device();
+  d.l2_write_bandwidth_gbs = 1600;
+  KernelProfile k = round_kernel();
+  k.mem_inst_per_warp = 4;
+  k.global_load_inst_per_warp = 4;
+  k.l2_bytes_per_warp = 128 + 1536;
+  k.l2_write_bytes_per_warp = 1536;
+  k.dram_bytes_per_warp = 0;
+  k.local_store_sectors_per_request = 32;  // every lane its own sector
+  const double streaming = 64 * (128 / 64.0 + 1024 / 16.0);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, streaming) << "no lone-sector rate measured: H.8";
+  set_lone_store_rates(d);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (128 / 64.0 + 32 / 1.0));
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).l2_scattered_write_bytes, 1024);
+  k.local_store_sectors_per_request = 20;  // a mix: 0.8 of the sectors scattered
+  EXPECT_NEAR(predict_hopper(d, k).t_l2_bandwidth, 64 * (128 / 64.0 + 204.8 / 16.0 + 25.6 / 1.0), 1e-9);
+  k.local_store_sectors_per_request = 8;  // a spill or a cleared array: coalesced
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, streaming);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).l2_scattered_write_bytes, 0);
+  k.local_store_sectors_per_request.reset();
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, streaming) << "no local store sector count";
+  // Two global stores of a line each explain 256 of the sent bytes; the other 768 are the local ones.
+  k.local_store_sectors_per_request = 32;
+  k.mem_inst_per_warp = 6;
+  k.store_sectors_per_request = 4;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).l2_scattered_write_bytes, 768);
+  EXPECT_DOUBLE_EQ(predict_hopper(d, k).t_l2_bandwidth, 64 * (128 / 64.0 + 256 / 16.0 + 24 / 1.0));
+}
+
 // H.8f through predict_hopper: stores whose addresses the SASS does not give (no access patterns
 // here), counted at 32 sectors a request, have their sectors alone in a line: they leave H.8 for the
 // 4-byte lone-sector rate. Counted at 4 sectors a request (whole lines) they stay in H.8.

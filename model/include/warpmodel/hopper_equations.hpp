@@ -50,6 +50,8 @@
 //         each one the L1 sends, the microbenchmarks' rates are in sent bytes
 //   H.8f  where the SASS finds no store sector alone in its line, H.8c's share from CUPTI's store
 //         sectors per request (H.8b's reading), at the rate for the bytes each lane stores
+//   H.8h  the L2 writes the global stores do not explain (the local stores'), in the share the
+//         scattered local requests carry (H.8b's reading), at the 4-byte lone sector's rate
 //   H.9   T_dram      = n x (read bytes / read rate + written bytes / write rate), rates per SM of the wave
 //   H.9b  DRAM reads at e x the read rate: e from the shares of load sectors whose line a request
 //         asks 1, 2, 3 or 4 sectors of (SASS addresses), each at its measured row-segment rate
@@ -637,6 +639,20 @@ inline double scattered_local_sector_share(double sectors_per_request) {
 // (the SASS's first store, else 4).
 inline double lone_store_share_from_counters(double store_sectors_per_request) {
   return scattered_local_sector_share(store_sectors_per_request);
+}
+// H.8h The L2 writes of a local array indexed by data. Its stores scatter over the warp's interleaved
+// arrays (the local stores' sectors per request, read as H.8b reads the loads'), so each lane's
+// count lands in a sector of its own, a few bytes of it, as H.8c's lone sectors do; the stores that
+// clear the array or spill write 4 or 8 sectors a request and stay at the L2's write rate. A
+// per-pixel 16-bin count in local memory (HeCBench entropy: char count[16], 13 sectors a store
+// request, 18 KB of counted L2 writes a warp and almost no other traffic) ran 27 % slower than its
+// written bytes at the streaming write rate. The share of the written bytes (sent) that the global
+// stores do not explain, W_s, goes at the 4-byte lone sector's rate (l2_write_sectors_4b: the local
+// accesses are not in the SASS's access list, and a count is a char or an int):
+//   T_l2 += n x (W_s / 32) / R_4,  W_s out of H.8's written bytes
+inline double t_scattered_local_stores(double n, double scattered_write_bytes_per_warp, double sectors_per_clock_per_sm) {
+  if (!(scattered_write_bytes_per_warp > 0) || !(sectors_per_clock_per_sm > 0)) return 0;
+  return n * scattered_write_bytes_per_warp / 32 / sectors_per_clock_per_sm;
 }
 // H.8c-f: the rate a lone sector goes at, by the bytes written in it (up to 4, 8, 16, 32).
 inline int lone_store_fill_index(long long bytes_in_sector) {

@@ -108,6 +108,7 @@ struct Prediction {
   double lone_load_l2_share = kUnused;  // H.8d: the L2 read bytes of load sectors alone in their line (random rate)
   double inplace_store_share = kUnused;  // H.9d: the stores that write back lines the kernel read (in-place rate)
   double l2_scattered_read_bytes = kUnused;  // H.8b: a warp's local reads from L2 that scattered requests carry
+  double l2_scattered_write_bytes = kUnused;  // H.8h: a warp's local writes to L2 that scattered requests carry
   double t_l2_bandwidth = kUnused;        // H.8
   double dram_read_efficiency = kUnused;  // H.9b: the DRAM read rate's share the loads' line segments get
   double scattered_load_share = kUnused;  // H.5c: load sectors scattered one to a line (gathers)
