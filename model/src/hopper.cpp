@@ -361,6 +361,13 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
                                              r.l2_write_bytes_per_clock > 0 ? l2_share(r.l2_write_bytes_per_clock) : 1);
   }
   w.l2 += lone_store_time;  // H.8c
+  // H.16d: the gathered sectors that hit L2 take the slices' random-sector rate within H.8 (at most
+  // the L2 reads not already priced at that rate).
+  if (gather.sectors_per_warp > 0 && r.l2_random_bytes_per_clock > 0) {
+    const double streamed_reads = std::max(0.0, traffic.l2 - traffic.l2_write - l2_random_read);
+    w.l2 += hopper_eq::t_gathered_l2_hits(n, std::min(streamed_reads, hopper_eq::gathered_l2_hit_bytes(gather.sectors_per_warp, gather.l2_hit_share)),
+                                          l2_read_rate, l2_share(r.l2_random_bytes_per_clock));
+  }
   // H.9: the wave's SMs share DRAM; an SM draws no more from DRAM than its share of the L2 read rate.
   const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, l2_read_rate); };
   w.dram = traffic.dram_split ? hopper_eq::t_dram(n, traffic.dram_read, per_sm(r.dram_read_bytes_per_clock),

@@ -305,6 +305,11 @@ TEST(HopperEquations, GatherAtRandomSectorRates) {
   EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 0.9, 64, 16), 1280 * 0.9 / 64) << "the hits set the pace";
   EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 0, 0.5, 64, 16), 0) << "no gather";
   EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 0.5, 64, 0), 0) << "not measured: no term";
+  // H.16d: 640 B of hits a warp move from 64 B per clock to 16 within H.8: 10 x 640 x (1/16 - 1/64).
+  EXPECT_DOUBLE_EQ(hopper_eq::gathered_l2_hit_bytes(4, 0.5) * 10 / 20, 32);
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gathered_l2_hits(10, 640, 64, 16), 300);
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gathered_l2_hits(10, 640, 64, 0), 0) << "not measured: no term";
+  EXPECT_DOUBLE_EQ(hopper_eq::t_gathered_l2_hits(10, 0, 64, 16), 0) << "no gather";
 }
 
 // A gather out[i] = x[idx[i]]: a coalesced index load and one whose address comes from it.
@@ -333,6 +338,12 @@ TEST(Hopper, GathersReadAtTheRandomSectorRates) {
   // 64 warps x 32 sectors x 32 B x max(0.5 / 32, 0.5 / 8).
   EXPECT_DOUBLE_EQ(p.t_gather, 64 * 32 * 32 * 0.5 / 8);
   EXPECT_GE(p.t_data, p.t_gather);
+  // H.16d: the L2 reads (4 requests of 18 sectors, 2304 B, at 64 B per clock and SM) hold the 512 B
+  // of gathered hits, which go at the random rate (32) within H.8; at most the L2 reads H.8 streams.
+  EXPECT_DOUBLE_EQ(p.t_l2_bandwidth, 64 * ((2304 - 512) / 64.0 + 512 / 32.0));
+  KernelProfile few_reads = gather_kernel(true);
+  few_reads.l2_bytes_per_warp = 256;
+  EXPECT_DOUBLE_EQ(predict_hopper(d, few_reads).t_l2_bandwidth, 64 * 256 / 32.0);
   // An irregular load whose address is not from loaded data is no gather; nor is anything without
   // the measured rates.
   EXPECT_DOUBLE_EQ(predict_hopper(d, gather_kernel(false)).t_gather, 0);

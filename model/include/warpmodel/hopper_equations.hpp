@@ -75,6 +75,8 @@
 //         sectors of loads at data-dependent addresses (S_g per warp, h of them hit L2)
 //   H.16a the gathers' share of the load sectors: the measured sectors less the regular loads' (SASS)
 //   H.16b S_g: the load sectors that miss L1 (counters) less the regular loads' misses (SASS reuse)
+//   H.16d the gathers' L2 hits, S_g x 32 B x h, at the L2 random rate within H.8 (they were at its
+//         streaming read rate there)
 //   H.15  T_slice_atomics = n x #SMs x the busiest L2 slice's atomics per warp / same-address adds
 //                       per clock (one slice); without the slice counters, every lane's add where
 //                       every atomic's SASS address is one word for the whole grid
@@ -736,6 +738,25 @@ inline double t_gather(double n, double gather_sectors_per_warp, double l2_hit_s
   return bytes * std::max(l2_hit_share / l2_random_bytes_per_clock, (1 - l2_hit_share) / dram_random_bytes_per_clock);
 }
 
+// H.16d The gathered sectors that hit L2, inside H.8. H.16 prices them at the L2's random-sector
+// rate as a bound of its own, beside H.8, which carries the same bytes (they are counted L2 reads) at
+// the streaming read rate: the slower of the two set the wave. But the slices serve the streamed lines
+// and the gathered sectors together. A list ranking by pointer jumping (HeCBench wyllie: each step
+// reads its own node, a coalesced line, then the node it points to, anywhere in 64 MB, and stores
+// its own node; 31,250 blocks of 256 threads, 30 waves) ran 91 k clocks a wave where H.8 said 62 k
+// and H.16 40 k (-29.5 %); its 10 KB a warp of gathered L2 reads at the random rate within H.8 say
+// 83 k. So the hits' bytes G = S_g x 32 x h (H.16's sectors and hit share, at most the L2 reads H.8
+// still prices at the streaming rate) move to the random rate:
+//   T_l2 += n x G x (1 / L2 random rate - 1 / L2 read rate)
+// H.16 keeps its DRAM side (the misses at the DRAM's random rate) as a bound of its own.
+inline double gathered_l2_hit_bytes(double gather_sectors_per_warp, double l2_hit_share) {
+  return gather_sectors_per_warp * 32 * l2_hit_share;
+}
+inline double t_gathered_l2_hits(double n, double hit_bytes_per_warp, double read_bytes_per_clock_per_sm,
+                                 double random_bytes_per_clock_per_sm) {
+  if (!(hit_bytes_per_warp > 0) || !(read_bytes_per_clock_per_sm > 0) || !(random_bytes_per_clock_per_sm > 0)) return 0;
+  return n * hit_bytes_per_warp * std::max(0.0, 1 / random_bytes_per_clock_per_sm - 1 / read_bytes_per_clock_per_sm);
+}
 // H.17 T_tensor = ceil(n / P) x P x sum_t F_t / R_t. A warp's MMA runs on its sub-partition's tensor
 // core, a quarter of the SM's (R_t / P), and the n warps are spread round-robin over the P
 // sub-partitions as for H.2; F_t: the warp's dense FLOPs of input type t (the tensor pipe's
