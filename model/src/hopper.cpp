@@ -243,7 +243,8 @@ WarpTraffic warp_traffic(const KernelProfile& k) {
                                       kSectorBytes;  // uncounted: a line a store
     const double scattered_share = hopper_eq::scattered_local_sector_share(*k.local_store_sectors_per_request);
     if (t.dram_split) t.dram_scattered_write = scattered_share * std::max(0.0, t.dram_write - global_store_bytes);
-    if (k.l2_write_bytes_per_warp) t.l2_scattered_write = scattered_share * std::max(0.0, t.l2_write - global_store_bytes);
+    if (k.l2_write_bytes_per_warp)
+      t.l2_scattered_write = scattered_share * std::max(0.0, t.l2_write - global_store_bytes);
   }
   return t;
 }
@@ -365,8 +366,9 @@ WaveTerms wave_terms(const DeviceProfile& d, const KernelProfile& k, const Rates
   // the L2 reads not already priced at that rate).
   if (gather.sectors_per_warp > 0 && r.l2_random_bytes_per_clock > 0) {
     const double streamed_reads = std::max(0.0, traffic.l2 - traffic.l2_write - l2_random_read);
-    w.l2 += hopper_eq::t_gathered_l2_hits(n, std::min(streamed_reads, hopper_eq::gathered_l2_hit_bytes(gather.sectors_per_warp, gather.l2_hit_share)),
-                                          l2_read_rate, l2_share(r.l2_random_bytes_per_clock));
+    const double hits = hopper_eq::gathered_l2_hit_bytes(gather.sectors_per_warp, gather.l2_hit_share);
+    w.l2 += hopper_eq::t_gathered_l2_hits(n, std::min(streamed_reads, hits), l2_read_rate,
+                                          l2_share(r.l2_random_bytes_per_clock));
   }
   // H.9: the wave's SMs share DRAM; an SM draws no more from DRAM than its share of the L2 read rate.
   const auto per_sm = [&](double device_rate) { return std::min(device_rate / sms, l2_read_rate); };

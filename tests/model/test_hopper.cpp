@@ -305,8 +305,9 @@ TEST(HopperEquations, GatherAtRandomSectorRates) {
   EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 0.9, 64, 16), 1280 * 0.9 / 64) << "the hits set the pace";
   EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 0, 0.5, 64, 16), 0) << "no gather";
   EXPECT_DOUBLE_EQ(hopper_eq::t_gather(10, 4, 0.5, 64, 0), 0) << "not measured: no term";
-  // H.16d: 640 B of hits a warp move from 64 B per clock to 16 within H.8: 10 x 640 x (1/16 - 1/64).
-  EXPECT_DOUBLE_EQ(hopper_eq::gathered_l2_hit_bytes(4, 0.5) * 10 / 20, 32);
+  // H.16d: 4 gathered sectors of 32 B, half of them hits, are 64 B; 640 B of hits a warp move from
+  // 64 B per clock to 16 within H.8: 10 x 640 x (1/16 - 1/64).
+  EXPECT_DOUBLE_EQ(hopper_eq::gathered_l2_hit_bytes(4, 0.5), 64);
   EXPECT_DOUBLE_EQ(hopper_eq::t_gathered_l2_hits(10, 640, 64, 16), 300);
   EXPECT_DOUBLE_EQ(hopper_eq::t_gathered_l2_hits(10, 640, 64, 0), 0) << "not measured: no term";
   EXPECT_DOUBLE_EQ(hopper_eq::t_gathered_l2_hits(10, 0, 64, 16), 0) << "no gather";

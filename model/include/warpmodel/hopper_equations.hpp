@@ -652,7 +652,8 @@ inline double lone_store_share_from_counters(double store_sectors_per_request) {
 // stores do not explain, W_s, goes at the 4-byte lone sector's rate (l2_write_sectors_4b: the local
 // accesses are not in the SASS's access list, and a count is a char or an int):
 //   T_l2 += n x (W_s / 32) / R_4,  W_s out of H.8's written bytes
-inline double t_scattered_local_stores(double n, double scattered_write_bytes_per_warp, double sectors_per_clock_per_sm) {
+inline double t_scattered_local_stores(double n, double scattered_write_bytes_per_warp,
+                                       double sectors_per_clock_per_sm) {
   if (!(scattered_write_bytes_per_warp > 0) || !(sectors_per_clock_per_sm > 0)) return 0;
   return n * scattered_write_bytes_per_warp / 32 / sectors_per_clock_per_sm;
 }
