@@ -405,13 +405,15 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
         }
         ++requests;
         sectors_sum += static_cast<long long>(warp_sectors.size());
-        // H.8c: the store sectors alone in their line, by the bytes written in them (up to 4, 8, 16, 32).
-        if (a.kind == AccessKind::store)
-          for_each_line(bytes_in_sector, [](const auto& entry) { return entry.first; },
-                        [&](const auto& entry, int n) {
-                          const long long bytes = entry.second;
-                          if (n == 1) ++lone_by_bytes[hopper_eq::lone_store_fill_index(bytes)];
-                        });
+        // H.8c, H.8g: the store sectors at a lone sector's rate, by the bytes written in them (up to
+        // 4, 8, 16, 32).
+        if (a.kind == AccessKind::store) {
+          std::map<WideAddress, int> sectors_in_line;
+          for (const auto& [sector, bytes] : bytes_in_sector) ++sectors_in_line[sector / 4];
+          for (const auto& [sector, bytes] : bytes_in_sector)
+            if (hopper_eq::store_sector_at_lone_rate(sectors_in_line[sector / 4], bytes))
+              ++lone_by_bytes[hopper_eq::lone_store_fill_index(bytes)];
+        }
         if (!is_load(a)) continue;
         for_each_line(warp_sectors, [](WideAddress sector) { return sector; },
                       [&](WideAddress, int n) { by_fill[n - 1] += n; });

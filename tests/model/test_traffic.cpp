@@ -613,5 +613,25 @@ TEST(Traffic, StoreSectorsAloneInTheirLineAreCountedByTheBytesWritten) {
   EXPECT_EQ(lone(column, launch(32, 8)), (std::vector<double>{0, 0, 0, 0}));
 }
 
+// H.8g: a sector written in part in a line the request writes 2 or 3 sectors of goes at the lone rate
+// too: lulesh's hgc, a double a lane at a 64-byte stride (two 8-byte sectors in each of 16 lines).
+// A line the request writes every sector of stays in H.8, in part (layernorm's 4 bytes a lane at a
+// 16-byte stride) or whole (a 16-wide block's float row: two whole sectors of a line).
+TEST(Traffic, PartSectorsInPartLinesGoAtTheLoneRate) {
+  const auto lone = [](const AddressPolynomial& address, int bytes, const LaunchConfig& l) {
+    MemoryAccess store = load(address);
+    store.kind = AccessKind::store;
+    store.opcode = bytes == 8 ? "STG.E.64" : "STG.E";
+    store.bytes_per_thread = bytes;
+    const ShapeTraffic t = shape_traffic(AccessPatterns{{store}, "test"}, l);
+    return std::vector<double>(std::begin(t.store_lone_sectors_by_fill), std::end(t.store_lone_sectors_by_fill));
+  };
+  EXPECT_EQ(lone({{1, {"param:0x210"}}, {64, {"tid.x"}}}, 8, launch(32, 1)), (std::vector<double>{0, 32, 0, 0}));
+  EXPECT_EQ(lone({{1, {"param:0x210"}}, {16, {"tid.x"}}}, 4, launch(32, 1)), (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(lone(element(4, 1, 1), 4, launch(16, 16)), (std::vector<double>{0, 0, 0, 0}));
+  // A block of 3 lanes a sector apart: 3 sectors of one line, 4 bytes each.
+  EXPECT_EQ(lone({{1, {"param:0x210"}}, {32, {"tid.x"}}}, 4, launch(3, 1)), (std::vector<double>{3, 0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace warpmodel

@@ -73,9 +73,10 @@ struct ShapeTraffic {
   // Share of the regular loads' sectors whose 128-byte line the request touched in 1, 2, 3 or 4
   // sectors (a warp of an 8x32 block reads one sector of each of 4 lines: all in [0]); hopper H.9b.
   double load_sectors_by_line_fill[4] = {0, 0, 0, 0};
-  // Per regular store request (weighted mean), the sectors that are the only sector of their
-  // 128-byte line in the request, by the bytes the request writes in them: [0] up to 4, [1] up to 8,
-  // [2] up to 16, [3] up to 32 (a naive transpose's column store at 32x8: 32 in [0]); hopper H.8c.
+  // Per regular store request (weighted mean), the sectors that go at a lone sector's rate (the only
+  // sector of their 128-byte line in the request, H.8c, or written in part in a line the request
+  // writes fewer than 4 sectors of, H.8g), by the bytes the request writes in them: [0] up to 4, [1]
+  // up to 8, [2] up to 16, [3] up to 32 (a naive transpose's column store at 32x8: 32 in [0]).
   double store_lone_sectors_by_fill[4] = {0, 0, 0, 0};
   double regular_load_weight = 0, irregular_load_weight = 0;
   double regular_store_weight = 0, irregular_store_weight = 0;
