@@ -329,8 +329,9 @@ SmResidency sm_residency(const DeviceProfile& device, const LaunchConfig& launch
 }
 
 namespace {
-// Visits one request's sectors line by line: visit(the line's first element, its sectors). The
-// container is ordered by sector, so a 128-byte line's sectors (1 to 4 of them) are neighbours.
+// Visits one request's sectors line by line: visit(the line's first and past-the-last elements, its
+// sectors). The container is ordered by sector, so a 128-byte line's sectors (1 to 4 of them) are
+// neighbours.
 template <class Ordered, class SectorOf, class Visit>
 void for_each_line(const Ordered& sectors, SectorOf sector_of, Visit visit) {
   for (auto it = sectors.begin(); it != sectors.end();) {
@@ -338,7 +339,7 @@ void for_each_line(const Ordered& sectors, SectorOf sector_of, Visit visit) {
     const WideAddress line = sector_of(*it) / 4;
     int n = 0;
     for (; it != sectors.end() && sector_of(*it) / 4 == line; ++it) ++n;
-    visit(*first, n);
+    visit(first, it, n);
   }
 }
 }  // namespace
@@ -407,16 +408,16 @@ ShapeTraffic shape_traffic(const AccessPatterns& patterns, const LaunchConfig& l
         sectors_sum += static_cast<long long>(warp_sectors.size());
         // H.8c, H.8g: the store sectors at a lone sector's rate, by the bytes written in them (up to
         // 4, 8, 16, 32).
-        if (a.kind == AccessKind::store) {
-          std::map<WideAddress, int> sectors_in_line;
-          for (const auto& [sector, bytes] : bytes_in_sector) ++sectors_in_line[sector / 4];
-          for (const auto& [sector, bytes] : bytes_in_sector)
-            if (hopper_eq::store_sector_at_lone_rate(sectors_in_line[sector / 4], bytes))
-              ++lone_by_bytes[hopper_eq::lone_store_fill_index(bytes)];
-        }
+        if (a.kind == AccessKind::store)
+          for_each_line(bytes_in_sector, [](const auto& entry) { return entry.first; },
+                        [&](auto first, auto last, int n) {
+                          for (; first != last; ++first)
+                            if (hopper_eq::store_sector_at_lone_rate(n, first->second))
+                              ++lone_by_bytes[hopper_eq::lone_store_fill_index(first->second)];
+                        });
         if (!is_load(a)) continue;
         for_each_line(warp_sectors, [](WideAddress sector) { return sector; },
-                      [&](WideAddress, int n) { by_fill[n - 1] += n; });
+                      [&](auto, auto, int n) { by_fill[n - 1] += n; });
         const std::set<WideAddress>& reused = own_reuse_only ? own_seen : seen;
         for (const WideAddress s : warp_sectors) hits += static_cast<long long>(reused.count(s));
         if (own_reuse_only) own_seen.insert(warp_sectors.begin(), warp_sectors.end());
